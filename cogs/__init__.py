@@ -1,0 +1,1 @@
+"""Discord adapters: slash commands, components and embeds over the host service."""

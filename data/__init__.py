@@ -1,0 +1,1 @@
+"""Persistence: SQLite schema, migrations and repositories."""

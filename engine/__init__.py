@@ -1,0 +1,1 @@
+"""Game rules: immutable states, moves, notation. Standard library only."""

@@ -1,0 +1,251 @@
+"""The engine contract every game implements.
+
+A game is a `Game` (its metadata and constructors, registered by id in `engine.registry`)
+and a `GameState` subclass: an immutable value (frozen dataclass of tuples) with a compact
+text notation that round-trips. Seats are numbered 0..n-1; seat 0 acts first. The host
+decides which person sits in which seat.
+
+Kinds of node (as in OpenSpiel): one seat to act (turn-based), several seats to act
+(secret simultaneous plans), and terminal (`to_act` empty, `outcome()` set). Chance is
+resolved inside `play` from an `Rng` kept in the state.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections.abc import Hashable, Sequence
+from dataclasses import dataclass
+from typing import ClassVar, Generic, Self, TypeVar
+
+from engine.text import Text, t
+
+M = TypeVar("M", bound=Hashable)
+
+
+class MoveError(ValueError):
+    """A move was refused. `text` is the player-facing reason (see `engine.text`)."""
+
+    def __init__(self, text: Text | str) -> None:
+        self.text = text if isinstance(text, Text) else Text(text)
+        super().__init__(str(self.text))
+
+
+class InvalidMoveError(MoveError):
+    """The text is not a move at all (bad syntax)."""
+
+
+class IllegalMoveError(MoveError):
+    """The move is well formed but breaks a rule in this position."""
+
+
+class NotationError(ValueError):
+    """A position's text notation could not be read."""
+
+
+@dataclass(frozen=True, slots=True)
+class Outcome:
+    """How a finished game ended.
+
+    `scores` has one entry per seat. `winners` is empty for a draw (or a solo game, which
+    has a score and no winner); one seat normally. `reason` says why it ended.
+    """
+
+    scores: tuple[int, ...]
+    winners: frozenset[int]
+    reason: Text
+
+    @property
+    def is_draw(self) -> bool:
+        return len(self.scores) > 1 and not self.winners
+
+
+@dataclass(frozen=True, slots=True)
+class Option:
+    """One next piece of a move, as offered by a step-by-step move builder.
+
+    `token` is text that the game's `parse_move` accepts when the chosen tokens are joined
+    with spaces; `label` is what a button shows.
+    """
+
+    token: str
+    label: str
+
+
+@dataclass(frozen=True, slots=True)
+class MoveOptions(Generic[M]):
+    """What a seat may add after having chosen `prefix` so far.
+
+    `complete` is the move that `prefix` already forms, if it is a whole legal move; with
+    no `options` left the builder can play it at once, otherwise it offers a confirm.
+    `prompt` says what to choose next; `preview` describes the effect of `complete`.
+    """
+
+    prefix: tuple[str, ...]
+    options: tuple[Option, ...]
+    complete: M | None
+    prompt: Text
+    preview: Text | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Variant:
+    name: str
+    description: str
+
+
+class GameState(ABC, Generic[M]):
+    """One position of a game. Subclasses are frozen dataclasses; never mutate one."""
+
+    #: The registry id of the game this state belongs to.
+    game_id: ClassVar[str]
+
+    # --- whose turn, how it ended -------------------------------------------------------
+    @property
+    @abstractmethod
+    def num_seats(self) -> int: ...
+
+    @property
+    @abstractmethod
+    def to_act(self) -> frozenset[int]:
+        """Seats that must act now: one in turn-based play, several while planning in
+        secret, none when the game is over."""
+
+    @abstractmethod
+    def outcome(self) -> Outcome | None:
+        """None while the game runs; the result once `to_act` is empty."""
+
+    @abstractmethod
+    def scores(self) -> tuple[int, ...]:
+        """Points per seat as they stand now (final once the game is over)."""
+
+    # --- moves ----------------------------------------------------------------------------
+    @abstractmethod
+    def legal_moves(self, seat: int) -> Sequence[M]:
+        """Every legal move of `seat` now, each once, in a stable order; empty if the seat
+        is not to act."""
+
+    @abstractmethod
+    def parse_move(self, seat: int, text: str) -> M:
+        """Read a move. Raises InvalidMoveError for bad syntax and IllegalMoveError for a
+        well-formed move that is not legal here; the message names the input and why."""
+
+    @abstractmethod
+    def play(self, seat: int, move: M) -> Self:
+        """The state after `seat` plays `move` (raises IllegalMoveError if it may not)."""
+
+    def move_text(self, move: M) -> str:
+        """The canonical notation of `move` (what the move log stores)."""
+        return str(move)
+
+    # --- notation and hidden information ------------------------------------------------
+    @abstractmethod
+    def to_text(self) -> str:
+        """Compact notation; `Game.from_text(s.to_text()) == s`."""
+
+    def view(self, seat: int | None) -> Self:
+        """What `seat` may see (None: a spectator). Never contains the generator's seed or
+        counter, nor another seat's secret plan. Games without secrets return self."""
+        return self
+
+    # --- helpers for front-ends and computer players ------------------------------------
+    def move_tokens(self, move: M) -> tuple[str, ...]:
+        """The pieces a step-by-step builder offers for `move`, in order."""
+        return tuple(self.move_text(move).split())
+
+    def option_label(self, prefix: tuple[str, ...], token: str) -> str:
+        """The button label for `token` after `prefix`."""
+        return token
+
+    def option_prompt(self, prefix: tuple[str, ...]) -> Text:
+        return t("Choose the next part of your move.") if prefix else t("Choose a move.")
+
+    def move_options(self, seat: int, prefix: tuple[str, ...] = ()) -> MoveOptions[M]:
+        """The builder's next choices, derived from `legal_moves` and `move_tokens`.
+
+        Games with very many legal moves (Everest plans) override this.
+        """
+        depth = len(prefix)
+        seen: dict[str, None] = {}
+        complete: M | None = None
+        for move in self.legal_moves(seat):
+            tokens = self.move_tokens(move)
+            if tokens[:depth] != prefix:
+                continue
+            if len(tokens) == depth:
+                complete = move
+            else:
+                seen.setdefault(tokens[depth], None)
+        options = tuple(Option(tok, self.option_label(prefix, tok)) for tok in seen)
+        return MoveOptions(prefix, options, complete, self.option_prompt(prefix))
+
+    def evaluate(self, seat: int) -> float:
+        """How good this position looks for `seat` (higher is better), for computer
+        players. The default is the seat's score lead over its best opponent."""
+        scores = self.scores()
+        others = [s for i, s in enumerate(scores) if i != seat]
+        return float(scores[seat] - (max(others) if others else 0))
+
+    def timeout_move(self, seat: int) -> M | None:
+        """The documented default when `seat` lets a deadline pass (None: no default)."""
+        return None
+
+    @property
+    def is_over(self) -> bool:
+        return not self.to_act
+
+
+class Game(ABC, Generic[M]):
+    """A game's registry entry: what it is called, who plays it, how a game starts."""
+
+    id: ClassVar[str]
+    name: ClassVar[str]
+    min_players: ClassVar[int]
+    max_players: ClassVar[int]
+    #: Display names of the seats, indexed by seat (e.g. Black, White).
+    seat_names: ClassVar[tuple[str, ...]]
+    variants: ClassVar[tuple[Variant, ...]] = ()
+    #: A one-line description for menus.
+    blurb: ClassVar[str] = ""
+    #: True when `seat:random` is the default way to fill seats (two-player duels).
+    draw_seats: ClassVar[bool] = True
+
+    @abstractmethod
+    def new_state(self, seed: int, num_players: int, variant: str | None) -> GameState[M]:
+        """The starting position for `seed`; random set-ups draw from it."""
+
+    @abstractmethod
+    def from_text(self, text: str) -> GameState[M]:
+        """Parse the notation written by `GameState.to_text` (raises NotationError)."""
+
+    def variant_names(self) -> tuple[str, ...]:
+        return tuple(v.name for v in self.variants)
+
+    def check_setup(self, num_players: int, variant: str | None) -> None:
+        """Raise ValueError with a player-facing reason if the set-up is not allowed."""
+        if not self.min_players <= num_players <= self.max_players:
+            if self.min_players == self.max_players:
+                need = str(self.min_players)
+            else:
+                need = f"{self.min_players} to {self.max_players}"
+            raise ValueError(
+                str(
+                    t(
+                        "{game} is for {need} players, not {n}.",
+                        game=self.name,
+                        need=need,
+                        n=num_players,
+                    )
+                )
+            )
+        if variant is not None and variant not in self.variant_names():
+            known = ", ".join(self.variant_names()) or "none"
+            raise ValueError(
+                str(
+                    t(
+                        "{game} has no variant {variant!r}; variants: {known}.",
+                        game=self.name,
+                        variant=variant,
+                        known=known,
+                    )
+                )
+            )

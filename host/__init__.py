@@ -1,0 +1,1 @@
+"""The Discord-free application service shared by the Discord layer and the console."""

@@ -1,0 +1,1 @@
+"""Board images with Pillow, from engine states only."""
