@@ -1,0 +1,255 @@
+"""The SQLite implementation of `GameRepository`."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from collections.abc import Iterable
+from typing import Any, cast
+
+import aiosqlite
+
+from data.db import Database
+from data.repository import (
+    ChannelBusyError,
+    GameRecord,
+    MoveRecord,
+    NewGame,
+    SeatRecord,
+    StalePlyError,
+    Status,
+    UserRecord,
+)
+
+_GAME_COLUMNS = (
+    "id, game, kind, guild_id, channel_id, status, seed, variant, rules_version, "
+    "start_position, ply, snapshot, options, result, created_by, created_at, updated_at, "
+    "finished_at"
+)
+
+
+class SqliteGameRepository:
+    def __init__(self, db: Database) -> None:
+        self.db = db
+
+    # --- writes -----------------------------------------------------------------------
+    async def create_game(self, new: NewGame, now: float) -> GameRecord:
+        async with self.db.transaction() as conn:
+            for user, _accepted in new.seats:
+                await _upsert_user(conn, user)
+            await _upsert_user(conn, new.created_by)
+            try:
+                cur = await conn.execute(
+                    "INSERT INTO games (game, kind, guild_id, channel_id, status, seed, variant,"
+                    " rules_version, start_position, ply, snapshot, options, created_by,"
+                    " created_at, updated_at) VALUES (?,?,?,?,?,?,?,?,?,0,?,?,?,?,?)",
+                    (
+                        new.game,
+                        new.kind,
+                        new.guild_id,
+                        new.channel_id,
+                        new.status,
+                        new.seed,
+                        new.variant,
+                        new.rules_version,
+                        new.start_position,
+                        new.snapshot,
+                        json.dumps(new.options, sort_keys=True),
+                        new.created_by.id,
+                        now,
+                        now,
+                    ),
+                )
+            except sqlite3.IntegrityError as exc:
+                if "games.channel_id" in str(exc) or "UNIQUE" in str(exc):
+                    raise ChannelBusyError(f"channel {new.channel_id} has a live game") from exc
+                raise
+            game_id = cast(int, cur.lastrowid)
+            await conn.executemany(
+                "INSERT INTO seats (game_id, seat, user_id, is_bot, accepted) VALUES (?,?,?,?,?)",
+                [
+                    (game_id, seat, user.id, int(user.is_bot), int(accepted))
+                    for seat, (user, accepted) in enumerate(new.seats)
+                ],
+            )
+            return await _load(conn, game_id)
+
+    async def append_move(
+        self,
+        game_id: int,
+        expected_ply: int,
+        seat: int,
+        user_id: int,
+        text: str,
+        snapshot: str,
+        now: float,
+        result: dict[str, Any] | None = None,
+    ) -> GameRecord:
+        async with self.db.transaction() as conn:
+            cur = await conn.execute(
+                "UPDATE games SET ply = ply + 1, snapshot = ?, updated_at = ?,"
+                " status = CASE WHEN ? IS NULL THEN status ELSE 'finished' END,"
+                " result = COALESCE(?, result),"
+                " finished_at = CASE WHEN ? IS NULL THEN finished_at ELSE ? END"
+                " WHERE id = ? AND ply = ? AND status = 'active'",
+                (
+                    snapshot,
+                    now,
+                    _dump(result),
+                    _dump(result),
+                    _dump(result),
+                    now,
+                    game_id,
+                    expected_ply,
+                ),
+            )
+            if cur.rowcount != 1:
+                raise StalePlyError(f"game {game_id} is not live at ply {expected_ply}")
+            await conn.execute(
+                "INSERT INTO moves (game_id, ply, seat, user_id, text, created_at)"
+                " VALUES (?,?,?,?,?,?)",
+                (game_id, expected_ply + 1, seat, user_id, text, now),
+            )
+            return await _load(conn, game_id)
+
+    async def accept_seat(self, game_id: int, seat: int, activate: bool, now: float) -> GameRecord:
+        async with self.db.transaction() as conn:
+            cur = await conn.execute(
+                "UPDATE seats SET accepted = 1 WHERE game_id = ? AND seat = ? AND accepted = 0"
+                " AND EXISTS (SELECT 1 FROM games WHERE id = ? AND status = 'challenge')",
+                (game_id, seat, game_id),
+            )
+            if cur.rowcount != 1:
+                raise StalePlyError(f"seat {seat} of game {game_id} cannot accept now")
+            if activate:
+                await conn.execute(
+                    "UPDATE games SET status = 'active', updated_at = ? WHERE id = ?",
+                    (now, game_id),
+                )
+            return await _load(conn, game_id)
+
+    async def close_game(
+        self,
+        game_id: int,
+        expected_ply: int,
+        status: Status,
+        result: dict[str, Any] | None,
+        now: float,
+    ) -> GameRecord:
+        async with self.db.transaction() as conn:
+            cur = await conn.execute(
+                "UPDATE games SET status = ?, result = ?, updated_at = ?, finished_at = ?"
+                " WHERE id = ? AND ply = ? AND status IN ('challenge', 'active')",
+                (status, _dump(result), now, now, game_id, expected_ply),
+            )
+            if cur.rowcount != 1:
+                raise StalePlyError(f"game {game_id} is not live at ply {expected_ply}")
+            return await _load(conn, game_id)
+
+    async def replace_seat(self, game_id: int, seat: int, user: UserRecord) -> GameRecord:
+        async with self.db.transaction() as conn:
+            await _upsert_user(conn, user)
+            await conn.execute(
+                "UPDATE seats SET user_id = ?, is_bot = ?, accepted = 1"
+                " WHERE game_id = ? AND seat = ?",
+                (user.id, int(user.is_bot), game_id, seat),
+            )
+            return await _load(conn, game_id)
+
+    # --- reads ------------------------------------------------------------------------
+    async def get_game(self, game_id: int) -> GameRecord | None:
+        async with self.db.read() as conn:
+            records = await _load_many(conn, "id = ?", (game_id,))
+        return records[0] if records else None
+
+    async def live_game_in_channel(self, channel_id: int) -> GameRecord | None:
+        async with self.db.read() as conn:
+            records = await _load_many(
+                conn,
+                "channel_id = ? AND kind = 'channel' AND status IN ('challenge', 'active')",
+                (channel_id,),
+            )
+        return records[0] if records else None
+
+    async def live_games(self, guild_id: int | None) -> list[GameRecord]:
+        async with self.db.read() as conn:
+            return await _load_many(
+                conn,
+                "guild_id IS ? AND kind = 'channel' AND status IN ('challenge', 'active')",
+                (guild_id,),
+            )
+
+    async def moves(self, game_id: int) -> list[MoveRecord]:
+        async with (
+            self.db.read() as conn,
+            conn.execute(
+                "SELECT ply, seat, user_id, text, created_at FROM moves WHERE game_id = ?"
+                " ORDER BY ply",
+                (game_id,),
+            ) as cur,
+        ):
+            rows = await cur.fetchall()
+        return [MoveRecord(r[0], r[1], r[2], r[3], r[4]) for r in rows]
+
+
+def _dump(value: dict[str, Any] | None) -> str | None:
+    return None if value is None else json.dumps(value, sort_keys=True)
+
+
+async def _upsert_user(conn: aiosqlite.Connection, user: UserRecord) -> None:
+    await conn.execute(
+        "INSERT INTO users (id, name, is_bot) VALUES (?,?,?)"
+        " ON CONFLICT (id) DO UPDATE SET name = excluded.name, is_bot = excluded.is_bot",
+        (user.id, user.name, int(user.is_bot)),
+    )
+
+
+async def _load(conn: aiosqlite.Connection, game_id: int) -> GameRecord:
+    records = await _load_many(conn, "id = ?", (game_id,))
+    return records[0]
+
+
+async def _load_many(
+    conn: aiosqlite.Connection, where: str, params: Iterable[Any]
+) -> list[GameRecord]:
+    async with conn.execute(
+        f"SELECT {_GAME_COLUMNS} FROM games WHERE {where} ORDER BY id", tuple(params)
+    ) as cur:
+        rows = list(await cur.fetchall())
+    if not rows:
+        return []
+    ids = [row["id"] for row in rows]
+    marks = ",".join("?" * len(ids))
+    seats: dict[int, list[SeatRecord]] = {i: [] for i in ids}
+    async with conn.execute(
+        "SELECT s.game_id, s.seat, s.accepted, u.id, u.name, s.is_bot FROM seats s"
+        f" JOIN users u ON u.id = s.user_id WHERE s.game_id IN ({marks})"
+        " ORDER BY s.game_id, s.seat",
+        ids,
+    ) as cur:
+        for r in await cur.fetchall():
+            seats[r[0]].append(SeatRecord(r[1], UserRecord(r[3], r[4], bool(r[5])), bool(r[2])))
+    return [
+        GameRecord(
+            id=row["id"],
+            game=row["game"],
+            kind=row["kind"],
+            guild_id=row["guild_id"],
+            channel_id=row["channel_id"],
+            status=row["status"],
+            seed=row["seed"],
+            variant=row["variant"],
+            rules_version=row["rules_version"],
+            start_position=row["start_position"],
+            ply=row["ply"],
+            snapshot=row["snapshot"],
+            options=json.loads(row["options"]),
+            result=json.loads(row["result"]) if row["result"] else None,
+            created_by=row["created_by"],
+            created_at=row["created_at"],
+            updated_at=row["updated_at"],
+            finished_at=row["finished_at"],
+            seats=tuple(seats[row["id"]]),
+        )
+        for row in rows
+    ]

@@ -1,0 +1,143 @@
+"""The storage interface the host talks to, and the records it returns.
+
+`GameRepository` is what a backend implements: SQLite today (`data.games`), PostgreSQL
+later for several bot processes on one database. Records are plain frozen values; the
+engine's notation is stored as text, so this layer knows nothing about any game's rules.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Literal, Protocol
+
+Status = Literal["challenge", "active", "finished", "aborted", "declined"]
+LIVE_STATUSES: tuple[Status, ...] = ("challenge", "active")
+
+
+class StorageError(Exception):
+    """Base of the errors a repository raises."""
+
+
+class ChannelBusyError(StorageError):
+    """The channel already has a live game (one per channel)."""
+
+
+class StalePlyError(StorageError):
+    """The game has moved on since the caller loaded it: nothing was written."""
+
+
+@dataclass(frozen=True, slots=True)
+class UserRecord:
+    id: int
+    name: str
+    is_bot: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class SeatRecord:
+    seat: int
+    user: UserRecord
+    accepted: bool
+
+
+@dataclass(frozen=True, slots=True)
+class MoveRecord:
+    ply: int
+    seat: int
+    user_id: int
+    text: str
+    created_at: float
+
+
+@dataclass(frozen=True, slots=True)
+class NewGame:
+    game: str
+    guild_id: int | None
+    channel_id: int | None
+    status: Status
+    seed: int
+    variant: str | None
+    rules_version: int
+    start_position: str | None
+    snapshot: str
+    created_by: UserRecord
+    seats: tuple[tuple[UserRecord, bool], ...]  # (player, already accepted) by seat
+    options: dict[str, Any] = field(default_factory=dict)
+    kind: Literal["channel", "daily"] = "channel"
+
+
+@dataclass(frozen=True, slots=True)
+class GameRecord:
+    id: int
+    game: str
+    kind: str
+    guild_id: int | None
+    channel_id: int | None
+    status: Status
+    seed: int
+    variant: str | None
+    rules_version: int
+    start_position: str | None
+    ply: int
+    snapshot: str
+    options: dict[str, Any]
+    result: dict[str, Any] | None
+    created_by: int
+    created_at: float
+    updated_at: float
+    finished_at: float | None
+    seats: tuple[SeatRecord, ...]
+
+    @property
+    def is_live(self) -> bool:
+        return self.status in LIVE_STATUSES
+
+    def seats_of(self, user_id: int) -> tuple[int, ...]:
+        return tuple(s.seat for s in self.seats if s.user.id == user_id)
+
+
+class GameRepository(Protocol):
+    async def create_game(self, new: NewGame, now: float) -> GameRecord:
+        """Insert a game and its seats; ChannelBusyError if the channel has a live game."""
+        ...
+
+    async def get_game(self, game_id: int) -> GameRecord | None: ...
+
+    async def live_game_in_channel(self, channel_id: int) -> GameRecord | None: ...
+
+    async def live_games(self, guild_id: int | None) -> list[GameRecord]: ...
+
+    async def append_move(
+        self,
+        game_id: int,
+        expected_ply: int,
+        seat: int,
+        user_id: int,
+        text: str,
+        snapshot: str,
+        now: float,
+        result: dict[str, Any] | None = None,
+    ) -> GameRecord:
+        """Log the move that takes the game from `expected_ply` to `expected_ply + 1` and
+        store the new snapshot, in one transaction; with `result` the game finishes.
+        StalePlyError if the game is not live at `expected_ply` (nothing is written)."""
+        ...
+
+    async def moves(self, game_id: int) -> list[MoveRecord]: ...
+
+    async def accept_seat(self, game_id: int, seat: int, activate: bool, now: float) -> GameRecord:
+        """Mark the seat accepted; with `activate` the challenge becomes an active game."""
+        ...
+
+    async def close_game(
+        self,
+        game_id: int,
+        expected_ply: int,
+        status: Status,
+        result: dict[str, Any] | None,
+        now: float,
+    ) -> GameRecord:
+        """Finish, abort or decline a live game at `expected_ply` (StalePlyError else)."""
+        ...
+
+    async def replace_seat(self, game_id: int, seat: int, user: UserRecord) -> GameRecord: ...
