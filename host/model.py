@@ -1,0 +1,80 @@
+"""Values the service exchanges with its front-ends (Discord cogs and the console).
+
+A `Reply` says what to show, not how: the Discord layer turns it into an embed, a
+`board.png` attachment and components; the console prints it and saves the image.
+Component payloads are plain strings that carry the game id and the ply, so a button
+keeps working after a restart and a stale or repeated click is refused.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Literal
+
+from engine.text import Text
+
+Style = Literal["primary", "secondary", "success", "danger"]
+
+
+@dataclass(frozen=True, slots=True)
+class User:
+    id: int
+    name: str
+    is_bot: bool = False
+    #: Manage Server on Discord; every console user.
+    is_admin: bool = False
+
+    @property
+    def mention(self) -> str:
+        return f"<@{self.id}>"
+
+
+@dataclass(frozen=True, slots=True)
+class Place:
+    """Where a command was used: a channel or thread, in a server or not."""
+
+    channel_id: int
+    guild_id: int | None = None
+    name: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class Choice:
+    """A button (or select option). `payload` goes back to `GameService.press`."""
+
+    payload: str
+    label: str
+    style: Style = "secondary"
+    disabled: bool = False
+    emoji: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Reply:
+    title: str = ""
+    text: str = ""
+    image: bytes | None = None
+    image_name: str = "board.png"
+    #: Only the user who acted sees it (errors, private panels, move lists).
+    ephemeral: bool = False
+    #: Step choices of a move (a select menu when there are many), then action buttons.
+    picks: tuple[Choice, ...] = ()
+    pick_placeholder: str = ""
+    actions: tuple[Choice, ...] = ()
+    #: Users to ping.
+    mentions: tuple[User, ...] = ()
+    #: Replace the message whose component was used, instead of posting a new one.
+    edit: bool = False
+    #: Colour hint for an embed: "info", "turn", "over", "error".
+    tone: str = "info"
+    footer: str = ""
+    fields: tuple[tuple[str, str], ...] = field(default=())
+
+
+class ServiceError(Exception):
+    """A user's request was refused; `text` says what was wrong and how to do it right.
+    Nothing was changed."""
+
+    def __init__(self, text: Text | str) -> None:
+        self.text = text if isinstance(text, Text) else Text(text)
+        super().__init__(str(self.text))

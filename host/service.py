@@ -1,0 +1,943 @@
+"""The game service: every command of the bot, without Discord.
+
+One game at a time per channel. A move is handled under the game's lock: load the record,
+check the seat, parse and play with the engine, append the move and the new snapshot in
+one transaction, and only then update the cache. The database is the truth; memory holds
+only a cache keyed by ply, so several processes can share one database and a restart
+loses nothing.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import secrets
+import time
+from collections.abc import Callable, Hashable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from data.repository import (
+    ChannelBusyError,
+    GameRecord,
+    GameRepository,
+    NewGame,
+    StalePlyError,
+    UserRecord,
+)
+from engine import ai, registry
+from engine.core import Game, GameState, MoveError, NotationError, Outcome
+from engine.rng import Rng
+from engine.text import Text, t
+from host.model import Choice, Place, Reply, ServiceError, User
+from host.rules import rules_text
+from render.core import RenderContext
+from render.registry import render_png
+
+log = logging.getLogger(__name__)
+
+BOT_NAME = "hilltop"
+#: Discord allows 25 options in a select menu and 25 buttons on a message.
+MAX_PICKS = 25
+SEAT_CHOICES = ("first", "second", "random")
+
+
+@dataclass(frozen=True)
+class Loaded:
+    """A game as the service works on it: the stored record and the replayed states."""
+
+    record: GameRecord
+    game: Game[Any]
+    state: GameState[Any]
+    previous: GameState[Any] | None
+    last_move: Hashable | None
+    last_seat: int | None
+
+
+def _state_of(game: Game[Any], record: GameRecord) -> GameState[Any]:
+    if record.start_position:
+        return game.from_text(record.start_position)
+    return game.new_state(record.seed, len(record.seats), record.variant)
+
+
+class GameService:
+    def __init__(
+        self,
+        games: GameRepository,
+        *,
+        bot_user: User,
+        clock: Callable[[], float] = time.time,
+        render_images: bool = True,
+    ) -> None:
+        self.games = games
+        self.bot_user = bot_user
+        self.clock = clock
+        self.render_images = render_images
+        self._locks: dict[int, asyncio.Lock] = {}
+        self._cache: dict[int, Loaded] = {}
+
+    # === starting games ===================================================================
+    async def play(
+        self,
+        place: Place,
+        user: User,
+        game_id: str,
+        opponents: Sequence[User] = (),
+        *,
+        computers: int = 0,
+        seed: int | None = None,
+        seat: str | None = None,
+        variant: str | None = None,
+        position: str | None = None,
+        level: str | None = None,
+    ) -> list[Reply]:
+        """`/play`: challenge people (or the bot) to a game in this channel."""
+        game = self._game(game_id)
+        people = [user, *opponents]
+        if len({p.id for p in people}) != len(people):
+            raise ServiceError(t("You cannot challenge yourself, or the same player twice."))
+        computer_seats = computers + sum(1 for p in opponents if p.is_bot)
+        if game.max_players == 1 and opponents:
+            raise ServiceError(t("{game} is played alone; leave out opponent.", game=game.name))
+        if game.min_players > 1 and len(people) + computers < game.min_players:
+            raise ServiceError(
+                t(
+                    "{game} needs an opponent: add opponent:@someone, or opponent:@{bot} to "
+                    "play against the bot.",
+                    game=game.name,
+                    bot=self.bot_user.name,
+                )
+            )
+        if computer_seats and game.max_players == 1:
+            raise ServiceError(t("{game} has no computer seats.", game=game.name))
+        players: list[User] = [p if not p.is_bot else self.bot_user for p in people]
+        players += [self.bot_user] * computers
+        return await self._start(
+            place,
+            user,
+            game,
+            players,
+            seed=seed,
+            seat=seat,
+            variant=variant,
+            position=position,
+            level=level,
+            challenge=True,
+        )
+
+    async def admin_start(
+        self,
+        place: Place,
+        user: User,
+        game_id: str,
+        players: Sequence[User],
+        *,
+        computers: int = 0,
+        seed: int | None = None,
+        variant: str | None = None,
+        position: str | None = None,
+        level: str | None = None,
+    ) -> list[Reply]:
+        """`/admin start`: a match with no challenge step, seats in the order given."""
+        self._require_admin(user)
+        game = self._game(game_id)
+        seated = [p if not p.is_bot else self.bot_user for p in players]
+        seated += [self.bot_user] * computers
+        humans = [p.id for p in seated if not p.is_bot]
+        if len(set(humans)) != len(humans):
+            raise ServiceError(t("Each player may take only one seat."))
+        return await self._start(
+            place,
+            user,
+            game,
+            seated,
+            seed=seed,
+            seat="first",
+            variant=variant,
+            position=position,
+            level=level,
+            challenge=False,
+        )
+
+    async def _start(
+        self,
+        place: Place,
+        user: User,
+        game: Game[Any],
+        players: list[User],
+        *,
+        seed: int | None,
+        seat: str | None,
+        variant: str | None,
+        position: str | None,
+        level: str | None,
+        challenge: bool,
+    ) -> list[Reply]:
+        try:
+            game.check_setup(len(players), variant)
+        except ValueError as exc:
+            raise ServiceError(str(exc)) from None
+        if level is not None and level not in ai.LEVELS:
+            raise ServiceError(
+                t(
+                    "Unknown level {level!r}; levels: {known}.",
+                    level=level,
+                    known=", ".join(ai.LEVELS),
+                )
+            )
+        if seed is None:
+            seed = secrets.randbits(63)
+        players = self._seat_players(game, players, seat, seed)
+        if position:
+            try:
+                state = game.from_text(position)
+            except NotationError as exc:
+                raise ServiceError(
+                    t(
+                        "position: {reason} (see /rules game:{id} for the notation).",
+                        reason=str(exc),
+                        id=game.id,
+                    )
+                ) from None
+            if state.num_seats != len(players):
+                raise ServiceError(
+                    t("position: that position is for {n} players.", n=state.num_seats)
+                )
+        else:
+            state = game.new_state(seed, len(players), variant)
+        # Everyone who started it, and every computer, has already agreed to play.
+        accepted = [not challenge or p.id == user.id or p.is_bot for p in players]
+        new = NewGame(
+            game=game.id,
+            guild_id=place.guild_id,
+            channel_id=place.channel_id,
+            status="active" if all(accepted) else "challenge",
+            seed=seed,
+            variant=variant,
+            rules_version=game.rules_version,
+            start_position=state.to_text() if position else None,
+            snapshot=state.to_text(),
+            created_by=_record(user),
+            seats=tuple((_record(p), ok) for p, ok in zip(players, accepted, strict=True)),
+            options={"level": level or ai.DEFAULT_LEVEL},
+        )
+        try:
+            record = await self.games.create_game(new, self.clock())
+        except ChannelBusyError:
+            raise ServiceError(
+                t(
+                    "This channel already has a game. Finish it first (/board shows it), or "
+                    "start yours in a new thread: a thread counts as its own channel."
+                )
+            ) from None
+        log.info("game %s created: %s in channel %s", record.id, game.id, place.channel_id)
+        if record.status == "challenge":
+            return [self._challenge_reply(record, game)]
+        async with self._lock(record.id):
+            loaded = self._remember(record, game, state, None, None, None)
+            loaded, bot_lines = await self._run_computers(loaded)
+        return [await self._board_reply(loaded, self._started_line(loaded), bot_lines)]
+
+    def _seat_players(
+        self, game: Game[Any], players: list[User], seat: str | None, seed: int
+    ) -> list[User]:
+        """Put the challenger first or second (`seat:`), or draw lots from the seed."""
+        if seat is not None and seat not in SEAT_CHOICES:
+            raise ServiceError(
+                t("seat: {seat!r} is not a choice; use first, second or random.", seat=seat)
+            )
+        if len(players) < 2:
+            return players
+        if seat is None:
+            seat = "random" if game.draw_seats else "first"
+        if seat == "random":
+            swap, _ = Rng(seed, 1 << 40).below(2)
+            seat = "second" if swap else "first"
+        if seat == "second":
+            players = [players[1], players[0], *players[2:]]
+        return players
+
+    async def accept(self, place: Place, user: User) -> list[Reply]:
+        record = await self._live_record(place)
+        if record.status != "challenge":
+            raise ServiceError(t("The game in this channel has already started."))
+        seats = [s for s in record.seats if s.user.id == user.id and not s.accepted]
+        if not seats:
+            raise ServiceError(self._not_challenged(record, user))
+        async with self._lock(record.id):
+            pending = [s for s in record.seats if not s.accepted]
+            activate = len(pending) == 1
+            try:
+                record = await self.games.accept_seat(
+                    record.id, seats[0].seat, activate, self.clock()
+                )
+            except StalePlyError:
+                raise ServiceError(t("That challenge was already answered.")) from None
+            game = self._game(record.game)
+            if not activate:
+                return [self._challenge_reply(record, game, t("{name} accepted.", name=user.name))]
+            loaded = self._remember(record, game, _state_of(game, record), None, None, None)
+            loaded, bot_lines = await self._run_computers(loaded)
+        return [await self._board_reply(loaded, self._started_line(loaded), bot_lines)]
+
+    async def decline(self, place: Place, user: User) -> list[Reply]:
+        record = await self._live_record(place)
+        if record.status != "challenge":
+            raise ServiceError(t("The game has started; to give up, use /resign."))
+        if not record.seats_of(user.id):
+            raise ServiceError(self._not_challenged(record, user))
+        withdrawn = user.id == record.created_by
+        reason = (
+            t("{name} withdrew the challenge.", name=user.name)
+            if withdrawn
+            else t("{name} declined the challenge.", name=user.name)
+        )
+        try:
+            await self.games.close_game(
+                record.id, record.ply, "declined", {"reason": str(reason)}, self.clock()
+            )
+        except StalePlyError:
+            raise ServiceError(t("That challenge was already answered.")) from None
+        return [Reply(title=str(t("Challenge closed")), text=str(reason), tone="over", edit=True)]
+
+    # === moves ============================================================================
+    async def move(self, place: Place, user: User, text: str) -> list[Reply]:
+        """`/move text:<move>`."""
+        record = await self._active_record(place)
+        return await self._play_text(record.id, record.ply, user, text)
+
+    async def _play_text(self, game_id: int, ply: int, user: User, text: str) -> list[Reply]:
+        async with self._lock(game_id):
+            loaded = await self._load(game_id)
+            self._check_current(loaded, ply)
+            seat = self._acting_seat(loaded, user)
+            state = loaded.state
+            try:
+                move = state.parse_move(seat, text.strip())
+                after = state.play(seat, move)
+            except MoveError as exc:
+                raise ServiceError(self._move_error(loaded, exc)) from None
+            secret = len(state.to_act) > 1
+            loaded = await self._commit(loaded, seat, user, move, after)
+            line = (
+                t("{name} has made their choice.", name=user.name)
+                if secret
+                else t("{name} played {move}.", name=user.name, move=state.move_text(move))
+            )
+            loaded, bot_lines = await self._run_computers(loaded)
+        return [await self._board_reply(loaded, line, bot_lines)]
+
+    async def _commit(
+        self,
+        loaded: Loaded,
+        seat: int,
+        user: User,
+        move: Hashable,
+        after: GameState[Any],
+    ) -> Loaded:
+        """Append the move and the new snapshot in one transaction, then cache."""
+        record = loaded.record
+        outcome = after.outcome()
+        result = _result(outcome) if outcome else None
+        try:
+            stored = await self.games.append_move(
+                record.id,
+                record.ply,
+                seat,
+                user.id,
+                loaded.state.move_text(move),
+                after.to_text(),
+                self.clock(),
+                result,
+            )
+        except StalePlyError:
+            self._cache.pop(record.id, None)
+            raise ServiceError(
+                t(
+                    "The game moved on while you were choosing; nothing was changed. "
+                    "Look at the latest board and try again."
+                )
+            ) from None
+        return self._remember(stored, loaded.game, after, loaded.state, move, seat)
+
+    async def _run_computers(self, loaded: Loaded) -> tuple[Loaded, list[Text]]:
+        """Let every computer seat that is to act play, until a person must act."""
+        lines: list[Text] = []
+        for _ in range(1000):
+            if loaded.record.status != "active":
+                break
+            bots = sorted(
+                s.seat
+                for s in loaded.record.seats
+                if s.user.is_bot and s.seat in loaded.state.to_act
+            )
+            if not bots:
+                break
+            seat = bots[0]
+            level = str(loaded.record.options.get("level", ai.DEFAULT_LEVEL))
+            state = loaded.state
+            move = await asyncio.to_thread(ai.choose_move, state, seat, level)
+            after = state.play(seat, move)
+            secret = len(state.to_act) > 1
+            loaded = await self._commit(loaded, seat, self.bot_user, move, after)
+            name = self._seat_label(loaded, seat)
+            lines.append(
+                t("{name} has made their choice.", name=name)
+                if secret
+                else t("{name} played {move}.", name=name, move=state.move_text(move))
+            )
+        return loaded, lines
+
+    async def resign(self, place: Place, user: User) -> list[Reply]:
+        record = await self._active_record(place)
+        return await self._resign(record.id, record.ply, user)
+
+    async def _resign(self, game_id: int, ply: int, user: User) -> list[Reply]:
+        async with self._lock(game_id):
+            loaded = await self._load(game_id)
+            seats = loaded.record.seats_of(user.id)
+            if not seats:
+                raise ServiceError(self._not_a_player(loaded, user))
+            others = [s.seat for s in loaded.record.seats if s.seat not in seats]
+            scores = list(loaded.state.scores())
+            reason = t("{name} resigned.", name=user.name)
+            result = {
+                "scores": scores,
+                "winners": others if len(others) == 1 else [],
+                "reason": str(reason),
+                "resigned": list(seats),
+            }
+            try:
+                record = await self.games.close_game(
+                    game_id, loaded.record.ply, "finished", result, self.clock()
+                )
+            except StalePlyError:
+                raise ServiceError(t("The game moved on; try again.")) from None
+            loaded = self._remember(
+                record,
+                loaded.game,
+                loaded.state,
+                loaded.previous,
+                loaded.last_move,
+                loaded.last_seat,
+            )
+        return [await self._board_reply(loaded, reason, [])]
+
+    async def admin_end(self, place: Place, user: User) -> list[Reply]:
+        self._require_admin(user)
+        record = await self._live_record(place)
+        async with self._lock(record.id):
+            loaded = await self._load(record.id)
+            reason = t("Ended by {name}, an admin.", name=user.name)
+            result = {
+                "scores": list(loaded.state.scores()),
+                "winners": [],
+                "reason": str(reason),
+                "aborted": True,
+            }
+            try:
+                record = await self.games.close_game(
+                    record.id, loaded.record.ply, "aborted", result, self.clock()
+                )
+            except StalePlyError:
+                raise ServiceError(t("The game moved on; try again.")) from None
+            loaded = self._remember(
+                record,
+                loaded.game,
+                loaded.state,
+                loaded.previous,
+                loaded.last_move,
+                loaded.last_seat,
+            )
+        return [await self._board_reply(loaded, reason, [])]
+
+    # === looking at games =================================================================
+    async def board(self, place: Place) -> list[Reply]:
+        record = await self._live_record(place)
+        game = self._game(record.game)
+        if record.status == "challenge":
+            return [self._challenge_reply(record, game)]
+        async with self._lock(record.id):
+            loaded = await self._load(record.id)
+        return [await self._board_reply(loaded, None, [])]
+
+    async def legal_moves(self, place: Place, user: User, start: str | None = None) -> list[Reply]:
+        """`/moves [from]`: the caller's legal moves, one per line, privately."""
+        record = await self._active_record(place)
+        async with self._lock(record.id):
+            loaded = await self._load(record.id)
+        seat = self._acting_seat(loaded, user)
+        moves = self._move_texts(loaded, seat, start)
+        if start and not moves:
+            text = str(t("No legal move starts with {start}.", start=start.strip()))
+        else:
+            text = "\n".join(moves)
+        title = str(t("Your legal moves ({n})", n=len(moves)))
+        return [Reply(title=title, text=text, ephemeral=True)]
+
+    def _move_texts(self, loaded: Loaded, seat: int, start: str | None) -> list[str]:
+        state = loaded.state
+        texts = [state.move_text(m) for m in state.legal_moves(seat)]
+        if start:
+            key = start.strip().lower()
+            texts = [
+                text
+                for text, move in zip(texts, state.legal_moves(seat), strict=True)
+                if text.lower().startswith(key)
+                or (state.move_tokens(move)[:1] and state.move_tokens(move)[0].lower() == key)
+            ]
+        return texts
+
+    async def suggest_moves(self, place: Place, user: User, typed: str) -> list[str]:
+        """Autocomplete for `/move`: the caller's legal moves matching what they typed,
+        those starting with it first; empty for anyone who is not to act."""
+        record = await self.games.live_game_in_channel(place.channel_id)
+        if record is None or record.status != "active":
+            return []
+        async with self._lock(record.id):
+            loaded = await self._load(record.id)
+        seats = [s for s in loaded.record.seats_of(user.id) if s in loaded.state.to_act]
+        if not seats:
+            return []
+        texts = [loaded.state.move_text(m) for m in loaded.state.legal_moves(seats[0])]
+        key = "".join(typed.lower().split())
+        starts = [m for m in texts if "".join(m.lower().split()).startswith(key)]
+        contains = [m for m in texts if key in "".join(m.lower().split()) and m not in starts]
+        return (starts + contains)[:MAX_PICKS]
+
+    async def list_games(self, place: Place, user: User) -> list[Reply]:
+        records = await self.games.live_games(place.guild_id)
+        mine: list[str] = []
+        others: list[str] = []
+        for record in records:
+            game = self._game(record.game)
+            names = " vs ".join(s.user.name for s in record.seats)
+            where = f"<#{record.channel_id}>"
+            if record.status == "challenge":
+                others.append(
+                    str(
+                        t(
+                            "{where} · {game}: {names} (challenge)",
+                            where=where,
+                            game=game.name,
+                            names=names,
+                        )
+                    )
+                )
+                continue
+            loaded = await self._load(record.id)
+            acting = {s.user.id for s in record.seats if s.seat in loaded.state.to_act}
+            line = str(
+                t(
+                    "{where} · {game}: {names} · ply {ply}",
+                    where=where,
+                    game=game.name,
+                    names=names,
+                    ply=record.ply,
+                )
+            )
+            (mine if user.id in acting else others).append(line)
+        if not records:
+            text = str(t("No games are being played here. Start one with /play."))
+        else:
+            parts = []
+            if mine:
+                parts.append(str(t("**Your turn**")) + "\n" + "\n".join(mine))
+            if others:
+                parts.append(str(t("**Other games**")) + "\n" + "\n".join(others))
+            text = "\n\n".join(parts)
+        return [Reply(title=str(t("Active games")), text=text, ephemeral=True)]
+
+    def rules(self, game_id: str) -> list[Reply]:
+        game = self._game(game_id)
+        return [Reply(title=str(t("{game}: rules", game=game.name)), text=rules_text(game.id))]
+
+    def game_choices(self) -> list[tuple[str, str]]:
+        """(id, name) of every game, for menus and autocomplete."""
+        return [(g.id, g.name) for g in registry.all_games()]
+
+    def variant_choices(self, game_id: str) -> list[tuple[str, str]]:
+        try:
+            game = registry.get(game_id)
+        except KeyError:
+            return [
+                (v.name, f"{g.name}: {v.name}") for g in registry.all_games() for v in g.variants
+            ]
+        return [(v.name, v.description) for v in game.variants]
+
+    # === buttons ==========================================================================
+    async def press(self, place: Place, user: User, payload: str) -> list[Reply]:
+        """A component was used. Payloads are `action:game:ply:argument`."""
+        try:
+            action, game_part, ply_part, arg = payload.split(":", 3)
+            game_id, ply = int(game_part), int(ply_part)
+        except ValueError:
+            raise ServiceError(t("That button is not one of mine.")) from None
+        if action in ("accept", "decline"):
+            record = await self._record(game_id)
+            if record.channel_id != place.channel_id or not record.is_live:
+                raise ServiceError(t("That challenge is no longer open."))
+            return await (self.accept if action == "accept" else self.decline)(place, user)
+        if action == "resign":
+            await self._check_press(game_id, ply, user)
+            return [
+                Reply(
+                    title=str(t("Resign?")),
+                    text=str(t("Do you really want to resign this game? This cannot be undone.")),
+                    ephemeral=True,
+                    actions=(Choice(f"resign!:{game_id}:{ply}:", str(t("Yes, resign")), "danger"),),
+                )
+            ]
+        if action == "resign!":
+            return await self._resign(game_id, ply, user)
+        if action == "moves":
+            loaded = await self._check_press(game_id, ply, user)
+            seat = self._acting_seat(loaded, user)
+            moves = self._move_texts(loaded, seat, None)
+            return [
+                Reply(
+                    title=str(t("Your legal moves ({n})", n=len(moves))),
+                    text="\n".join(moves),
+                    ephemeral=True,
+                )
+            ]
+        if action in ("pick", "step", "open"):
+            loaded = await self._check_press(game_id, ply, user)
+            seat = self._acting_seat(loaded, user)
+            prefix = tuple(arg.split())
+            options = loaded.state.move_options(seat, prefix)
+            if not options.options and options.complete is None:
+                raise ServiceError(t("That choice is no longer available."))
+            if not options.options and options.complete is not None and prefix:
+                return await self._play_from_builder(loaded, user, prefix, action == "step")
+            return [self._builder_reply(loaded, seat, prefix, edit=action == "step")]
+        if action == "play":
+            loaded = await self._check_press(game_id, ply, user)
+            return await self._play_from_builder(loaded, user, tuple(arg.split()), True)
+        raise ServiceError(t("That button is not one of mine."))
+
+    async def _play_from_builder(
+        self, loaded: Loaded, user: User, tokens: tuple[str, ...], from_panel: bool
+    ) -> list[Reply]:
+        record = loaded.record
+        text = " ".join(tokens)
+        replies = await self._play_text(record.id, record.ply, user, text)
+        if not from_panel:
+            return replies
+        seat = self._acting_seat(loaded, user)
+        move = loaded.state.move_text(loaded.state.parse_move(seat, text))
+        done = Reply(text=str(t("Done: {move}.", move=move)), ephemeral=True, edit=True)
+        return [done, *replies]
+
+    async def _check_press(self, game_id: int, ply: int, user: User) -> Loaded:
+        record = await self._record(game_id)
+        if not record.is_live:
+            raise ServiceError(t("This game is over; nothing more can be played on it."))
+        if record.ply != ply:
+            raise ServiceError(
+                t(
+                    "This board is out of date: the game has moved on (ply {now}). Use the "
+                    "latest board, or /board to post it again.",
+                    now=record.ply,
+                )
+            )
+        async with self._lock(game_id):
+            return await self._load(game_id)
+
+    def _builder_reply(
+        self, loaded: Loaded, seat: int, prefix: tuple[str, ...], edit: bool
+    ) -> Reply:
+        record = loaded.record
+        options = loaded.state.move_options(seat, prefix)
+        base = f"{record.id}:{record.ply}"
+        picks = tuple(
+            Choice(f"step:{base}:{' '.join((*prefix, o.token))}", o.label) for o in options.options
+        )[:MAX_PICKS]
+        actions: list[Choice] = []
+        if options.complete is not None:
+            actions.append(Choice(f"play:{base}:{' '.join(prefix)}", str(t("Confirm")), "success"))
+        if prefix:
+            actions.append(Choice(f"step:{base}:{' '.join(prefix[:-1])}", str(t("Back"))))
+        chosen = " ".join(prefix)
+        lines = [str(options.prompt)]
+        if chosen:
+            lines.insert(0, str(t("So far: **{chosen}**", chosen=chosen)))
+        if options.preview is not None:
+            lines.append(str(options.preview))
+        return Reply(
+            title=str(t("Your move")),
+            text="\n".join(lines),
+            ephemeral=True,
+            picks=picks,
+            pick_placeholder=str(options.prompt),
+            actions=tuple(actions),
+            edit=edit,
+        )
+
+    # === replies ==========================================================================
+    def _challenge_reply(
+        self, record: GameRecord, game: Game[Any], extra: Text | None = None
+    ) -> Reply:
+        challenger = next(s.user for s in record.seats if s.user.id == record.created_by)
+        pending = [s.user for s in record.seats if not s.accepted]
+        lines = [
+            str(
+                t(
+                    "{name} challenges {others} to {game}.",
+                    name=challenger.name,
+                    others=", ".join(u.name for u in pending),
+                    game=game.name,
+                )
+            )
+        ]
+        if extra is not None:
+            lines.insert(0, str(extra))
+        lines.append(str(t("Accept or decline with the buttons (or /accept, /decline).")))
+        base = f"{record.id}:0:"
+        return Reply(
+            title=str(t("{game}: a challenge", game=game.name)),
+            text="\n".join(lines),
+            actions=(
+                Choice(f"accept:{base}", str(t("Accept")), "success"),
+                Choice(f"decline:{base}", str(t("Decline")), "danger"),
+            ),
+            mentions=tuple(_user(u) for u in pending),
+            tone="turn",
+        )
+
+    def _started_line(self, loaded: Loaded) -> Text:
+        seats = ", ".join(self._seat_label(loaded, s.seat) for s in loaded.record.seats)
+        return t("The game begins: {seats}.", seats=seats)
+
+    def _seat_label(self, loaded: Loaded, seat: int) -> str:
+        user = loaded.record.seats[seat].user
+        names = loaded.game.seat_names
+        role = names[seat] if seat < len(names) else str(seat + 1)
+        if len(loaded.record.seats) == 1:
+            return user.name
+        return f"{user.name} ({role})"
+
+    async def _board_reply(
+        self, loaded: Loaded, headline: Text | None, bot_lines: list[Text]
+    ) -> Reply:
+        record, state, game = loaded.record, loaded.state, loaded.game
+        lines = [str(x) for x in ([headline] if headline else []) + bot_lines]
+        mentions: tuple[User, ...] = ()
+        picks: tuple[Choice, ...] = ()
+        actions: list[Choice] = []
+        base = f"{record.id}:{record.ply}"
+        tone = "turn"
+        if record.status != "active":
+            tone = "over"
+            lines.append(self._result_line(loaded))
+        else:
+            acting = sorted(state.to_act)
+            humans = [s for s in acting if not record.seats[s].user.is_bot]
+            names = ", ".join(self._seat_label(loaded, s) for s in acting)
+            if len(acting) == 1:
+                lines.append(str(t("{names} to move.", names=names)))
+            else:
+                lines.append(str(t("Waiting for: {names}.", names=names)))
+            mentions = tuple(_user(record.seats[s].user) for s in humans)
+            if len(humans) == 1 and len(acting) == 1:
+                options = state.move_options(humans[0], ())
+                if options.options and len(options.options) <= MAX_PICKS:
+                    picks = tuple(
+                        Choice(f"pick:{base}:{o.token}", o.label) for o in options.options
+                    )
+                else:
+                    actions.append(Choice(f"open:{base}:", str(t("Make my move")), "primary"))
+            elif humans:
+                actions.append(Choice(f"open:{base}:", str(t("Make my move")), "primary"))
+            actions.append(Choice(f"moves:{base}:", str(t("Legal moves"))))
+            actions.append(Choice(f"resign:{base}:", str(t("Resign")), "danger"))
+        scores = state.scores()
+        fields = tuple(
+            (self._seat_label(loaded, s.seat), str(t("{n} points", n=scores[s.seat])))
+            for s in record.seats
+        )
+        image = await self._image(loaded) if self.render_images else None
+        return Reply(
+            title=str(t("{game} · ply {ply}", game=game.name, ply=record.ply)),
+            text="\n".join(lines),
+            image=image,
+            picks=picks,
+            pick_placeholder=str(state.option_prompt(())) if picks else "",
+            actions=tuple(actions),
+            mentions=mentions,
+            tone=tone,
+            fields=fields,
+            footer=str(t("Game {id} · seed {seed}", id=record.id, seed=record.seed)),
+        )
+
+    def _result_line(self, loaded: Loaded) -> str:
+        result = loaded.record.result or {}
+        reason = result.get("reason", "")
+        if loaded.record.status == "aborted":
+            return str(t("Game over: {reason}", reason=reason))
+        scores = result.get("scores", list(loaded.state.scores()))
+        winners = result.get("winners", [])
+        score_text = ", ".join(
+            f"{self._seat_label(loaded, i)} {score}" for i, score in enumerate(scores)
+        )
+        if len(loaded.record.seats) == 1:
+            verdict = str(t("Final score {score}.", score=scores[0]))
+        elif len(winners) == 1:
+            verdict = str(t("{name} wins.", name=self._seat_label(loaded, winners[0])))
+        else:
+            verdict = str(t("It is a draw."))
+        return str(
+            t(
+                "Game over. {reason} Scores: {scores}. {verdict}",
+                reason=reason,
+                scores=score_text,
+                verdict=verdict,
+            )
+        )
+
+    async def _image(self, loaded: Loaded) -> bytes:
+        ctx = RenderContext(
+            names=tuple(s.user.name for s in loaded.record.seats),
+            last_move=loaded.last_move,
+            previous=loaded.previous.view(None) if loaded.previous is not None else None,
+        )
+        return await asyncio.to_thread(render_png, loaded.state.view(None), ctx)
+
+    # === loading and checks ===============================================================
+    def _lock(self, game_id: int) -> asyncio.Lock:
+        lock = self._locks.get(game_id)
+        if lock is None:
+            lock = self._locks[game_id] = asyncio.Lock()
+        return lock
+
+    def _remember(
+        self,
+        record: GameRecord,
+        game: Game[Any],
+        state: GameState[Any],
+        previous: GameState[Any] | None,
+        last_move: Hashable | None,
+        last_seat: int | None,
+    ) -> Loaded:
+        loaded = Loaded(record, game, state, previous, last_move, last_seat)
+        self._cache[record.id] = loaded
+        return loaded
+
+    async def _load(self, game_id: int) -> Loaded:
+        """The game at its stored ply: from the cache when it is current, else replayed
+        from the start and the move log (so the last move can be drawn)."""
+        record = await self._record(game_id)
+        cached = self._cache.get(game_id)
+        if cached is not None and cached.record.ply == record.ply:
+            if cached.record != record:
+                cached = self._remember(
+                    record,
+                    cached.game,
+                    cached.state,
+                    cached.previous,
+                    cached.last_move,
+                    cached.last_seat,
+                )
+            return cached
+        game = self._game(record.game)
+        state = _state_of(game, record)
+        previous: GameState[Any] | None = None
+        last_move: Hashable | None = None
+        last_seat: int | None = None
+        for entry in await self.games.moves(game_id):
+            move = state.parse_move(entry.seat, entry.text)
+            previous, last_move, last_seat = state, move, entry.seat
+            state = state.play(entry.seat, move)
+        if state.to_text() != record.snapshot:
+            log.warning(
+                "game %s: the replayed log differs from the snapshot; using the replay", game_id
+            )
+        return self._remember(record, game, state, previous, last_move, last_seat)
+
+    async def _record(self, game_id: int) -> GameRecord:
+        record = await self.games.get_game(game_id)
+        if record is None:
+            raise ServiceError(t("That game does not exist."))
+        return record
+
+    async def _live_record(self, place: Place) -> GameRecord:
+        record = await self.games.live_game_in_channel(place.channel_id)
+        if record is None:
+            raise ServiceError(t("No game is being played in this channel. Start one with /play."))
+        return record
+
+    async def _active_record(self, place: Place) -> GameRecord:
+        record = await self._live_record(place)
+        if record.status == "challenge":
+            raise ServiceError(
+                t("The game has not started: the challenge is waiting for an answer.")
+            )
+        return record
+
+    def _check_current(self, loaded: Loaded, ply: int) -> None:
+        if loaded.record.status != "active":
+            raise ServiceError(t("This game is over; nothing more can be played on it."))
+        if loaded.record.ply != ply:
+            raise ServiceError(
+                t(
+                    "The game moved on while you were choosing; nothing was changed. "
+                    "Look at the latest board and try again."
+                )
+            )
+
+    def _acting_seat(self, loaded: Loaded, user: User) -> int:
+        seats = loaded.record.seats_of(user.id)
+        if not seats:
+            raise ServiceError(self._not_a_player(loaded, user))
+        acting = [s for s in seats if s in loaded.state.to_act]
+        if not acting:
+            waiting = ", ".join(self._seat_label(loaded, s) for s in sorted(loaded.state.to_act))
+            raise ServiceError(t("It is not your turn: waiting for {names}.", names=waiting))
+        return acting[0]
+
+    def _not_a_player(self, loaded: Loaded, user: User) -> Text:
+        players = ", ".join(s.user.name for s in loaded.record.seats)
+        return t(
+            "You are not playing in this game ({players} are). Watch, or start your own "
+            "game in another channel or thread.",
+            players=players,
+        )
+
+    def _not_challenged(self, record: GameRecord, user: User) -> Text:
+        pending = ", ".join(s.user.name for s in record.seats if not s.accepted)
+        return t("This challenge is for {names}, not for you.", names=pending)
+
+    def _move_error(self, loaded: Loaded, exc: MoveError) -> Text:
+        return t(
+            "{reason}\nSee /moves for your legal moves, or use the buttons on the board.",
+            reason=str(exc.text),
+        )
+
+    def _require_admin(self, user: User) -> None:
+        if not user.is_admin:
+            raise ServiceError(t("Only server admins (Manage Server permission) can do that."))
+
+    def _game(self, game_id: str) -> Game[Any]:
+        try:
+            return registry.get(game_id)
+        except KeyError:
+            known = ", ".join(g.id for g in registry.all_games())
+            raise ServiceError(
+                t("There is no game {id!r}. Games: {known}.", id=game_id, known=known)
+            ) from None
+
+
+def _record(user: User) -> UserRecord:
+    return UserRecord(user.id, user.name, user.is_bot)
+
+
+def _user(record: UserRecord) -> User:
+    return User(record.id, record.name, record.is_bot)
+
+
+def _result(outcome: Outcome) -> dict[str, Any]:
+    return {
+        "scores": list(outcome.scores),
+        "winners": sorted(outcome.winners),
+        "reason": str(outcome.reason),
+    }

@@ -1,0 +1,41 @@
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from pathlib import Path
+
+import pytest
+
+from data.db import Database
+from data.games import SqliteGameRepository
+from host.model import Place, User
+from host.service import GameService
+
+ALICE = User(1001, "alice")
+BOB = User(1002, "bob")
+CAROL = User(1003, "carol")
+ADMIN = User(1004, "root", is_admin=True)
+BOT = User(9999, "hilltop", is_bot=True)
+HERE = Place(channel_id=500, guild_id=7, name="general")
+THREAD = Place(channel_id=501, guild_id=7, name="thread")
+
+# Black (alice, first seat) to move a1-a2, after which White has no move: Black wins 36-0.
+A1 = "w2" * 6 + "w3" * 6 + "b3" * 5 + "b1"
+A2 = "b2" * 6 + "b1" * 5 + "b3" + "w1" * 6
+EMPTY_RANK = ",".join("." * 6)
+ENDGAME = "/".join([EMPTY_RANK] * 4 + [A2 + ",.,.,.,.,.", A1 + ",.,.,.,.,."]) + " b"
+
+
+def make_service(db: Database, *, images: bool = False) -> GameService:
+    return GameService(SqliteGameRepository(db), bot_user=BOT, render_images=images)
+
+
+@pytest.fixture
+async def db(tmp_path: Path) -> AsyncIterator[Database]:
+    database = await Database.open(tmp_path / "host.sqlite3")
+    yield database
+    await database.close()
+
+
+@pytest.fixture
+def service(db: Database) -> GameService:
+    return make_service(db)

@@ -1,0 +1,266 @@
+"""Whole games through the service, on a real SQLite file, without Discord."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+
+import pytest
+
+from data.db import Database
+from data.games import SqliteGameRepository
+from engine import registry
+from host.model import Reply, ServiceError
+from host.service import GameService
+from tests.host.conftest import (
+    ADMIN,
+    ALICE,
+    BOB,
+    BOT,
+    CAROL,
+    ENDGAME,
+    HERE,
+    THREAD,
+    make_service,
+)
+
+
+async def started(service: GameService, seed: int = 1) -> Reply:
+    await service.play(HERE, ALICE, "hokito", [BOB], seed=seed, seat="first")
+    [reply] = await service.accept(HERE, BOB)
+    return reply
+
+
+async def stored_snapshot(service: GameService) -> tuple[int, str]:
+    record = await service.games.live_game_in_channel(HERE.channel_id)
+    assert record is not None
+    return record.ply, record.snapshot
+
+
+async def test_challenge_accept_and_move(service: GameService) -> None:
+    [challenge] = await service.play(HERE, ALICE, "hokito", [BOB], seed=1, seat="first")
+    assert [u.name for u in challenge.mentions] == ["bob"]
+    assert [a.label for a in challenge.actions] == ["Accept", "Decline"]
+    [board] = await service.accept(HERE, BOB)
+    assert "alice (Black) to move" in board.text
+    assert [u.name for u in board.mentions] == ["alice"]
+    [after] = await service.move(HERE, ALICE, "a1-b1")
+    assert "alice played a1-b1." in after.text
+    assert "bob (White) to move" in after.text
+    assert after.title.endswith("ply 1")
+    ply, snapshot = await stored_snapshot(service)
+    assert ply == 1 and snapshot.endswith(" w")  # White to move in the stored position
+
+
+async def test_seat_second_puts_challenger_on_white(service: GameService) -> None:
+    await service.play(HERE, ALICE, "hokito", [BOB], seed=1, seat="second")
+    [board] = await service.accept(HERE, BOB)
+    assert "bob (Black) to move" in board.text
+
+
+async def test_only_the_challenged_player_may_accept(service: GameService) -> None:
+    await service.play(HERE, ALICE, "hokito", [BOB], seed=1)
+    with pytest.raises(ServiceError, match="This challenge is for bob, not for you"):
+        await service.accept(HERE, CAROL)
+    with pytest.raises(ServiceError, match="not started"):
+        await service.move(HERE, ALICE, "a1-b1")
+
+
+async def test_decline_closes_the_challenge(service: GameService) -> None:
+    await service.play(HERE, ALICE, "hokito", [BOB], seed=1)
+    [reply] = await service.decline(HERE, BOB)
+    assert "bob declined" in reply.text
+    assert await service.games.live_game_in_channel(HERE.channel_id) is None
+
+
+async def test_wrong_turn_stranger_and_illegal_moves_change_nothing(
+    service: GameService,
+) -> None:
+    await started(service)
+    before = await stored_snapshot(service)
+    with pytest.raises(ServiceError, match=r"not your turn: waiting for alice \(Black\)"):
+        await service.move(HERE, BOB, "a4-b4")
+    with pytest.raises(ServiceError, match="You are not playing in this game"):
+        await service.move(HERE, CAROL, "a1-b1")
+    with pytest.raises(ServiceError, match="banana"):
+        await service.move(HERE, ALICE, "banana")
+    with pytest.raises(ServiceError, match="a4"):
+        await service.move(HERE, ALICE, "a4-b4")  # White's pawn
+    assert await stored_snapshot(service) == before
+
+
+async def test_buttons_two_step_pick_and_double_click(service: GameService) -> None:
+    board = await started(service)
+    origin = next(c for c in board.picks if c.label.startswith("b2"))
+    [panel] = await service.press(HERE, ALICE, origin.payload)
+    assert panel.ephemeral and "So far: **b2**" in panel.text
+    destination = panel.picks[0]
+    replies = await service.press(HERE, ALICE, destination.payload)
+    assert replies[0].edit and replies[0].text.startswith("Done: b2-")
+    assert "bob (White) to move" in replies[1].text
+    # The same click again, and a click on the old board: refused, nothing applied twice.
+    with pytest.raises(ServiceError, match="out of date"):
+        await service.press(HERE, ALICE, destination.payload)
+    with pytest.raises(ServiceError, match="out of date"):
+        await service.press(HERE, ALICE, origin.payload)
+    assert (await stored_snapshot(service))[0] == 1
+
+
+async def test_concurrent_double_click_applies_once(service: GameService) -> None:
+    board = await started(service)
+    [panel] = await service.press(HERE, ALICE, board.picks[0].payload)
+    payload = panel.picks[0].payload
+    results = await asyncio.gather(
+        *(service.press(HERE, ALICE, payload) for _ in range(5)), return_exceptions=True
+    )
+    assert sum(not isinstance(r, Exception) for r in results) == 1
+    assert all(isinstance(r, ServiceError) for r in results if isinstance(r, Exception))
+    record = await service.games.live_game_in_channel(HERE.channel_id)
+    assert record is not None and len(await service.games.moves(record.id)) == 1
+
+
+async def test_wrong_player_cannot_use_the_board_buttons(service: GameService) -> None:
+    board = await started(service)
+    with pytest.raises(ServiceError, match="not your turn"):
+        await service.press(HERE, BOB, board.picks[0].payload)
+    with pytest.raises(ServiceError, match="not playing"):
+        await service.press(HERE, CAROL, board.picks[0].payload)
+    with pytest.raises(ServiceError, match="not one of mine"):
+        await service.press(HERE, ALICE, "nonsense")
+
+
+async def test_restart_continues_the_game_and_old_buttons_work(tmp_path: Path) -> None:
+    path = tmp_path / "restart.sqlite3"
+    db = await Database.open(path)
+    first = make_service(db)
+    board = await started(first)
+    await db.close()
+    db2 = await Database.open(path)
+    try:
+        second = make_service(db2)
+        [panel] = await second.press(HERE, ALICE, board.picks[0].payload)
+        replies = await second.press(HERE, ALICE, panel.picks[0].payload)
+        assert "bob (White) to move" in replies[-1].text
+        [again] = await second.move(HERE, BOB, (await second.suggest_moves(HERE, BOB, ""))[0])
+        assert again.title.endswith("ply 2")
+    finally:
+        await db2.close()
+
+
+async def test_computer_opponent_answers_at_once(service: GameService) -> None:
+    [board] = await service.play(HERE, ALICE, "hokito", [BOT], seed=3, seat="first")
+    assert "alice (Black) to move" in board.text
+    [after] = await service.move(HERE, ALICE, (await service.suggest_moves(HERE, ALICE, ""))[0])
+    assert "hilltop (White) played" in after.text
+    assert "alice (Black) to move" in after.text
+    assert after.title.endswith("ply 2")
+
+
+async def test_computer_moves_first_when_it_holds_black(service: GameService) -> None:
+    [board] = await service.play(HERE, ALICE, "hokito", [BOT], seed=3, seat="second")
+    assert "hilltop (Black) played" in board.text
+    assert board.title.endswith("ply 1")
+
+
+async def test_game_over_from_a_position(service: GameService) -> None:
+    await service.play(HERE, ALICE, "hokito", [BOB], position=ENDGAME, seat="first")
+    await service.accept(HERE, BOB)
+    assert await service.suggest_moves(HERE, ALICE, "") == ["a1-a2"]
+    [over] = await service.move(HERE, ALICE, "a1-a2")
+    assert "Game over." in over.text
+    assert "alice (Black) wins" in over.text
+    assert "alice (Black) 36" in over.text and "bob (White) 0" in over.text
+    assert over.tone == "over" and not over.picks
+    assert await service.games.live_game_in_channel(HERE.channel_id) is None
+
+
+async def test_bad_position_is_explained(service: GameService) -> None:
+    with pytest.raises(ServiceError, match="position:"):
+        await service.play(HERE, ALICE, "hokito", [BOB], position="nonsense")
+
+
+async def test_resign_ends_with_the_other_player_winning(service: GameService) -> None:
+    await started(service)
+    [reply] = await service.resign(HERE, BOB)
+    assert "bob resigned" in reply.text and "alice (Black) wins" in reply.text
+    record = await service.games.get_game(1)
+    assert record is not None and record.status == "finished"
+    assert record.result is not None and record.result["winners"] == [0]
+
+
+async def test_one_game_per_channel_and_threads_are_channels(service: GameService) -> None:
+    await started(service)
+    with pytest.raises(ServiceError, match="new thread"):
+        await service.play(HERE, CAROL, "hokito", [BOT])
+    [board] = await service.play(THREAD, CAROL, "hokito", [BOT], seed=2, seat="first")
+    assert "carol (Black) to move" in board.text
+
+
+async def test_admin_start_and_end(service: GameService) -> None:
+    with pytest.raises(ServiceError, match="Only server admins"):
+        await service.admin_start(HERE, ALICE, "hokito", [ALICE, BOB])
+    [board] = await service.admin_start(HERE, ADMIN, "hokito", [BOB, ALICE], seed=5)
+    assert "bob (Black) to move" in board.text
+    with pytest.raises(ServiceError, match="Only server admins"):
+        await service.admin_end(HERE, ALICE)
+    [ended] = await service.admin_end(HERE, ADMIN)
+    assert "Ended by root" in ended.text
+    record = await service.games.get_game(1)
+    assert record is not None and record.status == "aborted"
+
+
+async def test_games_lists_my_turn_first(service: GameService) -> None:
+    await started(service)
+    await service.play(THREAD, CAROL, "hokito", [ALICE], seed=9, seat="first")
+    [listing] = await service.list_games(HERE, ALICE)
+    mine, others = listing.text.split("**Other games**")
+    assert "<#500>" in mine and "<#501>" in others
+
+
+async def test_moves_lists_canonical_moves_privately(service: GameService) -> None:
+    await started(service)
+    [reply] = await service.legal_moves(HERE, ALICE)
+    lines = reply.text.splitlines()
+    state = registry.get("hokito").new_state(1, 2, None)
+    assert sorted(lines) == sorted(str(m) for m in state.legal_moves(0))
+    assert reply.ephemeral
+    [filtered] = await service.legal_moves(HERE, ALICE, "b2")
+    assert filtered.text and all(line.startswith("b2-") for line in filtered.text.splitlines())
+    with pytest.raises(ServiceError, match="not your turn"):
+        await service.legal_moves(HERE, BOB)
+
+
+async def test_suggestions_are_filtered_and_empty_off_turn(service: GameService) -> None:
+    await started(service)
+    suggestions = await service.suggest_moves(HERE, ALICE, "b2")
+    starting = [s for s in suggestions if s.startswith("b2-")]
+    assert starting and suggestions[: len(starting)] == starting  # prefix matches first
+    assert all("b2" in s for s in suggestions)
+    assert len(await service.suggest_moves(HERE, ALICE, "")) == 25
+    assert await service.suggest_moves(HERE, BOB, "") == []
+    assert await service.suggest_moves(HERE, CAROL, "") == []
+
+
+async def test_unknown_game_and_bad_options(service: GameService) -> None:
+    with pytest.raises(ServiceError, match="There is no game 'chess'"):
+        await service.play(HERE, ALICE, "chess", [BOB])
+    with pytest.raises(ServiceError, match="needs an opponent"):
+        await service.play(HERE, ALICE, "hokito")
+    with pytest.raises(ServiceError, match="no variant"):
+        await service.play(HERE, ALICE, "hokito", [BOB], variant="huge")
+    with pytest.raises(ServiceError, match="seat:"):
+        await service.play(HERE, ALICE, "hokito", [BOB], seat="middle")
+    with pytest.raises(ServiceError, match="yourself"):
+        await service.play(HERE, ALICE, "hokito", [ALICE])
+
+
+async def test_rules_ship_with_the_bot(service: GameService) -> None:
+    [reply] = service.rules("hokito")
+    assert "House rules" in reply.text and len(reply.text) <= 4000
+
+
+async def test_board_images_are_pngs(db: Database) -> None:
+    service = GameService(SqliteGameRepository(db), bot_user=BOT)
+    await service.play(HERE, ALICE, "hokito", [BOB], seed=1)
+    [board] = await service.accept(HERE, BOB)
+    assert board.image is not None and board.image[:8] == b"\x89PNG\r\n\x1a\n"
