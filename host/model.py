@@ -78,3 +78,7 @@ class ServiceError(Exception):
     def __init__(self, text: Text | str) -> None:
         self.text = text if isinstance(text, Text) else Text(text)
         super().__init__(str(self.text))
+
+
+class ChannelBusyError(ServiceError):
+    """The channel already has a game; a front-end may offer a new thread instead."""

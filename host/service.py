@@ -29,6 +29,7 @@ from engine import ai, registry
 from engine.core import Game, GameState, MoveError, NotationError, Outcome
 from engine.rng import Rng
 from engine.text import Text, t
+from host.model import ChannelBusyError as ChannelTaken
 from host.model import Choice, Place, Reply, ServiceError, User
 from host.rules import rules_text
 from render.core import RenderContext
@@ -186,7 +187,7 @@ class GameService:
                 )
             )
         if seed is None:
-            seed = secrets.randbits(63)
+            seed = secrets.randbits(48)  # fits a Discord integer option
         players = self._seat_players(game, players, seat, seed)
         if position:
             try:
@@ -224,7 +225,7 @@ class GameService:
         try:
             record = await self.games.create_game(new, self.clock())
         except ChannelBusyError:
-            raise ServiceError(
+            raise ChannelTaken(
                 t(
                     "This channel already has a game. Finish it first (/board shows it), or "
                     "start yours in a new thread: a thread counts as its own channel."
@@ -550,7 +551,13 @@ class GameService:
 
     def rules(self, game_id: str) -> list[Reply]:
         game = self._game(game_id)
-        return [Reply(title=str(t("{game}: rules", game=game.name)), text=rules_text(game.id))]
+        return [
+            Reply(
+                title=str(t("{game}: rules", game=game.name)),
+                text=rules_text(game.id),
+                ephemeral=True,
+            )
+        ]
 
     def game_choices(self) -> list[tuple[str, str]]:
         """(id, name) of every game, for menus and autocomplete."""

@@ -1,0 +1,88 @@
+"""/admin start and /admin end, for people with Manage Server.
+
+Discord hides the group from others by default (`default_permissions`), but server
+owners can change that, so the service checks the permission again on every call.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+import discord
+from discord import app_commands
+from discord.ext import commands
+
+from cogs.games import LEVEL_OPTIONS, game_autocomplete, player_of, variant_autocomplete
+from cogs.respond import place_of, respond, user_of
+
+if TYPE_CHECKING:
+    from cogs.client import HilltopBot
+
+
+@app_commands.guild_only()
+@app_commands.default_permissions(manage_guild=True)
+class AdminCog(commands.GroupCog, group_name="admin"):
+    """Server admin commands."""
+
+    def __init__(self, bot: HilltopBot) -> None:
+        self.bot = bot
+        super().__init__()
+
+    @app_commands.command(name="start")
+    @app_commands.describe(
+        game="Which game",
+        player1="Takes the first seat",
+        player2="Takes the second seat",
+        player3="Takes the third seat (Everest)",
+        player4="Takes the fourth seat (Everest)",
+        computers="Computer players to add after the people",
+        seed="Seed for the random set-up",
+        variant="A variant of the game",
+        position="Start from this position (the game's notation)",
+        level="How strongly the computer plays",
+    )
+    @app_commands.autocomplete(game=game_autocomplete, variant=variant_autocomplete)
+    @app_commands.choices(level=LEVEL_OPTIONS)
+    async def start(
+        self,
+        interaction: discord.Interaction[Any],
+        game: str,
+        player1: discord.User,
+        player2: discord.User | None = None,
+        player3: discord.User | None = None,
+        player4: discord.User | None = None,
+        computers: app_commands.Range[int, 0, 3] = 0,
+        seed: app_commands.Range[int, 0, 2**53 - 1] | None = None,
+        variant: str | None = None,
+        position: str | None = None,
+        level: str | None = None,
+    ) -> None:
+        """Start a match here with no challenge step; both players are pinged."""
+
+        async def call() -> list[Any]:
+            players = [player_of(interaction, m) for m in (player1, player2, player3, player4) if m]
+            return await self.bot.service.admin_start(
+                place_of(interaction),
+                user_of(interaction),
+                game,
+                players,
+                computers=computers,
+                seed=seed,
+                variant=variant,
+                position=position,
+                level=level,
+            )
+
+        await respond(interaction, call)
+
+    @app_commands.command(name="end")
+    async def end(self, interaction: discord.Interaction[Any]) -> None:
+        """End this channel's game; it is kept, recorded as aborted."""
+        await respond(
+            interaction,
+            lambda: self.bot.service.admin_end(place_of(interaction), user_of(interaction)),
+        )
+
+
+async def setup(bot: HilltopBot) -> None:
+    await bot.add_cog(AdminCog(bot))

@@ -1,0 +1,78 @@
+"""The Discord client: the service is built once logged in, extensions are loaded, the
+restart-proof components are registered and the slash commands synced."""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+import discord
+from discord import app_commands
+from discord.ext import commands
+
+from cogs.views import PayloadButton, PayloadSelect
+from data.repository import GameRepository
+from host.model import User
+from host.service import GameService
+
+log = logging.getLogger("hilltop.discord")
+
+EXTENSIONS = ("cogs.games", "cogs.admin")
+
+
+class HilltopBot(commands.Bot):
+    def __init__(self, games: GameRepository, *, dev_guild_id: int | None = None) -> None:
+        intents = discord.Intents.none()
+        intents.guilds = True
+        super().__init__(command_prefix=commands.when_mentioned, intents=intents, help_command=None)
+        self.games_repo = games
+        self.dev_guild_id = dev_guild_id
+        self._service: GameService | None = None
+
+    @property
+    def service(self) -> GameService:
+        if self._service is None:
+            raise RuntimeError("the service exists once the bot has logged in")
+        return self._service
+
+    async def setup_hook(self) -> None:
+        me = self.user
+        bot_user = User(me.id if me else 0, me.name if me else "hilltop", is_bot=True)
+        self._service = GameService(self.games_repo, bot_user=bot_user)
+        self.add_dynamic_items(PayloadButton, PayloadSelect)
+        for extension in EXTENSIONS:
+            await self.load_extension(extension)
+        self.tree.error(self.on_tree_error)
+        await self.sync_commands()
+
+    async def sync_commands(self) -> None:
+        """Commands show at once in the dev guild; global ones can take up to an hour."""
+        if self.dev_guild_id:
+            guild = discord.Object(id=self.dev_guild_id)
+            self.tree.copy_global_to(guild=guild)
+            synced = await self.tree.sync(guild=guild)
+            log.info("synced %d commands to guild %s", len(synced), self.dev_guild_id)
+        else:
+            synced = await self.tree.sync()
+            log.info("synced %d global commands", len(synced))
+
+    async def on_ready(self) -> None:
+        log.info(
+            "logged in as %s (%s) in %d servers",
+            self.user,
+            getattr(self.user, "id", "?"),
+            len(self.guilds),
+        )
+
+    async def on_tree_error(
+        self, interaction: discord.Interaction[Any], error: app_commands.AppCommandError
+    ) -> None:
+        if isinstance(error, app_commands.CheckFailure):
+            text = "You may not use this command here."
+        else:
+            log.error("command failed", exc_info=error)
+            text = "Something went wrong on my side and the error was logged."
+        if interaction.response.is_done():
+            await interaction.followup.send(text, ephemeral=True)
+        else:
+            await interaction.response.send_message(text, ephemeral=True)

@@ -1,0 +1,272 @@
+"""The game commands, for every registered game: /play, /move, /moves, /board and more.
+
+The cog only translates: Discord options in, a service call, replies out. Command
+docstrings are what Discord shows as help.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+import discord
+from discord import app_commands
+from discord.ext import commands
+
+from cogs.respond import place_of, respond, send_replies, user_of
+from cogs.views import message_parts
+from host.model import ChannelBusyError, Place, ServiceError, User
+from host.service import SEAT_CHOICES, GameService
+
+if TYPE_CHECKING:
+    from cogs.client import HilltopBot
+
+LEVELS = ("easy", "normal", "hard")
+
+
+def service_of(interaction: discord.Interaction[Any]) -> GameService:
+    client: HilltopBot = interaction.client
+    return client.service
+
+
+async def handle_press(interaction: discord.Interaction[Any], payload: str) -> None:
+    """A button or select of ours was used (also after a restart)."""
+    service = service_of(interaction)
+    await respond(
+        interaction, lambda: service.press(place_of(interaction), user_of(interaction), payload)
+    )
+
+
+def player_of(interaction: discord.Interaction[Any], member: discord.abc.User) -> User:
+    """A user named in an option: a person, or this bot as a computer player."""
+    me = interaction.client.user
+    if me is not None and member.id == me.id:
+        return User(member.id, member.display_name, is_bot=True)
+    if member.bot:
+        raise ServiceError(
+            f"{member.display_name} is a bot and cannot play. Choose a person, or me "
+            f"(@{me.display_name if me else 'Hilltop'}) as a computer opponent."
+        )
+    return User(member.id, member.display_name)
+
+
+async def game_autocomplete(
+    interaction: discord.Interaction[Any], current: str
+) -> list[app_commands.Choice[str]]:
+    key = current.lower().strip()
+    return [
+        app_commands.Choice(name=name, value=game_id)
+        for game_id, name in service_of(interaction).game_choices()
+        if key in game_id or key in name.lower()
+    ][:25]
+
+
+async def variant_autocomplete(
+    interaction: discord.Interaction[Any], current: str
+) -> list[app_commands.Choice[str]]:
+    game = str(getattr(interaction.namespace, "game", "") or "")
+    key = current.lower().strip()
+    return [
+        app_commands.Choice(name=f"{name}: {about}"[:100], value=name)
+        for name, about in service_of(interaction).variant_choices(game)
+        if key in name.lower()
+    ][:25]
+
+
+async def move_autocomplete(
+    interaction: discord.Interaction[Any], current: str
+) -> list[app_commands.Choice[str]]:
+    moves = await service_of(interaction).suggest_moves(
+        place_of(interaction), user_of(interaction), current
+    )
+    return [app_commands.Choice(name=m[:100], value=m[:100]) for m in moves]
+
+
+SEAT_OPTIONS = [app_commands.Choice(name=s, value=s) for s in SEAT_CHOICES]
+LEVEL_OPTIONS = [app_commands.Choice(name=level, value=level) for level in LEVELS]
+
+
+class ThreadOffer(discord.ui.View):
+    """Offered when /play is used in a channel that already has a game."""
+
+    def __init__(self, start: Any, title: str) -> None:
+        super().__init__(timeout=600)
+        self.start = start
+        self.title = title
+
+    @discord.ui.button(label="Start it in a new thread", style=discord.ButtonStyle.primary)
+    async def new_thread(
+        self, interaction: discord.Interaction[Any], button: discord.ui.Button[Any]
+    ) -> None:
+        channel = interaction.channel
+        if not isinstance(channel, discord.TextChannel):
+            await interaction.response.send_message(
+                "Threads cannot be made here; try another channel.", ephemeral=True
+            )
+            return
+        thread = await channel.create_thread(
+            name=self.title[:100], type=discord.ChannelType.public_thread
+        )
+        place = Place(thread.id, interaction.guild_id, thread.name)
+        try:
+            replies = await self.start(place)
+        except ServiceError as exc:
+            await interaction.response.edit_message(content=str(exc.text), view=None)
+            return
+        await interaction.response.edit_message(
+            content=f"Your game is in {thread.mention}.", view=None
+        )
+        for reply in replies:
+            await thread.send(**message_parts(reply))
+        self.stop()
+
+
+class GamesCog(commands.Cog):
+    def __init__(self, bot: HilltopBot) -> None:
+        self.bot = bot
+
+    @app_commands.command(name="play")
+    @app_commands.describe(
+        game="Which game to play",
+        opponent="Who to challenge (choose me to play against the computer)",
+        opponent2="A second opponent (Everest, 3-4 players)",
+        opponent3="A third opponent (Everest, 4 players)",
+        computers="How many computer players to add",
+        seed="Seed for the random set-up, to replay a set-up",
+        seat="Take the first seat, the second, or draw lots (the default)",
+        variant="A variant of the game",
+        position="Start from this position (the game's notation, see /rules)",
+        level="How strongly the computer plays",
+    )
+    @app_commands.autocomplete(game=game_autocomplete, variant=variant_autocomplete)
+    @app_commands.choices(seat=SEAT_OPTIONS, level=LEVEL_OPTIONS)
+    async def play(
+        self,
+        interaction: discord.Interaction[Any],
+        game: str,
+        opponent: discord.User | None = None,
+        opponent2: discord.User | None = None,
+        opponent3: discord.User | None = None,
+        computers: app_commands.Range[int, 0, 3] = 0,
+        seed: app_commands.Range[int, 0, 2**53 - 1] | None = None,
+        seat: str | None = None,
+        variant: str | None = None,
+        position: str | None = None,
+        level: str | None = None,
+    ) -> None:
+        """Start a game here: challenge someone, or play against me."""
+        user = user_of(interaction)
+        members = [m for m in (opponent, opponent2, opponent3) if m is not None]
+
+        async def start(place: Place) -> list[Any]:
+            opponents = [player_of(interaction, m) for m in members]
+            return await self.bot.service.play(
+                place,
+                user,
+                game,
+                opponents,
+                computers=computers,
+                seed=seed,
+                seat=seat,
+                variant=variant,
+                position=position,
+                level=level,
+            )
+
+        async def call() -> list[Any]:
+            try:
+                return await start(place_of(interaction))
+            except ChannelBusyError as exc:
+                if isinstance(interaction.channel, discord.TextChannel):
+                    title = f"{game}: " + " vs ".join(
+                        [user.name, *(m.display_name for m in members)]
+                    )
+                    offer = ThreadOffer(start, title)
+                    if interaction.response.is_done():
+                        await interaction.followup.send(str(exc.text), view=offer, ephemeral=True)
+                    else:
+                        await interaction.response.send_message(
+                            str(exc.text), view=offer, ephemeral=True
+                        )
+                    return []
+                raise
+
+        await respond(interaction, call)
+
+    @app_commands.command(name="accept")
+    async def accept(self, interaction: discord.Interaction[Any]) -> None:
+        """Accept the challenge in this channel."""
+        await respond(
+            interaction,
+            lambda: self.bot.service.accept(place_of(interaction), user_of(interaction)),
+        )
+
+    @app_commands.command(name="decline")
+    async def decline(self, interaction: discord.Interaction[Any]) -> None:
+        """Decline the challenge in this channel (or withdraw your own)."""
+        await respond(
+            interaction,
+            lambda: self.bot.service.decline(place_of(interaction), user_of(interaction)),
+        )
+
+    @app_commands.command(name="move")
+    @app_commands.describe(text="Your move; start typing to see your legal moves")
+    @app_commands.autocomplete(text=move_autocomplete)
+    async def move(self, interaction: discord.Interaction[Any], text: str) -> None:
+        """Make your move in this channel's game."""
+        await respond(
+            interaction,
+            lambda: self.bot.service.move(place_of(interaction), user_of(interaction), text),
+        )
+
+    @app_commands.command(name="moves")
+    @app_commands.describe(start="Only moves from this square (or starting with this text)")
+    @app_commands.rename(start="from")
+    async def moves(self, interaction: discord.Interaction[Any], start: str | None = None) -> None:
+        """List your legal moves privately."""
+        await respond(
+            interaction,
+            lambda: self.bot.service.legal_moves(
+                place_of(interaction), user_of(interaction), start
+            ),
+            public=False,
+        )
+
+    @app_commands.command(name="board")
+    async def board(self, interaction: discord.Interaction[Any]) -> None:
+        """Post this channel's board again."""
+        await respond(interaction, lambda: self.bot.service.board(place_of(interaction)))
+
+    @app_commands.command(name="resign")
+    async def resign(self, interaction: discord.Interaction[Any]) -> None:
+        """Give up this channel's game."""
+        await respond(
+            interaction,
+            lambda: self.bot.service.resign(place_of(interaction), user_of(interaction)),
+        )
+
+    @app_commands.command(name="rules")
+    @app_commands.describe(game="Which game")
+    @app_commands.autocomplete(game=game_autocomplete)
+    async def rules(self, interaction: discord.Interaction[Any], game: str) -> None:
+        """Show a game's rules and the house rulings."""
+
+        async def call() -> list[Any]:
+            return self.bot.service.rules(game)
+
+        await respond(interaction, call, public=False)
+
+    @app_commands.command(name="games")
+    async def games(self, interaction: discord.Interaction[Any]) -> None:
+        """List this server's games, the ones waiting for you first."""
+        await respond(
+            interaction,
+            lambda: self.bot.service.list_games(place_of(interaction), user_of(interaction)),
+            public=False,
+        )
+
+
+async def setup(bot: HilltopBot) -> None:
+    await bot.add_cog(GamesCog(bot))
+
+
+__all__ = ["GamesCog", "handle_press", "send_replies"]

@@ -1,0 +1,134 @@
+"""Running a service call for an interaction and answering it within Discord's limits.
+
+Discord wants an answer within 3 seconds. A call that has not finished after
+`DEFER_AFTER` seconds is deferred first (the user sees "thinking…"), then answered.
+Refusals (`ServiceError`) go back ephemeral, to the one user; anything unexpected is
+logged once with its traceback and the user is told plainly.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+import discord
+
+from cogs.views import message_parts
+from host.model import Place, Reply, ServiceError, User
+
+log = logging.getLogger("hilltop.discord")
+
+DEFER_AFTER = 1.5
+
+
+def place_of(interaction: discord.Interaction[Any]) -> Place:
+    channel = interaction.channel
+    return Place(
+        channel_id=interaction.channel_id or 0,
+        guild_id=interaction.guild_id,
+        name=str(getattr(channel, "name", "") or ""),
+    )
+
+
+def user_of(interaction: discord.Interaction[Any]) -> User:
+    """The person who used a command; admins are those with Manage Server here."""
+    perms = interaction.permissions
+    is_admin = interaction.guild_id is not None and (perms.manage_guild or perms.administrator)
+    person = interaction.user
+    return User(person.id, person.display_name, is_bot=False, is_admin=is_admin)
+
+
+def command_name(interaction: discord.Interaction[Any]) -> str:
+    if interaction.command is not None:
+        return "/" + interaction.command.qualified_name
+    data: dict[str, Any] = dict(interaction.data or {})
+    custom_id = data.get("custom_id", "")
+    return f"component {str(custom_id).split(':', 2)[1] if ':' in str(custom_id) else '?'}"
+
+
+async def respond(
+    interaction: discord.Interaction[Any],
+    call: Callable[[], Awaitable[list[Reply]]],
+    *,
+    public: bool = True,
+) -> None:
+    """Run `call` and send its replies; `public` says how to defer if it is slow."""
+    started = time.monotonic()
+    task = asyncio.ensure_future(call())
+    deferred = False
+    try:
+        done, _ = await asyncio.wait({task}, timeout=DEFER_AFTER)
+        if not done and not interaction.response.is_done():
+            if interaction.type == discord.InteractionType.component:
+                await interaction.response.defer()
+            else:
+                await interaction.response.defer(ephemeral=not public, thinking=True)
+            deferred = True
+        replies = await task
+    except ServiceError as exc:
+        await send_error(interaction, str(exc.text), deferred=deferred, public=public)
+        _log(interaction, started, "refused")
+        return
+    except Exception:
+        log.exception("%s failed", command_name(interaction))
+        await send_error(
+            interaction,
+            "Something went wrong on my side and the error was logged. Please try again.",
+            deferred=deferred,
+            public=public,
+        )
+        _log(interaction, started, "error")
+        return
+    await send_replies(interaction, replies)
+    _log(interaction, started, "ok")
+
+
+def _log(interaction: discord.Interaction[Any], started: float, outcome: str) -> None:
+    log.info(
+        "%s guild=%s channel=%s user=%s %s %.1fms",
+        command_name(interaction),
+        interaction.guild_id,
+        interaction.channel_id,
+        interaction.user.id,
+        outcome,
+        (time.monotonic() - started) * 1000,
+    )
+
+
+async def send_error(
+    interaction: discord.Interaction[Any], text: str, *, deferred: bool, public: bool
+) -> None:
+    embed = discord.Embed(description=text[:4096], colour=0xD64034)
+    if not interaction.response.is_done():
+        await interaction.response.send_message(embed=embed, ephemeral=True)
+        return
+    if deferred and public and interaction.type != discord.InteractionType.component:
+        # A public "thinking…" would show the refusal to everyone: remove it instead.
+        await interaction.delete_original_response()
+    await interaction.followup.send(embed=embed, ephemeral=True)
+
+
+async def send_replies(interaction: discord.Interaction[Any], replies: list[Reply]) -> None:
+    for index, reply in enumerate(replies):
+        parts = message_parts(reply)
+        first = index == 0
+        if first and not interaction.response.is_done():
+            if reply.edit and interaction.type == discord.InteractionType.component:
+                await interaction.response.edit_message(**_edit_parts(parts))
+            else:
+                await interaction.response.send_message(ephemeral=reply.ephemeral, **parts)
+        elif first and reply.edit and interaction.type == discord.InteractionType.component:
+            await interaction.edit_original_response(**_edit_parts(parts))
+        else:
+            await interaction.followup.send(ephemeral=reply.ephemeral, **parts)
+
+
+def _edit_parts(parts: dict[str, Any]) -> dict[str, Any]:
+    """Edits replace attachments and components rather than adding to them."""
+    edit = {k: v for k, v in parts.items() if k not in ("file", "view")}
+    edit["attachments"] = [parts["file"]] if "file" in parts else []
+    edit["view"] = parts.get("view")
+    return edit

@@ -1,0 +1,156 @@
+"""Components that survive restarts, and turning a service `Reply` into a Discord message.
+
+Every button and select carries the service payload (`action:game:ply:argument`) in its
+`custom_id`, and is registered as a `DynamicItem`, so a click on a message posted before a
+restart still reaches the service, which refuses it politely if the game has moved on.
+"""
+
+from __future__ import annotations
+
+import io
+from typing import Any
+
+import discord
+
+from host.model import Choice, Reply
+
+BUTTON_PREFIX = "ht:"
+SELECT_PREFIX = "hts:"
+#: Buttons on one message: five rows of five; picks use four rows, actions the last.
+MAX_PICK_BUTTONS = 20
+MAX_SELECT_OPTIONS = 25
+
+STYLES = {
+    "primary": discord.ButtonStyle.primary,
+    "secondary": discord.ButtonStyle.secondary,
+    "success": discord.ButtonStyle.success,
+    "danger": discord.ButtonStyle.danger,
+}
+COLOURS = {"info": 0x5865F2, "turn": 0xE8AA24, "over": 0x2E8C4C, "error": 0xD64034}
+
+
+class PayloadButton(discord.ui.DynamicItem[discord.ui.Button[Any]], template=r"ht:(?P<p>.+)"):
+    def __init__(
+        self,
+        payload: str,
+        label: str = "…",
+        style: discord.ButtonStyle = discord.ButtonStyle.secondary,
+        *,
+        disabled: bool = False,
+        row: int | None = None,
+    ) -> None:
+        super().__init__(
+            discord.ui.Button(
+                label=label[:80],
+                style=style,
+                custom_id=f"{BUTTON_PREFIX}{payload}"[:100],
+                disabled=disabled,
+                row=row,
+            )
+        )
+        self.payload = payload
+
+    @classmethod
+    async def from_custom_id(
+        cls,
+        interaction: discord.Interaction[Any],
+        item: discord.ui.Item[Any],
+        match: Any,
+    ) -> PayloadButton:
+        return cls(match["p"])
+
+    async def callback(self, interaction: discord.Interaction[Any]) -> None:
+        from cogs.games import handle_press
+
+        await handle_press(interaction, self.payload)
+
+
+class PayloadSelect(discord.ui.DynamicItem[discord.ui.Select[Any]], template=r"hts:(?P<k>.+)"):
+    """A select whose option values are whole payloads (used when there are many picks)."""
+
+    def __init__(
+        self, key: str, choices: list[Choice] | None = None, placeholder: str = ""
+    ) -> None:
+        options = [
+            discord.SelectOption(label=c.label[:100], value=c.payload[:100])
+            for c in (choices or [])[:MAX_SELECT_OPTIONS]
+        ] or [discord.SelectOption(label="…", value="none")]
+        super().__init__(
+            discord.ui.Select(
+                custom_id=f"{SELECT_PREFIX}{key}"[:100],
+                placeholder=(placeholder or None) and placeholder[:150],
+                options=options,
+                row=0,
+            )
+        )
+
+    @classmethod
+    async def from_custom_id(
+        cls,
+        interaction: discord.Interaction[Any],
+        item: discord.ui.Item[Any],
+        match: Any,
+    ) -> PayloadSelect:
+        return cls(match["k"])
+
+    async def callback(self, interaction: discord.Interaction[Any]) -> None:
+        from cogs.games import handle_press
+
+        values = self.item.values
+        if values:
+            await handle_press(interaction, values[0])
+
+
+def build_view(reply: Reply) -> discord.ui.View | None:
+    if not reply.picks and not reply.actions:
+        return None
+    view = discord.ui.View(timeout=None)
+    picks = list(reply.picks)
+    action_row = 4
+    if len(picks) > MAX_PICK_BUTTONS:
+        key = picks[0].payload.rsplit(":", 1)[0] + ":*"
+        view.add_item(PayloadSelect(key, picks, reply.pick_placeholder))
+        action_row = 1
+    else:
+        for i, choice in enumerate(picks):
+            view.add_item(_button(choice, row=i // 5))
+        action_row = min(4, (len(picks) + 4) // 5)
+    for choice in reply.actions[:5]:
+        view.add_item(_button(choice, row=action_row))
+    return view
+
+
+def _button(choice: Choice, row: int) -> PayloadButton:
+    return PayloadButton(
+        choice.payload, choice.label, STYLES[choice.style], disabled=choice.disabled, row=row
+    )
+
+
+def embed_of(reply: Reply) -> discord.Embed:
+    embed = discord.Embed(
+        title=reply.title[:256] or None,
+        description=reply.text[:4096] or None,
+        colour=COLOURS.get(reply.tone, COLOURS["info"]),
+    )
+    for name, value in reply.fields[:25]:
+        embed.add_field(name=name[:256], value=value[:1024], inline=True)
+    if reply.footer:
+        embed.set_footer(text=reply.footer[:2048])
+    if reply.image is not None:
+        embed.set_image(url=f"attachment://{reply.image_name}")
+    return embed
+
+
+def message_parts(reply: Reply) -> dict[str, Any]:
+    """Keyword arguments shared by send, followup and edit calls."""
+    parts: dict[str, Any] = {
+        "content": " ".join(u.mention for u in reply.mentions) or None,
+        "embed": embed_of(reply),
+        "allowed_mentions": discord.AllowedMentions(everyone=False, roles=False, users=True),
+    }
+    view = build_view(reply)
+    if view is not None:
+        parts["view"] = view
+    if reply.image is not None:
+        parts["file"] = discord.File(io.BytesIO(reply.image), filename=reply.image_name)
+    return parts

@@ -1,0 +1,139 @@
+"""Spec'd mocks of discord.py's interaction objects, driving the real cogs and views."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from pathlib import Path
+from typing import Any
+from unittest.mock import AsyncMock, MagicMock, create_autospec
+
+import discord
+import pytest
+
+from cogs.client import EXTENSIONS, HilltopBot
+from data.db import Database
+from data.games import SqliteGameRepository
+from host.model import User
+from host.service import GameService
+
+BOT_ID = 9000
+GUILD = 77
+CHANNEL = 600
+
+
+def member(user_id: int, name: str, *, bot: bool = False) -> Any:
+    m = create_autospec(discord.Member, instance=True)
+    m.id = user_id
+    m.display_name = name
+    m.name = name
+    m.bot = bot
+    m.mention = f"<@{user_id}>"
+    return m
+
+
+ALICE = member(1, "alice")
+BOB = member(2, "bob")
+CAROL = member(3, "carol")
+OTHER_BOT = member(4, "otherbot", bot=True)
+
+
+async def make_bot(db: Database) -> HilltopBot:
+    bot = HilltopBot(SqliteGameRepository(db))
+    bot._service = GameService(
+        SqliteGameRepository(db),
+        bot_user=User(BOT_ID, "hilltop", is_bot=True),
+        render_images=True,
+    )
+    bot._connection.user = MagicMock(id=BOT_ID, display_name="hilltop")
+    for extension in EXTENSIONS:
+        await bot.load_extension(extension)
+    return bot
+
+
+@pytest.fixture
+async def db(tmp_path: Path) -> AsyncIterator[Database]:
+    database = await Database.open(tmp_path / "cogs.sqlite3")
+    yield database
+    await database.close()
+
+
+@pytest.fixture
+async def bot(db: Database) -> AsyncIterator[HilltopBot]:
+    client = await make_bot(db)
+    yield client
+    await client.close()
+
+
+class Sent:
+    """What an interaction answered, in order: (method, kwargs)."""
+
+    def __init__(self) -> None:
+        self.calls: list[tuple[str, dict[str, Any]]] = []
+
+    def last(self) -> dict[str, Any]:
+        return self.calls[-1][1]
+
+    def methods(self) -> list[str]:
+        return [name for name, _ in self.calls]
+
+
+def interaction(
+    bot: HilltopBot,
+    user: Any,
+    *,
+    channel_id: int = CHANNEL,
+    admin: bool = False,
+    component: bool = False,
+    namespace: dict[str, Any] | None = None,
+) -> tuple[Any, Sent]:
+    sent = Sent()
+    state = {"done": False}
+    inter = create_autospec(discord.Interaction, instance=True)
+    inter.client = bot
+    inter.user = user
+    inter.guild_id = GUILD
+    inter.channel_id = channel_id
+    inter.channel = create_autospec(discord.TextChannel, instance=True)
+    inter.channel.name = "general"
+    inter.permissions = discord.Permissions(manage_guild=admin)
+    inter.type = (
+        discord.InteractionType.component
+        if component
+        else discord.InteractionType.application_command
+    )
+    inter.command = None
+    inter.data = {}
+    inter.namespace = discord.app_commands.Namespace.__new__(discord.app_commands.Namespace)
+    for key, value in (namespace or {}).items():
+        setattr(inter.namespace, key, value)
+
+    response = create_autospec(discord.InteractionResponse, instance=True)
+
+    def record(name: str) -> Any:
+        async def call(*args: Any, **kwargs: Any) -> None:
+            state["done"] = True
+            sent.calls.append((name, kwargs))
+
+        return AsyncMock(side_effect=call)
+
+    response.send_message = record("send_message")
+    response.edit_message = record("edit_message")
+    response.defer = record("defer")
+    response.is_done.side_effect = lambda: state["done"]
+    inter.response = response
+    followup = create_autospec(discord.Webhook, instance=True)
+    followup.send = record("followup")
+    inter.followup = followup
+    inter.edit_original_response = record("edit_original")
+    inter.delete_original_response = record("delete_original")
+    return inter, sent
+
+
+def embed_text(kwargs: dict[str, Any]) -> str:
+    embed: discord.Embed = kwargs["embed"]
+    return f"{embed.title or ''}\n{embed.description or ''}"
+
+
+def buttons(kwargs: dict[str, Any]) -> list[Any]:
+    view: discord.ui.View = kwargs["view"]
+    return list(view.children)

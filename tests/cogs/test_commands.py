@@ -1,0 +1,251 @@
+"""The Discord layer through discord.py itself: commands, components, errors, restarts."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+import discord
+import pytest
+
+from cogs import respond as respond_module
+from cogs.admin import AdminCog
+from cogs.client import HilltopBot
+from cogs.games import GamesCog, move_autocomplete, variant_autocomplete
+from cogs.views import PayloadButton, PayloadSelect, build_view
+from data.db import Database
+from host.model import Choice, Reply
+from tests.cogs.conftest import (
+    ALICE,
+    BOB,
+    BOT_ID,
+    CAROL,
+    OTHER_BOT,
+    buttons,
+    embed_text,
+    interaction,
+    make_bot,
+    member,
+)
+
+
+# load_extension imports each extension afresh, so compare cogs by name, not by class.
+def games_cog(bot: HilltopBot) -> GamesCog:
+    cog = bot.get_cog("GamesCog")
+    assert cog is not None and type(cog).__name__ == GamesCog.__name__
+    return cog  # type: ignore[return-value]
+
+
+def admin_cog(bot: HilltopBot) -> AdminCog:
+    cog = bot.get_cog("AdminCog")
+    assert cog is not None and type(cog).__name__ == AdminCog.__name__
+    return cog  # type: ignore[return-value]
+
+
+async def start_game(bot: HilltopBot) -> dict[str, Any]:
+    cog = games_cog(bot)
+    inter, sent = interaction(bot, ALICE)
+    await cog.play.callback(cog, inter, game="hokito", opponent=BOB, seed=1, seat="first")
+    accept = next(b for b in buttons(sent.last()) if b.item.label == "Accept")
+    inter, sent = interaction(bot, BOB, component=True)
+    await accept.callback(inter)
+    return sent.last()
+
+
+async def click(bot: HilltopBot, user: Any, item: Any) -> Any:
+    """Dispatch a click the way discord.py does for a dynamic item: by its custom_id."""
+    inter, sent = interaction(bot, user, component=True)
+    custom_id = item.item.custom_id
+    for cls in (PayloadButton, PayloadSelect):
+        match = cls.__discord_ui_compiled_template__.fullmatch(custom_id)
+        if match:
+            dispatched = await cls.from_custom_id(inter, item.item, match)
+            if isinstance(dispatched, PayloadSelect):
+                dispatched.item._values = [item.item.options[0].value]  # type: ignore[attr-defined]
+            await dispatched.callback(inter)
+            return sent
+    raise AssertionError(f"no dynamic item matches {custom_id!r}")
+
+
+def all_command_names(bot: HilltopBot) -> list[str]:
+    names: list[str] = []
+    for command in bot.tree.get_commands():
+        if isinstance(command, discord.app_commands.Group):
+            names += [c.qualified_name for c in command.commands]
+        else:
+            names.append(command.qualified_name)
+    return names
+
+
+async def test_every_extension_loads_and_no_two_commands_share_a_name(
+    bot: HilltopBot,
+) -> None:
+    names = all_command_names(bot)
+    assert len(names) == len(set(names))
+    assert set(names) >= {
+        "play",
+        "accept",
+        "decline",
+        "move",
+        "moves",
+        "board",
+        "resign",
+        "rules",
+        "games",
+        "admin start",
+        "admin end",
+    }
+
+
+async def test_admin_group_is_hidden_from_non_admins_by_default(bot: HilltopBot) -> None:
+    group = bot.tree.get_command("admin")
+    assert isinstance(group, discord.app_commands.Group)
+    assert group.default_permissions == discord.Permissions(manage_guild=True)
+    assert group.guild_only
+
+
+async def test_challenge_accept_posts_board_with_ping(bot: HilltopBot) -> None:
+    board = await start_game(bot)
+    assert board["content"] == "<@1>"  # alice is pinged: she moves first
+    assert "alice (Black) to move" in embed_text(board)
+    assert board["file"].filename == "board.png"
+    assert board["embed"].image.url == "attachment://board.png"
+    labels = [b.item.label for b in buttons(board)]
+    assert "Resign" in labels and any(label.startswith("a1") for label in labels)
+
+
+async def test_only_the_challenged_player_can_accept(bot: HilltopBot) -> None:
+    cog = games_cog(bot)
+    inter, sent = interaction(bot, ALICE)
+    await cog.play.callback(cog, inter, game="hokito", opponent=BOB, seed=1)
+    accept = next(b for b in buttons(sent.last()) if b.item.label == "Accept")
+    sent = await click(bot, CAROL, accept)
+    assert sent.methods() == ["send_message"]
+    assert sent.last()["ephemeral"] is True
+    assert "This challenge is for bob" in sent.last()["embed"].description
+
+
+async def test_move_command_and_errors_are_ephemeral(bot: HilltopBot) -> None:
+    await start_game(bot)
+    cog = games_cog(bot)
+    for user, text, expected in [
+        (BOB, "a4-b4", "not your turn"),
+        (CAROL, "a1-b1", "not playing"),
+        (ALICE, "nonsense", "nonsense"),
+    ]:
+        inter, sent = interaction(bot, user)
+        await cog.move.callback(cog, inter, text=text)
+        assert sent.methods() == ["send_message"]
+        assert sent.last()["ephemeral"] is True
+        assert expected in sent.last()["embed"].description
+    inter, sent = interaction(bot, ALICE)
+    await cog.move.callback(cog, inter, text="a1-b1")
+    assert sent.last()["ephemeral"] is False
+    assert "alice played a1-b1" in embed_text(sent.last())
+    assert sent.last()["content"] == "<@2>"
+
+
+async def test_move_autocomplete_offers_only_the_callers_legal_moves(bot: HilltopBot) -> None:
+    await start_game(bot)
+    inter, _ = interaction(bot, ALICE)
+    choices = await move_autocomplete(inter, "b2")
+    assert choices and len(choices) <= 25
+    assert all(isinstance(c, discord.app_commands.Choice) and "b2" in c.value for c in choices)
+    inter, _ = interaction(bot, BOB)
+    assert await move_autocomplete(inter, "") == []
+
+
+async def test_variant_autocomplete_follows_the_chosen_game(bot: HilltopBot) -> None:
+    inter, _ = interaction(bot, ALICE, namespace={"game": "hokito"})
+    choices = await variant_autocomplete(inter, "")
+    assert [c.value for c in choices] == ["scatter"]
+
+
+async def test_two_step_pick_with_buttons_and_a_double_click(bot: HilltopBot) -> None:
+    board = await start_game(bot)
+    origin = next(b for b in buttons(board) if b.item.label.startswith("b2"))
+    sent = await click(bot, ALICE, origin)
+    panel = sent.last()
+    assert sent.methods() == ["send_message"] and panel["ephemeral"] is True
+    destination = buttons(panel)[0]
+    sent = await click(bot, ALICE, destination)
+    assert sent.methods() == ["edit_message", "followup"]
+    assert "bob (White) to move" in embed_text(sent.last())
+    again = await click(bot, ALICE, destination)
+    assert again.last()["ephemeral"] is True
+    assert "out of date" in again.last()["embed"].description
+
+
+async def test_buttons_work_after_a_restart(db: Database) -> None:
+    first = await make_bot(db)
+    board = await start_game(first)
+    await first.close()
+    second = await make_bot(db)  # a new process: new bot, new service, same database
+    try:
+        origin = next(b for b in buttons(board) if b.item.label.startswith("a1"))
+        sent = await click(second, ALICE, origin)
+        panel = sent.last()
+        assert "So far: **a1**" in panel["embed"].description
+        sent = await click(second, ALICE, buttons(panel)[0])
+        assert "alice played a1-" in embed_text(sent.last())
+    finally:
+        await second.close()
+
+
+async def test_bot_opponent_and_other_bots(bot: HilltopBot) -> None:
+    cog = games_cog(bot)
+    inter, sent = interaction(bot, ALICE)
+    await cog.play.callback(cog, inter, game="hokito", opponent=OTHER_BOT)
+    assert sent.last()["ephemeral"] is True and "cannot play" in sent.last()["embed"].description
+    me = member(BOT_ID, "hilltop", bot=True)
+    inter, sent = interaction(bot, ALICE)
+    await cog.play.callback(cog, inter, game="hokito", opponent=me, seed=2, seat="second")
+    assert "hilltop (Black) played" in embed_text(sent.last())
+
+
+async def test_admin_commands_check_manage_server(bot: HilltopBot) -> None:
+    cog = admin_cog(bot)
+    inter, sent = interaction(bot, ALICE, admin=False)
+    await cog.start.callback(cog, inter, game="hokito", player1=ALICE, player2=BOB)
+    assert sent.last()["ephemeral"] is True
+    assert "Only server admins" in sent.last()["embed"].description
+    inter, sent = interaction(bot, CAROL, admin=True)
+    await cog.start.callback(cog, inter, game="hokito", player1=ALICE, player2=BOB, seed=4)
+    assert sent.last()["content"] == "<@1>" and "alice (Black) to move" in embed_text(sent.last())
+    inter, sent = interaction(bot, CAROL, admin=True)
+    await cog.end.callback(cog, inter)
+    assert "Ended by carol" in embed_text(sent.last())
+
+
+async def test_busy_channel_offers_a_thread(bot: HilltopBot) -> None:
+    await start_game(bot)
+    cog = games_cog(bot)
+    inter, sent = interaction(bot, CAROL)
+    await cog.play.callback(cog, inter, game="hokito", opponent=ALICE)
+    offer = sent.last()
+    assert offer["ephemeral"] is True
+    assert [c.label for c in offer["view"].children] == ["Start it in a new thread"]
+
+
+async def test_slow_work_is_deferred_then_answered(
+    bot: HilltopBot, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(respond_module, "DEFER_AFTER", 0.01)
+    inter, sent = interaction(bot, ALICE)
+
+    async def slow() -> list[Reply]:
+        await asyncio.sleep(0.05)
+        return [Reply(title="done", text="after a while")]
+
+    await respond_module.respond(inter, slow)
+    assert sent.methods() == ["defer", "followup"]
+    assert embed_text(sent.last()).startswith("done")
+
+
+async def test_many_picks_become_a_select() -> None:
+    picks = tuple(Choice(f"pick:1:0:x{i}", f"x{i}") for i in range(24))
+    view = build_view(Reply(picks=picks, actions=(Choice("resign:1:0:", "Resign"),)))
+    assert view is not None
+    [select] = [c for c in view.children if isinstance(c, PayloadSelect)]
+    assert [o.value for o in select.item.options] == [p.payload for p in picks]
+    assert [c.item.label for c in view.children if isinstance(c, PayloadButton)] == ["Resign"]
