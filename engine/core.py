@@ -208,6 +208,8 @@ class Game(ABC, Generic[M]):
     blurb: ClassVar[str] = ""
     #: True when `seat:random` is the default way to fill seats (two-player duels).
     draw_seats: ClassVar[bool] = True
+    #: Bumped when a rule change would make an old move log replay differently.
+    rules_version: ClassVar[int] = 1
 
     @abstractmethod
     def new_state(self, seed: int, num_players: int, variant: str | None) -> GameState[M]:
