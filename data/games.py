@@ -84,7 +84,7 @@ class SqliteGameRepository:
         snapshot: str,
         now: float,
         result: dict[str, Any] | None = None,
-    ) -> GameRecord:
+    ) -> None:
         async with self.db.transaction() as conn:
             cur = await conn.execute(
                 "UPDATE games SET ply = ply + 1, snapshot = ?, updated_at = ?,"
@@ -110,7 +110,6 @@ class SqliteGameRepository:
                 " VALUES (?,?,?,?,?,?)",
                 (game_id, expected_ply + 1, seat, user_id, text, now),
             )
-            return await _load(conn, game_id)
 
     async def accept_seat(self, game_id: int, seat: int, activate: bool, now: float) -> GameRecord:
         async with self.db.transaction() as conn:

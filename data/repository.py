@@ -117,10 +117,11 @@ class GameRepository(Protocol):
         snapshot: str,
         now: float,
         result: dict[str, Any] | None = None,
-    ) -> GameRecord:
+    ) -> None:
         """Log the move that takes the game from `expected_ply` to `expected_ply + 1` and
         store the new snapshot, in one transaction; with `result` the game finishes.
-        StalePlyError if the game is not live at `expected_ply` (nothing is written)."""
+        StalePlyError if the game is not live at `expected_ply` (nothing is written).
+        Nothing else changes, so the caller knows the new record without reading it."""
         ...
 
     async def moves(self, game_id: int) -> list[MoveRecord]: ...

@@ -14,7 +14,7 @@ import logging
 import secrets
 import time
 from collections.abc import Callable, Hashable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from data.repository import (
@@ -340,15 +340,17 @@ class GameService:
         record = loaded.record
         outcome = after.outcome()
         result = _result(outcome) if outcome else None
+        now = self.clock()
+        snapshot = after.to_text()
         try:
-            stored = await self.games.append_move(
+            await self.games.append_move(
                 record.id,
                 record.ply,
                 seat,
                 user.id,
                 loaded.state.move_text(move),
-                after.to_text(),
-                self.clock(),
+                snapshot,
+                now,
                 result,
             )
         except StalePlyError:
@@ -359,6 +361,15 @@ class GameService:
                     "Look at the latest board and try again."
                 )
             ) from None
+        stored = replace(
+            record,
+            ply=record.ply + 1,
+            snapshot=snapshot,
+            updated_at=now,
+            status="finished" if result else record.status,
+            result=result if result else record.result,
+            finished_at=now if result else record.finished_at,
+        )
         return self._remember(stored, loaded.game, after, loaded.state, move, seat)
 
     async def _run_computers(self, loaded: Loaded) -> tuple[Loaded, list[Text]]:

@@ -93,8 +93,12 @@ def fit_text(text: str, fnt: ImageFont.FreeTypeFont, width: int) -> str:
 
 
 def encode_png(image: Image.Image) -> bytes:
+    """PNG bytes of a board. Boards are flat colours with anti-aliased edges, so a
+    256-colour palette (no dithering) looks the same and encodes about twice as fast
+    and half as large as RGB."""
+    palette = image.quantize(colors=256, method=Image.Quantize.FASTOCTREE, dither=Image.Dither.NONE)
     buffer = io.BytesIO()
-    image.save(buffer, format="PNG", optimize=False, compress_level=6)
+    palette.save(buffer, format="PNG", optimize=False, compress_level=3)
     return buffer.getvalue()
 
 

@@ -81,8 +81,9 @@ async def test_one_live_game_per_channel(db: Database) -> None:
 async def test_append_move_is_guarded_by_ply(db: Database) -> None:
     repo = SqliteGameRepository(db)
     game = await repo.create_game(new_game(), now=1.0)
-    after = await repo.append_move(game.id, 0, 0, ALICE.id, "c2-e4", "s1", now=2.0)
-    assert after.ply == 1 and after.snapshot == "s1"
+    await repo.append_move(game.id, 0, 0, ALICE.id, "c2-e4", "s1", now=2.0)
+    after = await repo.get_game(game.id)
+    assert after is not None and after.ply == 1 and after.snapshot == "s1"
     with pytest.raises(StalePlyError):
         await repo.append_move(game.id, 0, 0, ALICE.id, "c2-e4", "s1-again", now=3.0)
     reloaded = await repo.get_game(game.id)
@@ -93,8 +94,14 @@ async def test_append_move_is_guarded_by_ply(db: Database) -> None:
 async def test_finishing_move_records_result(db: Database) -> None:
     repo = SqliteGameRepository(db)
     game = await repo.create_game(new_game(), now=1.0)
-    done = await repo.append_move(game.id, 0, 0, 1, "x", "end", now=2.0, result={"w": [0]})
-    assert done.status == "finished" and done.result == {"w": [0]} and done.finished_at == 2.0
+    await repo.append_move(game.id, 0, 0, 1, "x", "end", now=2.0, result={"w": [0]})
+    done = await repo.get_game(game.id)
+    assert (
+        done is not None
+        and done.status == "finished"
+        and done.result == {"w": [0]}
+        and done.finished_at == 2.0
+    )
     with pytest.raises(StalePlyError):
         await repo.append_move(game.id, 1, 1, 2, "y", "more", now=3.0)
 

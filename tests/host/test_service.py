@@ -264,3 +264,12 @@ async def test_board_images_are_pngs(db: Database) -> None:
     await service.play(HERE, ALICE, "hokito", [BOB], seed=1)
     [board] = await service.accept(HERE, BOB)
     assert board.image is not None and board.image[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+async def test_cached_record_matches_the_database_after_moves(service: GameService) -> None:
+    await service.play(HERE, ALICE, "hokito", [BOB], position=ENDGAME, seat="first")
+    await service.accept(HERE, BOB)
+    await service.move(HERE, ALICE, "a1-a2")  # the finishing move
+    record = await service.games.get_game(1)
+    assert record is not None and record.status == "finished"
+    assert service._cache[1].record == record

@@ -1,0 +1,1 @@
+"""Benchmarks that print figures (`make bench`); not tests, never run in CI."""

@@ -1,0 +1,126 @@
+"""The service and storage: one move end to end, committed moves per second, and /move
+handled inside the Discord layer with many games running."""
+
+from __future__ import annotations
+
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+from bench.common import percentiles
+from data.db import Database
+from data.games import SqliteGameRepository
+from data.repository import NewGame, UserRecord
+from engine import registry
+from engine.rng import Rng
+from host.model import Place, User
+from host.service import GameService
+
+ALICE = User(1, "alice", is_admin=True)
+BOB = User(2, "bob")
+BOT = User(9000, "hilltop", is_bot=True)
+
+
+async def _games(service: GameService, count: int, game_id: str = "hokito") -> list[Any]:
+    """Start `count` games in their own channels; returns (place, engine state) mirrors."""
+    game = registry.get(game_id)
+    games = []
+    for i in range(count):
+        place = Place(10_000 + i, 1, f"c{i}")
+        await service.admin_start(place, ALICE, game_id, [ALICE, BOB], seed=i + 1)
+        games.append([place, game.new_state(i + 1, 2, None)])
+    return games
+
+
+def _next_move(state: Any, rng: Rng) -> tuple[User, str, Any, Rng]:
+    seat = min(state.to_act)
+    move, rng = rng.choice(list(state.legal_moves(seat)))
+    return (ALICE, BOB)[seat], state.move_text(move), state.play(seat, move), rng
+
+
+async def move_through_service(moves: int = 300) -> tuple[float, float]:
+    """(p50, p95) ms of one /move: parse, play, persist, render the PNG."""
+    with tempfile.TemporaryDirectory() as tmp:
+        db = await Database.open(Path(tmp) / "bench.sqlite3")
+        try:
+            service = GameService(SqliteGameRepository(db), bot_user=BOT)
+            games = await _games(service, 20)
+            rng = Rng(3)
+            samples = []
+            for i in range(moves):
+                entry = games[i % len(games)]
+                if not entry[1].to_act:
+                    continue
+                user, text, after, rng = _next_move(entry[1], rng)
+                start = time.perf_counter()
+                await service.move(entry[0], user, text)
+                samples.append((time.perf_counter() - start) * 1000)
+                entry[1] = after
+            p50, p95, _ = percentiles(samples)
+            return p50, p95
+        finally:
+            await db.close()
+
+
+async def committed_moves_per_second(count: int = 3000) -> float:
+    with tempfile.TemporaryDirectory() as tmp:
+        db = await Database.open(Path(tmp) / "commit.sqlite3")
+        try:
+            repo = SqliteGameRepository(db)
+            user = UserRecord(1, "alice")
+            snapshot = registry.get("hokito").new_state(1, 2, None).to_text()
+            record = await repo.create_game(
+                NewGame(
+                    "hokito",
+                    1,
+                    1,
+                    "active",
+                    1,
+                    None,
+                    1,
+                    None,
+                    snapshot,
+                    user,
+                    ((user, True), (UserRecord(2, "bob"), True)),
+                ),
+                now=0.0,
+            )
+            start = time.perf_counter()
+            for ply in range(count):
+                await repo.append_move(record.id, ply, ply % 2, 1, "a1-b1", snapshot, now=1.0)
+            return count / (time.perf_counter() - start)
+        finally:
+            await db.close()
+
+
+async def discord_move_latency(active_games: int = 50, moves: int = 300) -> tuple[float, float]:
+    """(p50, p95) ms from a /move interaction reaching the cog to its response being sent,
+    with `active_games` games in progress (spec'd discord.py interaction objects)."""
+    from tests.cogs.conftest import interaction, make_bot, member
+
+    with tempfile.TemporaryDirectory() as tmp:
+        db = await Database.open(Path(tmp) / "discord.sqlite3")
+        bot = await make_bot(db)
+        try:
+            games = await _games(bot.service, active_games)
+            cog: Any = bot.get_cog("GamesCog")
+            people = {ALICE.id: member(ALICE.id, "alice"), BOB.id: member(BOB.id, "bob")}
+            rng = Rng(5)
+            samples = []
+            for i in range(moves):
+                entry = games[i % len(games)]
+                if not entry[1].to_act:
+                    continue
+                user, text, after, rng = _next_move(entry[1], rng)
+                inter, sent = interaction(bot, people[user.id], channel_id=entry[0].channel_id)
+                start = time.perf_counter()
+                await cog.move.callback(cog, inter, text=text)
+                samples.append((time.perf_counter() - start) * 1000)
+                assert sent.methods() == ["send_message"], sent.calls
+                entry[1] = after
+            p50, p95, _ = percentiles(samples)
+            return p50, p95
+        finally:
+            await bot.close()
+            await db.close()
