@@ -1,0 +1,346 @@
+"""Hollowtown board image: the 3×3 town on the left, the Market, the Bank and both
+players on the right, whose turn above, the last action and Harvest below."""
+
+from __future__ import annotations
+
+from functools import lru_cache
+
+from PIL import Image, ImageDraw
+
+from engine.hollowtown import (
+    BEEHIVE,
+    CELL_INDEX,
+    CELL_NAMES,
+    DOOKY_LAST,
+    EMPTY,
+    HOUSE,
+    MUSHROOM,
+    OVER,
+    SEATS,
+    TYPE_NAMES,
+    TYPE_WORDS,
+    TYPES,
+    HollowtownMove,
+    HollowtownState,
+)
+from render.core import Color, RenderContext, fit_text, font, new_canvas, text_center
+
+WIDTH, HEIGHT = 760, 516
+CELL = 124
+TOWN_X, TOWN_Y = 44, 92
+PANEL_X, PANEL_W = 444, 300
+MARKET_Y, ROW_H = 92, 62
+BANK_Y = MARKET_Y + 3 * ROW_H + 8
+PLAYERS_Y = BANK_Y + 52
+FOOTER_Y = TOWN_Y + 3 * CELL + 14
+
+EMPTY_CELL: Color = (226, 218, 200)
+TILE_COLOURS: tuple[Color, ...] = ((214, 186, 150), (246, 214, 120), (156, 204, 112))
+BUTTON: Color = (112, 62, 156)
+BUTTON_RIM: Color = (62, 30, 92)
+BUTTON_HOLE: Color = (222, 206, 236)
+HARVEST: Color = (28, 120, 60)
+
+
+def _button(draw: ImageDraw.ImageDraw, x: float, y: float, r: float) -> None:
+    """One sewing button: a purple disc with four holes."""
+    draw.ellipse((x - r, y - r, x + r, y + r), fill=BUTTON, outline=BUTTON_RIM, width=2)
+    h = r * 0.3
+    for dx in (-h, h):
+        for dy in (-h, h):
+            draw.ellipse((x + dx - 1.6, y + dy - 1.6, x + dx + 1.6, y + dy + 1.6), fill=BUTTON_HOLE)
+
+
+def _icon(draw: ImageDraw.ImageDraw, kind: int, cx: float, cy: float, s: float) -> None:
+    """The picture of a landscape type, about `s` pixels across, centred on (cx, cy)."""
+    if kind == MUSHROOM:
+        draw.rounded_rectangle(
+            (cx - s * 0.13, cy - s * 0.05, cx + s * 0.13, cy + s * 0.42),
+            radius=s * 0.08,
+            fill=(250, 238, 214),
+            outline=(120, 90, 60),
+            width=2,
+        )
+        draw.pieslice(
+            (cx - s * 0.45, cy - s * 0.42, cx + s * 0.45, cy + s * 0.26),
+            180,
+            360,
+            fill=(204, 52, 44),
+            outline=(110, 30, 24),
+            width=2,
+        )
+        for dx, dy, r in ((-0.22, -0.12, 0.06), (0.05, -0.26, 0.07), (0.25, -0.1, 0.05)):
+            x, y, rr = cx + dx * s, cy + dy * s, r * s
+            draw.ellipse((x - rr, y - rr, x + rr, y + rr), fill=(255, 248, 240))
+    elif kind == BEEHIVE:
+        widths = (0.3, 0.42, 0.48, 0.42)
+        top = cy - s * 0.36
+        for i, w in enumerate(widths):
+            y0 = top + i * s * 0.18
+            draw.rounded_rectangle(
+                (cx - s * w, y0, cx + s * w, y0 + s * 0.2),
+                radius=s * 0.09,
+                fill=(226, 160, 40),
+                outline=(120, 76, 16),
+                width=2,
+            )
+        draw.ellipse(
+            (cx - s * 0.08, cy + s * 0.12, cx + s * 0.08, cy + s * 0.28), fill=(70, 44, 14)
+        )
+    else:
+        for i in range(9):
+            x = cx - s * 0.42 + i * s * 0.105
+            lean = (i % 3 - 1) * s * 0.06
+            draw.line(
+                (x, cy + s * 0.38, x + lean, cy - s * 0.2 + (i % 2) * s * 0.14),
+                fill=(46, 110, 40),
+                width=3,
+            )
+        for dx, dy, colour in ((-0.22, -0.28, (250, 250, 250)), (0.24, -0.2, (240, 200, 40))):
+            x, y = cx + dx * s, cy + dy * s
+            draw.ellipse((x - 7, y - 7, x + 7, y + 7), fill=colour, outline=(90, 80, 60))
+
+
+def _house(draw: ImageDraw.ImageDraw, cx: float, cy: float, s: float, colour: Color) -> None:
+    light = tuple(min(255, c + 70) for c in colour)
+    draw.polygon(
+        [
+            (cx - s * 0.42, cy - s * 0.02),
+            (cx, cy - s * 0.42),
+            (cx + s * 0.42, cy - s * 0.02),
+        ],
+        fill=colour,
+        outline=(40, 30, 30),
+    )
+    draw.rectangle(
+        (cx - s * 0.32, cy - s * 0.02, cx + s * 0.32, cy + s * 0.38),
+        fill=(light[0], light[1], light[2]),
+        outline=(40, 30, 30),
+        width=2,
+    )
+    draw.rectangle((cx - s * 0.08, cy + s * 0.14, cx + s * 0.08, cy + s * 0.38), fill=colour)
+
+
+@lru_cache(maxsize=16)
+def _cell_image(kind: int, house_colour: Color) -> Image.Image:
+    """A cell's background with its tile or house drawn on it (cached: there are few)."""
+    fill = EMPTY_CELL if kind == EMPTY or kind >= HOUSE else TILE_COLOURS[kind]
+    image = Image.new("RGB", (CELL, CELL), fill)
+    draw = ImageDraw.Draw(image)
+    if kind < HOUSE:
+        draw.rounded_rectangle((5, 5, CELL - 6, CELL - 6), radius=12, outline=(255, 255, 255))
+        _icon(draw, kind, CELL / 2, CELL * 0.4, CELL * 0.62)
+    elif kind != EMPTY:
+        _house(draw, CELL / 2, CELL * 0.44, CELL * 0.7, house_colour)
+    return image
+
+
+def _token(
+    draw: ImageDraw.ImageDraw, cx: float, cy: float, r: float, seat: int, colour: Color
+) -> None:
+    """A character: a coloured disc with its initial."""
+    draw.ellipse((cx - r + 3, cy - r + 4, cx + r + 3, cy + r + 4), fill=(70, 60, 50))
+    draw.ellipse((cx - r, cy - r, cx + r, cy + r), fill=colour, outline=(255, 255, 255), width=3)
+    text_center(draw, (cx, cy + 1), SEATS[seat][0], font(int(r * 1.1), bold=True), (255, 255, 255))
+
+
+def _as_move(obj: object) -> HollowtownMove | None:
+    """The last move as a HollowtownMove, from the move itself or its canonical text."""
+    if isinstance(obj, HollowtownMove) or obj is None:
+        return obj
+    words = str(obj).split()
+    if not words:
+        return None
+    tile = next((TYPE_WORDS[w] for w in words[1:] if w in TYPE_WORDS), -1)
+    cell = next((CELL_INDEX[w] for w in words[1:] if w in CELL_INDEX), -1)
+    return HollowtownMove(words[0], tile, cell)
+
+
+def _cell_box(cell: int) -> tuple[int, int, int, int]:
+    x = TOWN_X + (cell % 3) * CELL
+    y = TOWN_Y + (cell // 3) * CELL
+    return x, y, x + CELL, y + CELL
+
+
+def render(state: HollowtownState, ctx: RenderContext) -> Image.Image:
+    theme = ctx.theme
+    seat_colours = theme.seats[:2]
+    image, draw = new_canvas(WIDTH, HEIGHT, theme)
+    names = [ctx.name(seat, SEATS[seat]) for seat in (0, 1)]
+    move = _as_move(ctx.last_move)
+    previous = ctx.previous if isinstance(ctx.previous, HollowtownState) else None
+
+    # --- header: whose turn, or the result ------------------------------------------------
+    outcome = state.outcome()
+    acting = state.seat_to_act
+    who = [
+        name if name == SEATS[seat] else f"{name} ({SEATS[seat]})"
+        for seat, name in enumerate(names)
+    ]
+    if outcome is not None:
+        high, low = max(state.supplies), min(state.supplies)
+        if outcome.winners:
+            winner = min(outcome.winners)
+            header = f"Game over: {who[winner]} wins, {high} to {low}"
+            colour = seat_colours[winner]
+        else:
+            header, colour = f"Game over: a draw, {high} buttons each", theme.ink
+    else:
+        last = " (last action)" if state.phase == DOOKY_LAST else ""
+        header = f"Round {state.round}: {who[acting]} to act{last}"
+        colour = seat_colours[acting]
+    draw.text(
+        (20, 14), fit_text(header, font(24, True), WIDTH - 40), font=font(24, True), fill=colour
+    )
+    draw.line((20, 50, WIDTH - 20, 50), fill=theme.grid, width=2)
+
+    # --- the town ---------------------------------------------------------------------------
+    label = font(18, True)
+    for i in range(3):
+        text_center(draw, (TOWN_X + i * CELL + CELL / 2, TOWN_Y - 16), "ABC"[i], label, theme.ink)
+        text_center(draw, (TOWN_X - 18, TOWN_Y + i * CELL + CELL / 2), str(i + 1), label, theme.ink)
+    gains: dict[int, int] = {}
+    if previous is not None:
+        for c in range(9):
+            if state.piles[c] > previous.piles[c]:
+                gains[c] = state.piles[c] - previous.piles[c]
+    for c in range(9):
+        kind = state.cells[c]
+        house_colour = seat_colours[kind - HOUSE] if HOUSE <= kind < EMPTY else theme.grid
+        x0, y0, x1, y1 = _cell_box(c)
+        image.paste(_cell_image(kind, house_colour), (x0, y0))
+        if HOUSE <= kind < EMPTY:
+            owner = SEATS[kind - HOUSE]
+            text_center(draw, (x0 + CELL / 2, y1 - 13), f"{owner}'s", font(14, True), theme.ink)
+        pile = state.piles[c]
+        if pile:
+            shown = min(pile, 6)
+            for k in range(shown):
+                bx = x0 + 20 + (k % 3) * 22
+                by = y1 - 36 + (k // 3) * 20 - (10 if shown > 3 else 0)
+                _button(draw, bx, by, 10)
+            draw.ellipse((x1 - 44, y1 - 44, x1 - 8, y1 - 8), fill=theme.ink)
+            text_center(draw, (x1 - 26, y1 - 26), str(pile), font(20, True), (255, 255, 255))
+        if c in gains:
+            text_center(
+                draw, (x1 - 26, y0 + 20), f"+{gains[c]}", font(20, True), HARVEST, (255, 255, 255)
+            )
+    for i in range(4):
+        x, y = TOWN_X + i * CELL, TOWN_Y + i * CELL
+        draw.line((x, TOWN_Y, x, TOWN_Y + 3 * CELL), fill=theme.grid, width=2)
+        draw.line((TOWN_X, y, TOWN_X + 3 * CELL, y), fill=theme.grid, width=2)
+
+    if move is not None and move.cell >= 0:
+        draw.rectangle(_cell_box(move.cell), outline=theme.highlight, width=5)
+        if move.action == "move" and previous is not None:
+            mover = previous.seat_to_act
+            if mover >= 0:
+                a, b = _cell_box(previous.places[mover]), _cell_box(move.cell)
+                start = ((a[0] + a[2]) / 2, (a[1] + a[3]) / 2)
+                end = ((b[0] + b[2]) / 2, (b[1] + b[3]) / 2)
+                draw.line((*start, *end), fill=theme.highlight, width=8)
+    for seat in (0, 1):
+        x0, y0, _, _ = _cell_box(state.places[seat])
+        _token(draw, x0 + CELL * 0.7, y0 + CELL * 0.32, 24, seat, seat_colours[seat])
+
+    # --- the Market -----------------------------------------------------------------------------
+    draw.text((PANEL_X, MARKET_Y - 30), "Market", font=font(20, True), fill=theme.ink)
+    draw.text(
+        (PANEL_X + PANEL_W, MARKET_Y - 27), "price", font=font(15), fill=theme.muted, anchor="ra"
+    )
+    touched = (
+        move.tile if move is not None and move.action in ("inc", "dec", "steal", "beg") else -1
+    )
+    for ty in TYPES:
+        y = MARKET_Y + ty * ROW_H
+        box = (PANEL_X, y, PANEL_X + PANEL_W, y + ROW_H - 6)
+        left = state.stock[ty]
+        draw.rounded_rectangle(
+            box,
+            radius=8,
+            fill=TILE_COLOURS[ty] if left else (214, 208, 196),
+            outline=theme.highlight if ty == touched else theme.grid,
+            width=4 if ty == touched else 1,
+        )
+        _icon(draw, ty, PANEL_X + 30, y + 28, 44)
+        draw.text(
+            (PANEL_X + 60, y + 6), TYPE_NAMES[ty].capitalize(), font=font(19, True), fill=theme.ink
+        )
+        plural = "s" if left > 1 else ""
+        sub = f"{left} tile{plural} left" if left else "no tiles: Thief's pot"
+        draw.text((PANEL_X + 60, y + 31), sub, font=font(15), fill=theme.ink)
+        price = state.prices[ty]
+        for k in range(min(price, 4)):
+            _button(draw, PANEL_X + 196 + (k % 2) * 20, y + 17 + (k // 2) * 20, 9)
+        text_center(draw, (PANEL_X + PANEL_W - 24, y + 28), str(price), font(28, True), theme.ink)
+
+    # --- the Bank ---------------------------------------------------------------------------------
+    bank_hit = move is not None and move.action == "beg" and move.tile < 0
+    draw.rounded_rectangle(
+        (PANEL_X, BANK_Y, PANEL_X + PANEL_W, BANK_Y + 42),
+        radius=8,
+        fill=(236, 230, 216),
+        outline=theme.highlight if bank_hit else theme.grid,
+        width=4 if bank_hit else 1,
+    )
+    draw.polygon(
+        [
+            (PANEL_X + 14, BANK_Y + 9),
+            (PANEL_X + 46, BANK_Y + 9),
+            (PANEL_X + 40, BANK_Y + 35),
+            (PANEL_X + 20, BANK_Y + 35),
+        ],
+        fill=(150, 120, 90),
+        outline=(70, 50, 30),
+    )
+    draw.text((PANEL_X + 60, BANK_Y + 9), "Bank", font=font(19, True), fill=theme.ink)
+    text_center(
+        draw, (PANEL_X + PANEL_W - 24, BANK_Y + 21), str(state.bank), font(28, True), theme.ink
+    )
+
+    # --- the players ----------------------------------------------------------------------------
+    half = (PANEL_W - 10) // 2
+    for seat in (0, 1):
+        x = PANEL_X + seat * (half + 10)
+        box = (x, PLAYERS_Y, x + half, PLAYERS_Y + 118)
+        on_turn = seat == acting
+        won = outcome is not None and seat in outcome.winners
+        draw.rounded_rectangle(
+            box,
+            radius=10,
+            fill=(255, 252, 244),
+            outline=theme.highlight if on_turn or won else theme.grid,
+            width=5 if on_turn or won else 1,
+        )
+        _token(draw, x + 28, PLAYERS_Y + 30, 18, seat, seat_colours[seat])
+        draw.text(
+            (x + 52, PLAYERS_Y + 10), SEATS[seat], font=font(17, True), fill=seat_colours[seat]
+        )
+        if names[seat] != SEATS[seat]:
+            player = fit_text(names[seat], font(15), half - 58)
+            draw.text((x + 52, PLAYERS_Y + 32), player, font=font(15), fill=theme.ink)
+        _button(draw, x + 30, PLAYERS_Y + 86, 14)
+        text_center(
+            draw, (x + 84, PLAYERS_Y + 86), str(state.supplies[seat]), font(36, True), theme.ink
+        )
+
+    # --- the footer: last action and Harvest -------------------------------------------------
+    lines = []
+    if outcome is not None:
+        lines.append("All tiles placed" if state.phase == OVER else "10 rounds without a Buy")
+    if move is not None:
+        mover = previous.seat_to_act if previous is not None else -1
+        actor = f"{names[mover]}: " if mover >= 0 else ""
+        lines.append(f"Last: {actor}{move}")
+    if gains:
+        paid = ", ".join(f"+{n} {CELL_NAMES[c]}" for c, n in sorted(gains.items()))
+        lines.append(f"Harvest {paid}")
+    footer = "   ·   ".join(lines) or ctx.caption
+    if footer:
+        draw.text(
+            (20, FOOTER_Y + 6),
+            fit_text(footer, font(18, True), WIDTH - 40),
+            font=font(18, True),
+            fill=theme.ink,
+        )
+    return image
