@@ -22,10 +22,27 @@ def random_policy(state: GameState[Any], seat: int, rng: Rng) -> Hashable:
     return move
 
 
+#: The most moves the greedy player tries in one decision.
+GREEDY_SAMPLE = 200
+
+
+def _sample_indices(total: int, count: int, rng: Rng) -> list[int]:
+    """`count` distinct indices below `total`, in increasing order."""
+    chosen: set[int] = set()
+    while len(chosen) < count:
+        index, rng = rng.below(total)
+        chosen.add(index)
+    return sorted(chosen)
+
+
 def greedy_policy(state: GameState[Any], seat: int, rng: Rng) -> Hashable:
     """The move whose resulting position `evaluate`s best for `seat` (one ply ahead);
     ties are broken by the generator so the bot does not always play the same line."""
     moves = list(state.legal_moves(seat))
+    if len(moves) > GREEDY_SAMPLE:
+        # Everest offers thousands of plans; a fixed sample keeps a decision well under
+        # a second while still choosing among many candidates.
+        moves = [moves[i] for i in _sample_indices(len(moves), GREEDY_SAMPLE, rng)]
     best: list[Hashable] = []
     best_value = float("-inf")
     for move in moves:
