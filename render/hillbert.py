@@ -1,0 +1,411 @@
+"""The Hillbert hill: the board, the rows that just scrolled away, and a status panel.
+
+Obstacles are drawn by size (grey stone 1x1, brown log 1x2, dark boulder 2x2, each with
+its letter S, M or B), food as red apples, Hillbert as an orange square over his whole
+footprint with an arrow for the token's orientation. Above the board a strip shows, in
+faded colours, the rows the last turn scrolled off, so the last turn's path (a red line
+through every step, dashed for a jump, with an X where an obstacle stopped him) stays
+visible from its start.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Callable
+
+from PIL import Image, ImageDraw
+
+from engine.core import MoveError
+from engine.hillbert import (
+    BIG_BOTTOM,
+    BIG_TOP,
+    COLUMNS,
+    EMPTY,
+    FOOD,
+    HUNGER_LIMIT,
+    MEDIUM_OBSTACLE,
+    SIZE_NAMES,
+    SMALL_OBSTACLE,
+    WIDTH,
+    HillbertState,
+    Turn,
+    TurnReport,
+    read_turn,
+)
+from render.core import Color, RenderContext, fit_text, font, new_canvas, text_center
+
+IMAGE_WIDTH = 700
+IMAGE_HEIGHT = 690
+BOARD_X = 44
+HEADER = 58
+#: Rows scrolled by one turn: at most 4 (a 1-row step plus a 3-cell jump, or the like).
+GHOST_ROWS = 4
+GHOST_ROW_PX = 26
+BOARD_Y = HEADER + GHOST_ROWS * GHOST_ROW_PX + 10
+BOARD_PX_HEIGHT = 462
+PANEL_X = 520
+
+HILL: Color = (208, 226, 176)
+HILL_ALT: Color = (196, 216, 162)
+GRID: Color = (150, 170, 120)
+FRAME: Color = (86, 104, 62)
+STONE: Color = (150, 152, 156)
+LOG: Color = (150, 96, 52)
+BOULDER: Color = (74, 76, 92)
+OBSTACLE_TEXT: Color = (255, 255, 255)
+APPLE: Color = (214, 40, 40)
+LEAF: Color = (40, 130, 50)
+BODY: Color = (245, 150, 30)
+BODY_EDGE: Color = (150, 70, 0)
+ARROW: Color = (60, 30, 0)
+BANNER: Color = (40, 38, 36)
+FADE = 0.55
+BIG_CELLS = (BIG_TOP, BIG_BOTTOM)
+
+
+def _fade(colour: Color, background: Color) -> Color:
+    r, g, b = (round(c + (bg - c) * FADE) for c, bg in zip(colour, background, strict=True))
+    return (r, g, b)
+
+
+def _same(colour: Color) -> Color:
+    return colour
+
+
+class _Layout:
+    """Pixel geometry for a board of `rows` rows (7 by default; taller boards shrink)."""
+
+    def __init__(self, rows: int) -> None:
+        self.rows = rows
+        self.cell = min(66, BOARD_PX_HEIGHT // rows)
+        self.board_h = self.cell * rows
+        self.board_w = self.cell * WIDTH
+
+    def x(self, col: float) -> float:
+        return BOARD_X + col * self.cell
+
+    def y(self, row: float) -> float:
+        """Top edge of `row` (0-based, may be fractional); negative rows are the strip
+        of scrolled rows above the board."""
+        if row >= 0:
+            return BOARD_Y + row * self.cell
+        return BOARD_Y + row * GHOST_ROW_PX
+
+    def centre(self, row: int, col: int, size: int) -> tuple[float, float]:
+        return (
+            (self.x(col) + self.x(col + size)) / 2,
+            (self.y(row) + self.y(row + size)) / 2,
+        )
+
+
+def _last_turn(state: HillbertState, ctx: RenderContext) -> tuple[Turn, TurnReport] | None:
+    """The last turn and what it did, when `ctx.previous` and `ctx.last_move` lead here."""
+    previous = ctx.previous
+    if not isinstance(previous, HillbertState) or ctx.last_move is None:
+        return None
+    try:
+        move = ctx.last_move if isinstance(ctx.last_move, Turn) else read_turn(str(ctx.last_move))
+        after, report = previous.resolve(move)
+    except MoveError:
+        return None
+    # Only the path is drawn, so a previous state seen without its seed (other new rows)
+    # still counts; a different position means the context does not belong here.
+    if (after.score, after.col, after.size, after.turns) != (
+        state.score,
+        state.col,
+        state.size,
+        state.turns,
+    ):
+        return None
+    return move, report
+
+
+def _draw_pieces(
+    draw: ImageDraw.ImageDraw,
+    row_text: str,
+    top: float,
+    height: float,
+    cell: int,
+    x0: float,
+    paint: Callable[[Color], Color],
+    letters: bool,
+) -> None:
+    """Food, stones and logs of one row; boulders only as this row's slice (the board
+    draws whole boulders itself)."""
+    pad = max(3, cell // 11)
+    letter_font = font(max(12, min(24, int(height * 0.42))), bold=True)
+    col = 0
+    while col < WIDTH:
+        ch = row_text[col]
+        left = x0 + col * cell
+        mid_y = top + height / 2
+        if ch == FOOD:
+            r = min(cell, height) * 0.3
+            cy = mid_y + r * 0.15
+            cx = left + cell / 2
+            draw.ellipse((cx - r, cy - r, cx + r, cy + r), fill=paint(APPLE))
+            draw.ellipse(
+                (cx + r * 0.05, cy - r * 1.45, cx + r * 0.75, cy - r * 0.75), fill=paint(LEAF)
+            )
+        elif ch in (SMALL_OBSTACLE, MEDIUM_OBSTACLE) or (ch in BIG_CELLS and not letters):
+            span = 1 if ch == SMALL_OBSTACLE else 2
+            colour = {SMALL_OBSTACLE: STONE, MEDIUM_OBSTACLE: LOG}.get(ch, BOULDER)
+            draw.rounded_rectangle(
+                (left + pad, top + pad, left + span * cell - pad, top + height - pad),
+                radius=pad * 2,
+                fill=paint(colour),
+            )
+            if letters:
+                letter = "S" if ch == SMALL_OBSTACLE else "M"
+                text_center(
+                    draw, (left + span * cell / 2, mid_y), letter, letter_font, OBSTACLE_TEXT
+                )
+            col += span - 1
+        col += 1
+
+
+def _draw_board(state: HillbertState, lay: _Layout) -> Image.Image:
+    """The board in its own image, so boulders cut by its edges are clipped there."""
+    image = Image.new("RGB", (lay.board_w, lay.board_h), HILL)
+    draw = ImageDraw.Draw(image)
+    cell = lay.cell
+    for r in range(lay.rows):
+        for c in range(WIDTH):
+            if (r + c) % 2:
+                draw.rectangle(
+                    (c * cell, r * cell, (c + 1) * cell - 1, (r + 1) * cell - 1), fill=HILL_ALT
+                )
+    pad = max(3, cell // 11)
+    for r, row_text in enumerate(state.board):
+        _draw_pieces(draw, row_text, r * cell, cell, cell, 0, _same, True)
+        for mark, first in ((BIG_TOP, r), (BIG_BOTTOM, r - 1)):
+            if mark == BIG_BOTTOM and r > 0:
+                continue
+            c = 0
+            while c < WIDTH:
+                if row_text[c] != mark:
+                    c += 1
+                    continue
+                upper, lower = first * cell + pad, (first + 2) * cell - pad
+                draw.rounded_rectangle(
+                    (c * cell + pad, upper, (c + 2) * cell - pad, lower),
+                    radius=pad * 3,
+                    fill=BOULDER,
+                )
+                visible = (max(upper, 0) + min(lower, lay.board_h)) / 2
+                text_center(
+                    draw, ((c + 1) * cell, visible), "B", font(26, bold=True), OBSTACLE_TEXT
+                )
+                c += 2
+    return image
+
+
+def _draw_hillbert(draw: ImageDraw.ImageDraw, state: HillbertState, lay: _Layout) -> None:
+    size, col = state.size, state.col
+    inset = max(4, lay.cell // 12)
+    box = (lay.x(col) + inset, lay.y(0) + inset, lay.x(col + size) - inset, lay.y(size) - inset)
+    draw.rounded_rectangle(box, radius=lay.cell // 4, fill=BODY, outline=BODY_EDGE, width=4)
+    cx, cy = lay.centre(0, col, size)
+    reach = lay.cell * size * 0.3
+    # The arrow points up at facing 0 and turns 90 degrees clockwise per step.
+    unit = ((0, -1), (1, 0), (0, 1), (-1, 0))[state.facing % 4]
+    side = (-unit[1], unit[0])
+    tip = (cx + unit[0] * reach, cy + unit[1] * reach)
+    back = (cx - unit[0] * reach * 0.2, cy - unit[1] * reach * 0.2)
+    wing = reach * 0.75
+    draw.polygon(
+        [
+            tip,
+            (back[0] + side[0] * wing, back[1] + side[1] * wing),
+            (back[0] - side[0] * wing, back[1] - side[1] * wing),
+        ],
+        fill=ARROW,
+    )
+    tail = reach * 0.8
+    draw.line(
+        [back, (cx - unit[0] * tail, cy - unit[1] * tail)], fill=ARROW, width=max(5, lay.cell // 7)
+    )
+
+
+def _dashed(
+    draw: ImageDraw.ImageDraw,
+    a: tuple[float, float],
+    b: tuple[float, float],
+    colour: Color,
+    width: int,
+) -> None:
+    dx, dy = b[0] - a[0], b[1] - a[1]
+    length = max(1.0, (dx * dx + dy * dy) ** 0.5)
+    dash = 12.0
+    steps = int(length // dash)
+    for i in range(0, steps, 2):
+        s, e = i * dash / length, min(1.0, (i + 1) * dash / length)
+        draw.line(
+            [(a[0] + dx * s, a[1] + dy * s), (a[0] + dx * e, a[1] + dy * e)],
+            fill=colour,
+            width=width,
+        )
+
+
+def _draw_path(draw: ImageDraw.ImageDraw, report: TurnReport, lay: _Layout, colour: Color) -> None:
+    shift = report.scrolled
+    size = report.size_before
+    points = [lay.centre(r - shift, c, size) for r, c in report.path]
+    sr, sc = report.start
+    draw.rounded_rectangle(
+        (lay.x(sc) + 3, lay.y(sr - shift) + 3, lay.x(sc + size) - 3, lay.y(sr - shift + size) - 3),
+        radius=8,
+        outline=colour,
+        width=3,
+    )
+    for (a, b), length in zip(itertools.pairwise(points), report.lengths, strict=True):
+        if length > 1:
+            _dashed(draw, a, b, colour, 6)
+        else:
+            draw.line([a, b], fill=colour, width=6)
+    for x, y in points:
+        draw.ellipse((x - 6, y - 6, x + 6, y + 6), fill=colour)
+    for r, c in report.blocked_by:
+        x, y = lay.centre(r - shift, c, 1)
+        arm = min(lay.cell, GHOST_ROW_PX * 2 if r - shift < 0 else lay.cell) * 0.3
+        draw.line([(x - arm, y - arm), (x + arm, y + arm)], fill=colour, width=7)
+        draw.line([(x - arm, y + arm), (x + arm, y - arm)], fill=colour, width=7)
+
+
+def _draw_panel(
+    draw: ImageDraw.ImageDraw,
+    state: HillbertState,
+    ctx: RenderContext,
+    last: tuple[Turn, TurnReport] | None,
+) -> None:
+    theme = ctx.theme
+    x = PANEL_X
+    width = IMAGE_WIDTH - PANEL_X - 14
+    label = font(18)
+    big = font(44, bold=True)
+    value = font(22, bold=True)
+    y = BOARD_Y - 6
+    draw.text((x, y), "Score", font=label, fill=theme.muted)
+    draw.text((x, y + 20), str(state.score), font=big, fill=theme.ink)
+    y += 82
+    draw.text((x, y), "Size", font=label, fill=theme.muted)
+    draw.text(
+        (x, y + 22),
+        f"{SIZE_NAMES[state.size]} {state.size}×{state.size}",
+        font=value,
+        fill=theme.ink,
+    )
+    y += 62
+    draw.text((x, y), "Hungry turns", font=label, fill=theme.muted)
+    pip = 26
+    for i in range(HUNGER_LIMIT):
+        left = x + i * (pip + 8)
+        filled = i < state.hungry
+        draw.ellipse(
+            (left, y + 26, left + pip, y + 26 + pip),
+            fill=theme.path if filled else theme.background,
+            outline=theme.ink,
+            width=2,
+        )
+    y += 60
+    left_turns = state.turns_to_starve
+    draw.text((x, y), "Starves in", font=label, fill=theme.muted)
+    starve = "starved" if state.is_over else f"{left_turns} turn{'s' * (left_turns != 1)}"
+    colour = theme.path if left_turns <= 1 else theme.ink
+    draw.text((x, y + 22), fit_text(starve, value, width), font=value, fill=colour)
+    y += 62
+    draw.text((x, y), "Jump", font=label, fill=theme.muted)
+    jump, colour = ("ready", theme.good) if state.can_jump else ("next turn", theme.muted)
+    draw.text((x, y + 22), fit_text(jump, value, width), font=value, fill=colour)
+    y += 62
+    draw.text((x, y), f"Turn {state.turns}", font=label, fill=theme.muted)
+    if last is not None:
+        move, report = last
+        draw.text((x, y + 22), fit_text(str(move), value, width), font=value, fill=theme.path)
+        rows = f"+{report.scrolled} row{'s' * (report.scrolled != 1)}"
+        notes = [rows] + ([f"ate {len(report.eaten)}"] if report.eaten else [])
+        draw.text(
+            (x, y + 50), fit_text(" · ".join(notes), label, width), font=label, fill=theme.ink
+        )
+        if report.stops:
+            draw.text((x, y + 72), "stopped", font=label, fill=theme.path)
+
+
+def _draw_scrolled_rows(
+    draw: ImageDraw.ImageDraw,
+    previous: HillbertState,
+    report: TurnReport,
+    lay: _Layout,
+    background: Color,
+) -> None:
+    """The rows the last turn scrolled off, faded and squeezed into the strip above."""
+    rows = [list(r) for r in previous.board[: report.scrolled]]
+    for r, c in report.eaten + report.destroyed:
+        if r < report.scrolled:
+            rows[r][c] = EMPTY
+    right = BOARD_X + lay.board_w
+
+    def paint(colour: Color) -> Color:
+        return _fade(colour, background)
+
+    for i, cells in enumerate(rows):
+        row = i - report.scrolled
+        top = lay.y(row)
+        draw.rectangle(
+            (BOARD_X, top, right - 1, lay.y(row + 1) - 1),
+            fill=paint(HILL if i % 2 == 0 else HILL_ALT),
+        )
+        _draw_pieces(draw, "".join(cells), top, GHOST_ROW_PX, lay.cell, BOARD_X, paint, False)
+    draw.text(
+        (right + 10, lay.y(-report.scrolled)), "scrolled away", font=font(15), fill=(110, 104, 96)
+    )
+
+
+def render(state: HillbertState, ctx: RenderContext) -> Image.Image:
+    theme = ctx.theme
+    image, draw = new_canvas(IMAGE_WIDTH, IMAGE_HEIGHT, theme)
+    lay = _Layout(state.height)
+    last = _last_turn(state, ctx)
+    right = BOARD_X + lay.board_w
+    bottom = BOARD_Y + lay.board_h
+
+    title = font(28, bold=True)
+    name = ctx.name(0, "Hillbert")
+    header = name if name == "Hillbert" else f"{name} · Hillbert"
+    draw.text((BOARD_X, 14), fit_text(header, title, PANEL_X - BOARD_X), font=title, fill=theme.ink)
+    if ctx.caption:
+        small = font(18)
+        draw.text(
+            (PANEL_X, 20),
+            fit_text(ctx.caption, small, IMAGE_WIDTH - PANEL_X - 14),
+            font=small,
+            fill=theme.muted,
+        )
+
+    if last is not None and last[1].scrolled and isinstance(ctx.previous, HillbertState):
+        _draw_scrolled_rows(draw, ctx.previous, last[1], lay, theme.background)
+    draw.rectangle((BOARD_X - 4, BOARD_Y - 4, right + 3, bottom + 3), fill=FRAME)
+    image.paste(_draw_board(state, lay), (BOARD_X, BOARD_Y))
+    _draw_hillbert(draw, state, lay)
+    if last is not None:
+        _draw_path(draw, last[1], lay, theme.path)
+
+    label_font = font(22, bold=True)
+    for c in range(WIDTH):
+        text_center(draw, (lay.x(c) + lay.cell / 2, bottom + 22), COLUMNS[c], label_font, theme.ink)
+    for r in range(lay.rows):
+        text_center(
+            draw, (BOARD_X - 22, lay.y(r) + lay.cell / 2), str(r + 1), label_font, theme.ink
+        )
+
+    _draw_panel(draw, state, ctx, last)
+
+    if state.outcome() is not None:
+        mid = BOARD_Y + lay.board_h / 2
+        centre = (BOARD_X + right) / 2
+        white = (255, 255, 255)
+        draw.rectangle((BOARD_X, mid - 56, right, mid + 56), fill=BANNER)
+        text_center(draw, (centre, mid - 18), "Game over", font(40, bold=True), white)
+        summary = f"{state.score} rows in {state.turns} turns"
+        text_center(draw, (centre, mid + 30), summary, font(24), white)
+    return image

@@ -1,0 +1,150 @@
+"""Hillbert board images: size, pixel probes at known cells, golden PNGs."""
+
+from __future__ import annotations
+
+import io
+import os
+from pathlib import Path
+
+import pytest
+from PIL import Image, ImageChops
+
+from engine import registry
+from engine.hillbert import HillbertState
+from render.core import DEFAULT_THEME, RenderContext
+from render.hillbert import render
+from render.registry import render_png
+
+GAME = registry.get("hillbert")
+GOLDEN = Path(__file__).parent / "golden"
+SIZE = (700, 690)
+CELL, BOARD_X, BOARD_Y, GHOST_ROW = 66, 44, 172, 26
+TAIL = " score={score} turns={turns} hungry={hungry} facing={facing} jumped={jumped} seed=0"
+
+STONE, LOG, BOULDER = (150, 152, 156), (150, 96, 52), (74, 76, 92)
+APPLE, BODY = (214, 40, 40), (245, 150, 30)
+LIGHT, DARK = (208, 226, 176), (196, 216, 162)
+
+
+def position(board: str, **fields: int) -> HillbertState:
+    values = {"score": 0, "turns": 0, "hungry": 0, "facing": 0, "jumped": 0} | fields
+    state = GAME.from_text(board + TAIL.format(**values))
+    assert isinstance(state, HillbertState)
+    return state
+
+
+#: Small Hillbert on d1; a stone on b2, a log on e2-f2, food on d3, a boulder on a4-b5.
+BEFORE = position(".s.H.../.s..mm./...o.../bb...../BB...../......./......o", score=5, turns=4)
+MOVE = BEFORE.parse_move(0, "D1 r")
+AFTER = BEFORE.play(0, MOVE)
+OVER = position("..H..../..s..../......./......./......./......./.......", hungry=2)
+ENDED = OVER.play(0, OVER.parse_move(0, "d"))
+
+
+def cell_box(col: str, row: int) -> tuple[int, int]:
+    """Top-left pixel of a board cell, e.g. ("d", 1)."""
+    return BOARD_X + "abcdefg".index(col) * CELL, BOARD_Y + (row - 1) * CELL
+
+
+def pixel(image: Image.Image, xy: tuple[int, int]) -> tuple[int, ...]:
+    value = image.getpixel(xy)
+    assert isinstance(value, tuple)
+    return value
+
+
+def near(a: tuple[int, ...], b: tuple[int, ...], tolerance: int = 12) -> bool:
+    return all(abs(x - y) <= tolerance for x, y in zip(a, b, strict=True))
+
+
+def scenes() -> dict[str, tuple[HillbertState, RenderContext]]:
+    big = position("..HHHbb/..HHHBB/..HHH../.mm.o../s....../.....bb/.....BB", score=40)
+    return {
+        "start": (BEFORE, RenderContext(names=("Ada",))),
+        "move": (AFTER, RenderContext(names=("Ada",), previous=BEFORE, last_move=MOVE)),
+        "big": (big, RenderContext(names=("Hillbert",), caption="Daily 2024-05-01")),
+        "over": (ENDED, RenderContext(names=("Ada",), previous=OVER, last_move="d")),
+    }
+
+
+def test_size_and_mode() -> None:
+    for state, ctx in scenes().values():
+        image = render(state, ctx)
+        assert image.size == SIZE and image.mode == "RGB"
+
+
+def test_png_is_small_and_deterministic() -> None:
+    state, ctx = scenes()["move"]
+    data = render_png(state, ctx)
+    assert data == render_png(state, ctx)
+    assert len(data) < 80_000
+    assert Image.open(io.BytesIO(data)).size == SIZE
+
+
+def test_probes_at_known_cells() -> None:
+    image = render(BEFORE, RenderContext())
+    x, y = cell_box("b", 1)
+    assert near(pixel(image, (x + 10, y + 10)), STONE)
+    x, y = cell_box("e", 2)
+    assert near(pixel(image, (x + 12, y + 12)), LOG)
+    x, y = cell_box("f", 2)
+    assert near(pixel(image, (x + 50, y + 50)), LOG)
+    x, y = cell_box("d", 3)
+    assert near(pixel(image, (x + 33, y + 40)), APPLE)
+    x, y = cell_box("a", 5)
+    assert near(pixel(image, (x + 20, y + 50)), BOULDER)
+    x, y = cell_box("d", 1)
+    assert near(pixel(image, (x + 12, y + 33)), BODY)
+    x, y = cell_box("c", 3)
+    assert near(pixel(image, (x + 33, y + 33)), LIGHT)
+    x, y = cell_box("c", 2)
+    assert near(pixel(image, (x + 33, y + 33)), DARK)
+
+
+def test_the_last_turn_shows_its_scrolled_rows_and_path() -> None:
+    # D1 r: Small jumps from d1 over d2 to d3, eats, steps right to e3 and grows to
+    # Medium on e3-f4; the board scrolls 2 rows.
+    assert AFTER.score == 7 and AFTER.size == 2 and AFTER.col == 4
+    image = render(*scenes()["move"])
+    path = DEFAULT_THEME.path
+    # The start, d1, is now the upper of two faded rows above the board.
+    x = BOARD_X + 3 * CELL + CELL // 2
+    assert near(pixel(image, (x, BOARD_Y - 2 * GHOST_ROW + GHOST_ROW // 2)), path, 30)
+    # Row 1 was d3 when he landed: the path dot sits on its centre.
+    assert near(pixel(image, (x, BOARD_Y + CELL // 2)), path, 30)
+    # The stone on b1 of the old board is drawn faded in the strip, not in full colour.
+    faded = pixel(image, (BOARD_X + CELL + 12, BOARD_Y - 2 * GHOST_ROW + 13))
+    assert not near(faded, STONE) and sum(faded) > sum(STONE)
+    # Medium Hillbert covers e1-f2 (his body colour in each cell's corner).
+    for col, row in (("e", 1), ("f", 2)):
+        x0, y0 = cell_box(col, row)
+        corner = (x0 + 20, y0 + 20) if col == "e" else (x0 + CELL - 20, y0 + CELL - 20)
+        assert near(pixel(image, corner), BODY)
+
+
+def test_without_a_last_turn_the_strip_is_empty() -> None:
+    image = render(*scenes()["start"])
+    strip = image.crop((BOARD_X, BOARD_Y - 4 * GHOST_ROW, BOARD_X + 7 * CELL, BOARD_Y - 8))
+    colours = strip.getcolors()
+    assert colours is not None and len(colours) == 1
+
+
+def test_game_over_banner() -> None:
+    assert ENDED.is_over
+    image = render(*scenes()["over"])
+    x, y = cell_box("a", 4)
+    assert near(pixel(image, (x + 4, y + 30)), (40, 38, 36))
+
+
+@pytest.mark.parametrize("name", ["start", "move", "big", "over"])
+def test_golden(name: str) -> None:
+    state, ctx = scenes()[name]
+    image = render(state, ctx)
+    path = GOLDEN / f"hillbert_{name}.png"
+    if os.environ.get("HILLTOP_UPDATE_GOLDEN") == "1":
+        GOLDEN.mkdir(exist_ok=True)
+        image.save(path)
+    expected = Image.open(path).convert("RGB")
+    assert expected.size == image.size
+    diff = ImageChops.difference(expected, image).convert("L")
+    changed = sum(diff.histogram()[25:])
+    assert changed <= image.size[0] * image.size[1] // 500, f"{changed} pixels differ"
