@@ -14,9 +14,11 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
+from data.daily import SqliteDailyRepository
 from data.db import Database, default_path
 from data.games import SqliteGameRepository
 from host.console import Console, bot_user
+from host.daily import DailyService
 from host.service import GameService
 
 log = logging.getLogger("hilltop")
@@ -57,8 +59,12 @@ async def run_console(args: argparse.Namespace) -> None:
     db = await Database.open(args.db or default_path())
     try:
         service = GameService(SqliteGameRepository(db), bot_user=bot_user())
-        console = Console(service, args.out or Path("var") / "console")
-        await console.run(sys.stdin, interactive=sys.stdin.isatty())
+        daily = DailyService(service, SqliteDailyRepository(db), secret=daily_secret())
+        console = Console(service, daily, args.out or Path("var") / "console")
+        try:
+            await console.run(sys.stdin, interactive=sys.stdin.isatty())
+        finally:
+            daily.close()
     finally:
         await db.close()
 
@@ -68,11 +74,21 @@ async def run_discord(token: str, args: argparse.Namespace) -> None:
 
     db = await Database.open(args.db or default_path())
     try:
-        bot = HilltopBot(SqliteGameRepository(db), dev_guild_id=_int_env("DEV_GUILD_ID"))
+        bot = HilltopBot(
+            SqliteGameRepository(db),
+            SqliteDailyRepository(db),
+            daily_secret=daily_secret(),
+            dev_guild_id=_int_env("DEV_GUILD_ID"),
+        )
         async with bot:
             await bot.start(token)
     finally:
         await db.close()
+
+
+def daily_secret() -> str | None:
+    """The deployment secret that makes the daily hills unpredictable."""
+    return os.environ.get("HILLTOP_DAILY_SECRET", "").strip() or None
 
 
 def _int_env(name: str) -> int | None:

@@ -11,23 +11,35 @@ from discord import app_commands
 from discord.ext import commands
 
 from cogs.views import PayloadButton, PayloadSelect
+from data.daily import DailyRepository
 from data.repository import GameRepository
+from host.daily import DailyService
 from host.model import User
 from host.service import GameService
 
 log = logging.getLogger("hilltop.discord")
 
-EXTENSIONS = ("cogs.games", "cogs.admin")
+EXTENSIONS = ("cogs.games", "cogs.daily", "cogs.admin")
 
 
 class HilltopBot(commands.Bot):
-    def __init__(self, games: GameRepository, *, dev_guild_id: int | None = None) -> None:
+    def __init__(
+        self,
+        games: GameRepository,
+        daily: DailyRepository,
+        *,
+        daily_secret: str | None = None,
+        dev_guild_id: int | None = None,
+    ) -> None:
         intents = discord.Intents.none()
         intents.guilds = True
         super().__init__(command_prefix=commands.when_mentioned, intents=intents, help_command=None)
         self.games_repo = games
+        self.daily_repo = daily
+        self.daily_secret = daily_secret
         self.dev_guild_id = dev_guild_id
         self._service: GameService | None = None
+        self._daily: DailyService | None = None
 
     @property
     def service(self) -> GameService:
@@ -35,10 +47,24 @@ class HilltopBot(commands.Bot):
             raise RuntimeError("the service exists once the bot has logged in")
         return self._service
 
+    @property
+    def daily(self) -> DailyService:
+        if self._daily is None:
+            raise RuntimeError("the daily service exists once the bot has logged in")
+        return self._daily
+
+    def build_services(self, bot_user: User) -> None:
+        self._service = GameService(self.games_repo, bot_user=bot_user)
+        self._daily = DailyService(self._service, self.daily_repo, secret=self.daily_secret)
+
+    async def close(self) -> None:
+        if self._daily is not None:
+            self._daily.close()
+        await super().close()
+
     async def setup_hook(self) -> None:
         me = self.user
-        bot_user = User(me.id if me else 0, me.name if me else "hilltop", is_bot=True)
-        self._service = GameService(self.games_repo, bot_user=bot_user)
+        self.build_services(User(me.id if me else 0, me.name if me else "hilltop", is_bot=True))
         self.add_dynamic_items(PayloadButton, PayloadSelect)
         for extension in EXTENSIONS:
             await self.load_extension(extension)

@@ -35,44 +35,8 @@ class SqliteGameRepository:
     # --- writes -----------------------------------------------------------------------
     async def create_game(self, new: NewGame, now: float) -> GameRecord:
         async with self.db.transaction() as conn:
-            for user, _accepted in new.seats:
-                await _upsert_user(conn, user)
-            await _upsert_user(conn, new.created_by)
-            try:
-                cur = await conn.execute(
-                    "INSERT INTO games (game, kind, guild_id, channel_id, status, seed, variant,"
-                    " rules_version, start_position, ply, snapshot, options, created_by,"
-                    " created_at, updated_at) VALUES (?,?,?,?,?,?,?,?,?,0,?,?,?,?,?)",
-                    (
-                        new.game,
-                        new.kind,
-                        new.guild_id,
-                        new.channel_id,
-                        new.status,
-                        new.seed,
-                        new.variant,
-                        new.rules_version,
-                        new.start_position,
-                        new.snapshot,
-                        json.dumps(new.options, sort_keys=True),
-                        new.created_by.id,
-                        now,
-                        now,
-                    ),
-                )
-            except sqlite3.IntegrityError as exc:
-                if "games.channel_id" in str(exc) or "UNIQUE" in str(exc):
-                    raise ChannelBusyError(f"channel {new.channel_id} has a live game") from exc
-                raise
-            game_id = cast(int, cur.lastrowid)
-            await conn.executemany(
-                "INSERT INTO seats (game_id, seat, user_id, is_bot, accepted) VALUES (?,?,?,?,?)",
-                [
-                    (game_id, seat, user.id, int(user.is_bot), int(accepted))
-                    for seat, (user, accepted) in enumerate(new.seats)
-                ],
-            )
-            return await _load(conn, game_id)
+            game_id = await insert_game(conn, new, now)
+            return await load_game(conn, game_id)
 
     async def append_move(
         self,
@@ -125,7 +89,7 @@ class SqliteGameRepository:
                     "UPDATE games SET status = 'active', updated_at = ? WHERE id = ?",
                     (now, game_id),
                 )
-            return await _load(conn, game_id)
+            return await load_game(conn, game_id)
 
     async def close_game(
         self,
@@ -143,17 +107,17 @@ class SqliteGameRepository:
             )
             if cur.rowcount != 1:
                 raise StalePlyError(f"game {game_id} is not live at ply {expected_ply}")
-            return await _load(conn, game_id)
+            return await load_game(conn, game_id)
 
     async def replace_seat(self, game_id: int, seat: int, user: UserRecord) -> GameRecord:
         async with self.db.transaction() as conn:
-            await _upsert_user(conn, user)
+            await upsert_user(conn, user)
             await conn.execute(
                 "UPDATE seats SET user_id = ?, is_bot = ?, accepted = 1"
                 " WHERE game_id = ? AND seat = ?",
                 (user.id, int(user.is_bot), game_id, seat),
             )
-            return await _load(conn, game_id)
+            return await load_game(conn, game_id)
 
     # --- reads ------------------------------------------------------------------------
     async def get_game(self, game_id: int) -> GameRecord | None:
@@ -191,11 +155,53 @@ class SqliteGameRepository:
         return [MoveRecord(r[0], r[1], r[2], r[3], r[4]) for r in rows]
 
 
+async def insert_game(conn: aiosqlite.Connection, new: NewGame, now: float) -> int:
+    """Insert a game and its seats inside the caller's transaction; returns its id."""
+    for user, _accepted in new.seats:
+        await upsert_user(conn, user)
+    await upsert_user(conn, new.created_by)
+    try:
+        cur = await conn.execute(
+            "INSERT INTO games (game, kind, guild_id, channel_id, status, seed, variant,"
+            " rules_version, start_position, ply, snapshot, options, created_by,"
+            " created_at, updated_at) VALUES (?,?,?,?,?,?,?,?,?,0,?,?,?,?,?)",
+            (
+                new.game,
+                new.kind,
+                new.guild_id,
+                new.channel_id,
+                new.status,
+                new.seed,
+                new.variant,
+                new.rules_version,
+                new.start_position,
+                new.snapshot,
+                json.dumps(new.options, sort_keys=True),
+                new.created_by.id,
+                now,
+                now,
+            ),
+        )
+    except sqlite3.IntegrityError as exc:
+        if "UNIQUE" in str(exc):
+            raise ChannelBusyError(f"channel {new.channel_id} has a live game") from exc
+        raise
+    game_id = cast(int, cur.lastrowid)
+    await conn.executemany(
+        "INSERT INTO seats (game_id, seat, user_id, is_bot, accepted) VALUES (?,?,?,?,?)",
+        [
+            (game_id, seat, user.id, int(user.is_bot), int(accepted))
+            for seat, (user, accepted) in enumerate(new.seats)
+        ],
+    )
+    return game_id
+
+
 def _dump(value: dict[str, Any] | None) -> str | None:
     return None if value is None else json.dumps(value, sort_keys=True)
 
 
-async def _upsert_user(conn: aiosqlite.Connection, user: UserRecord) -> None:
+async def upsert_user(conn: aiosqlite.Connection, user: UserRecord) -> None:
     await conn.execute(
         "INSERT INTO users (id, name, is_bot) VALUES (?,?,?)"
         " ON CONFLICT (id) DO UPDATE SET name = excluded.name, is_bot = excluded.is_bot",
@@ -203,7 +209,7 @@ async def _upsert_user(conn: aiosqlite.Connection, user: UserRecord) -> None:
     )
 
 
-async def _load(conn: aiosqlite.Connection, game_id: int) -> GameRecord:
+async def load_game(conn: aiosqlite.Connection, game_id: int) -> GameRecord:
     records = await _load_many(conn, "id = ?", (game_id,))
     return records[0]
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 import json
 import re
 import sys
+import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -20,6 +21,7 @@ from typing import TextIO
 
 from engine.rng import seed_from_text
 from engine.text import t
+from host.daily import DailyService
 from host.model import Choice, Place, Reply, ServiceError, User
 from host.service import BOT_NAME, GameService
 
@@ -61,10 +63,14 @@ COMMANDS: dict[str, tuple[str, ...]] = {
         "level",
     ),
     "admin end": (),
+    "daily": ("move",),
+    "leaderboard": ("period", "scope"),
+    "stats": ("user",),
     "press": ("button",),
     "help": (),
 }
 
+_RELATIVE_TIME = re.compile(r"<t:(\d+):R>")
 _LINE = re.compile(r"^\s*(?:#(?P<channel>[\w-]+)\s+)?@?(?P<user>[\w.-]+)\s+/(?P<rest>.+)$")
 
 
@@ -175,8 +181,15 @@ class ButtonMemory:
 
 
 class Console:
-    def __init__(self, service: GameService, out_dir: Path, stream: TextIO = sys.stdout) -> None:
+    def __init__(
+        self,
+        service: GameService,
+        daily: DailyService,
+        out_dir: Path,
+        stream: TextIO = sys.stdout,
+    ) -> None:
         self.service = service
+        self.daily = daily
         self.out_dir = out_dir
         self.stream = stream
         self.buttons = ButtonMemory(out_dir / "buttons.json")
@@ -242,6 +255,13 @@ class Console:
                 level=o.get("level") or None,
             ),
             "admin end": lambda: svc.admin_end(place, user),
+            "daily": lambda: self.daily.play(place, user, o.get("move") or None),
+            "leaderboard": lambda: self.daily.leaderboard(
+                place, user, o.get("period") or "today", o.get("scope") or "server"
+            ),
+            "stats": lambda: self.daily.stats(
+                place, user, console_user(o["user"]) if o.get("user") else None
+            ),
             "press": lambda: self.press(cmd, place, user),
             "help": lambda: _ready([Reply(title="Commands", text=_help())]),
         }
@@ -269,7 +289,7 @@ class Console:
         head = f"[#{cmd.channel}] {prefix}{reply.title}".rstrip()
         self.say(head)
         if reply.text:
-            self.say(reply.text)
+            self.say(_RELATIVE_TIME.sub(lambda m: _relative(int(m.group(1))), reply.text))
         if reply.fields:
             self.say("  " + " | ".join(f"{name}: {value}" for name, value in reply.fields))
         if reply.mentions:
@@ -314,6 +334,12 @@ class Console:
             if not line:
                 break
             await self.run_line(line)
+
+
+def _relative(when: int) -> str:
+    """Discord's relative timestamp, written out for the console."""
+    left = max(0, when - int(time.time()))
+    return f"in {left // 3600}h {left % 3600 // 60:02d}m"
 
 
 def _required(options: dict[str, str], name: str, command: str) -> str:

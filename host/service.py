@@ -13,7 +13,7 @@ import asyncio
 import logging
 import secrets
 import time
-from collections.abc import Callable, Hashable, Sequence
+from collections.abc import Awaitable, Callable, Hashable, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -76,6 +76,8 @@ class GameService:
         self.render_images = render_images
         self._locks: dict[int, asyncio.Lock] = {}
         self._cache: dict[int, Loaded] = {}
+        #: Called after a move finishes a game; their replies follow the final board.
+        self.finish_hooks: list[Callable[[Loaded], Awaitable[list[Reply]]]] = []
 
     # === starting games ===================================================================
     async def play(
@@ -326,7 +328,25 @@ class GameService:
                 else t("{name} played {move}.", name=user.name, move=state.move_text(move))
             )
             loaded, bot_lines = await self._run_computers(loaded)
-        return [await self._board_reply(loaded, line, bot_lines)]
+        replies = [await self._board_reply(loaded, line, bot_lines)]
+        if loaded.record.status == "finished":
+            for hook in self.finish_hooks:
+                replies += await hook(loaded)
+        return replies
+
+    async def play_in(self, game_id: int, user: User, text: str) -> list[Reply]:
+        """A move in a game found by id (games not bound to a channel, like daily runs)."""
+        record = await self._record(game_id)
+        return await self._play_text(game_id, record.ply, user, text)
+
+    async def board_of(self, game_id: int, headline: Text | None = None) -> Reply:
+        async with self._lock(game_id):
+            loaded = await self._load(game_id)
+        return await self._board_reply(loaded, headline, [])
+
+    async def loaded(self, game_id: int) -> Loaded:
+        async with self._lock(game_id):
+            return await self._load(game_id)
 
     async def _commit(
         self,
@@ -506,8 +526,13 @@ class GameService:
         record = await self.games.live_game_in_channel(place.channel_id)
         if record is None or record.status != "active":
             return []
-        async with self._lock(record.id):
-            loaded = await self._load(record.id)
+        return await self.suggest_in(record.id, user, typed)
+
+    async def suggest_in(self, game_id: int, user: User, typed: str) -> list[str]:
+        async with self._lock(game_id):
+            loaded = await self._load(game_id)
+        if loaded.record.status != "active":
+            return []
         seats = [s for s in loaded.record.seats_of(user.id) if s in loaded.state.to_act]
         if not seats:
             return []
@@ -739,6 +764,8 @@ class GameService:
         self, loaded: Loaded, headline: Text | None, bot_lines: list[Text]
     ) -> Reply:
         record, state, game = loaded.record, loaded.state, loaded.game
+        #: A daily run is played in private so that nobody else sees the hill.
+        private = record.kind == "daily"
         lines = [str(x) for x in ([headline] if headline else []) + bot_lines]
         mentions: tuple[User, ...] = ()
         picks: tuple[Choice, ...] = ()
@@ -756,7 +783,7 @@ class GameService:
                 lines.append(str(t("{names} to move.", names=names)))
             else:
                 lines.append(str(t("Waiting for: {names}.", names=names)))
-            mentions = tuple(_user(record.seats[s].user) for s in humans)
+            mentions = () if private else tuple(_user(record.seats[s].user) for s in humans)
             if len(humans) == 1 and len(acting) == 1:
                 options = state.move_options(humans[0], ())
                 if options.options and len(options.options) <= MAX_PICKS:
@@ -768,7 +795,8 @@ class GameService:
             elif humans:
                 actions.append(Choice(f"open:{base}:", str(t("Make my move")), "primary"))
             actions.append(Choice(f"moves:{base}:", str(t("Legal moves"))))
-            actions.append(Choice(f"resign:{base}:", str(t("Resign")), "danger"))
+            if not private:
+                actions.append(Choice(f"resign:{base}:", str(t("Resign")), "danger"))
         scores = state.scores()
         fields = tuple(
             (self._seat_label(loaded, s.seat), str(t("{n} points", n=scores[s.seat])))
@@ -779,6 +807,7 @@ class GameService:
             title=str(t("{game} · ply {ply}", game=game.name, ply=record.ply)),
             text="\n".join(lines),
             image=image,
+            ephemeral=private,
             picks=picks,
             pick_placeholder=str(state.option_prompt(())) if picks else "",
             actions=tuple(actions),

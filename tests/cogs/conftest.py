@@ -11,10 +11,10 @@ import discord
 import pytest
 
 from cogs.client import EXTENSIONS, HilltopBot
+from data.daily import SqliteDailyRepository
 from data.db import Database
 from data.games import SqliteGameRepository
 from host.model import User
-from host.service import GameService
 
 BOT_ID = 9000
 GUILD = 77
@@ -37,13 +37,14 @@ CAROL = member(3, "carol")
 OTHER_BOT = member(4, "otherbot", bot=True)
 
 
+async def fixed_par(seed: int) -> tuple[int, int]:
+    return (100, 250)
+
+
 async def make_bot(db: Database) -> HilltopBot:
-    bot = HilltopBot(SqliteGameRepository(db))
-    bot._service = GameService(
-        SqliteGameRepository(db),
-        bot_user=User(BOT_ID, "hilltop", is_bot=True),
-        render_images=True,
-    )
+    bot = HilltopBot(SqliteGameRepository(db), SqliteDailyRepository(db), daily_secret="test")
+    bot.build_services(User(BOT_ID, "hilltop", is_bot=True))
+    bot.daily.par_runner = fixed_par
     bot._connection.user = MagicMock(id=BOT_ID, display_name="hilltop")
     for extension in EXTENSIONS:
         await bot.load_extension(extension)

@@ -249,3 +249,25 @@ async def test_many_picks_become_a_select() -> None:
     [select] = [c for c in view.children if isinstance(c, PayloadSelect)]
     assert [o.value for o in select.item.options] == [p.payload for p in picks]
     assert [c.item.label for c in view.children if isinstance(c, PayloadButton)] == ["Resign"]
+
+
+def cog_named(bot: HilltopBot, name: str) -> Any:
+    cog = bot.get_cog(name)
+    assert cog is not None
+    return cog
+
+
+async def test_daily_is_private_and_leaderboard_public(bot: HilltopBot) -> None:
+    cog = cog_named(bot, "DailyCog")
+    inter, sent = interaction(bot, ALICE)
+    await cog.daily.callback(cog, inter)
+    board = sent.last()
+    assert board["ephemeral"] is True and board["file"].filename == "board.png"
+    assert board["content"] is None  # nobody is pinged for a private run
+    inter, sent = interaction(bot, ALICE)
+    await cog.daily.callback(cog, inter, move="nonsense")
+    assert sent.last()["ephemeral"] is True and "nonsense" in sent.last()["embed"].description
+    inter, sent = interaction(bot, BOB)
+    await cog.leaderboard.callback(cog, inter, period="today", scope="server")
+    assert sent.last()["ephemeral"] is False
+    assert "Nobody has finished a run yet" in embed_text(sent.last())

@@ -1,0 +1,84 @@
+"""/daily, /leaderboard and /stats: the daily Hillbert challenge.
+
+A daily run is played in ephemeral messages: only the player sees the hill, there is no
+need for the bot to be allowed to send direct messages, and the run stays in the server
+where the player started it. Buttons on those messages carry the game id and ply like
+every other board, so they keep working after a restart.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+import discord
+from discord import app_commands
+from discord.ext import commands
+
+from cogs.respond import place_of, respond, user_of
+from host.daily import PERIODS, SCOPES
+from host.model import User
+
+if TYPE_CHECKING:
+    from cogs.client import HilltopBot
+
+
+async def daily_move_autocomplete(
+    interaction: discord.Interaction[Any], current: str
+) -> list[app_commands.Choice[str]]:
+    client: HilltopBot = interaction.client
+    moves = await client.daily.suggest(place_of(interaction), user_of(interaction), current)
+    return [app_commands.Choice(name=m[:100], value=m[:100]) for m in moves]
+
+
+class DailyCog(commands.Cog):
+    def __init__(self, bot: HilltopBot) -> None:
+        self.bot = bot
+
+    @app_commands.command(name="daily")
+    @app_commands.describe(move="A turn of your run, e.g. `d rr`; start typing to see them")
+    @app_commands.autocomplete(move=daily_move_autocomplete)
+    async def daily(self, interaction: discord.Interaction[Any], move: str | None = None) -> None:
+        """Play today's Hillbert hill: one scored run per day, in private."""
+        await respond(
+            interaction,
+            lambda: self.bot.daily.play(place_of(interaction), user_of(interaction), move),
+            public=False,
+        )
+
+    @app_commands.command(name="leaderboard")
+    @app_commands.describe(period="Today, this week or all time", scope="This server or everyone")
+    @app_commands.choices(
+        period=[app_commands.Choice(name=p, value=p) for p in PERIODS],
+        scope=[app_commands.Choice(name=s, value=s) for s in SCOPES],
+    )
+    async def leaderboard(
+        self,
+        interaction: discord.Interaction[Any],
+        period: str = "today",
+        scope: str = "server",
+    ) -> None:
+        """The daily Hillbert leaderboard, with your own rank."""
+        if interaction.guild_id is None and scope == "server":
+            scope = "global"
+        await respond(
+            interaction,
+            lambda: self.bot.daily.leaderboard(
+                place_of(interaction), user_of(interaction), period, scope
+            ),
+        )
+
+    @app_commands.command(name="stats")
+    @app_commands.describe(user="Whose stats (you, if left out)")
+    async def stats(
+        self, interaction: discord.Interaction[Any], user: discord.User | None = None
+    ) -> None:
+        """Daily Hillbert stats: runs, best score, average and streak."""
+        target = User(user.id, user.display_name) if user is not None else None
+        await respond(
+            interaction,
+            lambda: self.bot.daily.stats(place_of(interaction), user_of(interaction), target),
+        )
+
+
+async def setup(bot: HilltopBot) -> None:
+    await bot.add_cog(DailyCog(bot))
