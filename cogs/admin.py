@@ -14,6 +14,7 @@ from discord.ext import commands
 
 from cogs.games import LEVEL_OPTIONS, game_autocomplete, player_of, variant_autocomplete
 from cogs.respond import place_of, respond, user_of
+from host.service import MAX_DEADLINE_MINUTES
 
 if TYPE_CHECKING:
     from cogs.client import HilltopBot
@@ -40,6 +41,7 @@ class AdminCog(commands.GroupCog, group_name="admin"):
         variant="A variant of the game",
         position="Start from this position (the game's notation)",
         level="How strongly the computer plays",
+        deadline="Minutes each player has per decision (games with deadlines)",
     )
     @app_commands.autocomplete(game=game_autocomplete, variant=variant_autocomplete)
     @app_commands.choices(level=LEVEL_OPTIONS)
@@ -56,6 +58,7 @@ class AdminCog(commands.GroupCog, group_name="admin"):
         variant: str | None = None,
         position: str | None = None,
         level: str | None = None,
+        deadline: app_commands.Range[int, 1, MAX_DEADLINE_MINUTES] | None = None,
     ) -> None:
         """Start a match here with no challenge step; both players are pinged."""
 
@@ -71,6 +74,7 @@ class AdminCog(commands.GroupCog, group_name="admin"):
                 variant=variant,
                 position=position,
                 level=level,
+                deadline_minutes=deadline,
             )
 
         await respond(interaction, call)

@@ -19,7 +19,7 @@ from host.service import GameService
 
 log = logging.getLogger("hilltop.discord")
 
-EXTENSIONS = ("cogs.games", "cogs.daily", "cogs.admin")
+EXTENSIONS = ("cogs.games", "cogs.daily", "cogs.admin", "cogs.timers")
 
 
 class HilltopBot(commands.Bot):

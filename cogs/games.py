@@ -15,7 +15,7 @@ from discord.ext import commands
 from cogs.respond import place_of, respond, send_replies, user_of
 from cogs.views import message_parts
 from host.model import ChannelBusyError, Place, ServiceError, User
-from host.service import SEAT_CHOICES, GameService
+from host.service import MAX_DEADLINE_MINUTES, SEAT_CHOICES, GameService
 
 if TYPE_CHECKING:
     from cogs.client import HilltopBot
@@ -136,6 +136,7 @@ class GamesCog(commands.Cog):
         variant="A variant of the game",
         position="Start from this position (the game's notation, see /rules)",
         level="How strongly the computer plays",
+        deadline="Minutes each player has per decision (games with deadlines)",
     )
     @app_commands.autocomplete(game=game_autocomplete, variant=variant_autocomplete)
     @app_commands.choices(seat=SEAT_OPTIONS, level=LEVEL_OPTIONS)
@@ -152,6 +153,7 @@ class GamesCog(commands.Cog):
         variant: str | None = None,
         position: str | None = None,
         level: str | None = None,
+        deadline: app_commands.Range[int, 1, MAX_DEADLINE_MINUTES] | None = None,
     ) -> None:
         """Start a game here: challenge someone, or play against me."""
         user = user_of(interaction)
@@ -170,6 +172,7 @@ class GamesCog(commands.Cog):
                 variant=variant,
                 position=position,
                 level=level,
+                deadline_minutes=deadline,
             )
 
         async def call() -> list[Any]:

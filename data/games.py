@@ -24,7 +24,7 @@ from data.repository import (
 _GAME_COLUMNS = (
     "id, game, kind, guild_id, channel_id, status, seed, variant, rules_version, "
     "start_position, ply, snapshot, options, result, created_by, created_at, updated_at, "
-    "finished_at"
+    "finished_at, deadline_at"
 )
 
 
@@ -48,10 +48,11 @@ class SqliteGameRepository:
         snapshot: str,
         now: float,
         result: dict[str, Any] | None = None,
+        deadline_at: float | None = None,
     ) -> None:
         async with self.db.transaction() as conn:
             cur = await conn.execute(
-                "UPDATE games SET ply = ply + 1, snapshot = ?, updated_at = ?,"
+                "UPDATE games SET ply = ply + 1, snapshot = ?, updated_at = ?, deadline_at = ?,"
                 " status = CASE WHEN ? IS NULL THEN status ELSE 'finished' END,"
                 " result = COALESCE(?, result),"
                 " finished_at = CASE WHEN ? IS NULL THEN finished_at ELSE ? END"
@@ -59,6 +60,7 @@ class SqliteGameRepository:
                 (
                     snapshot,
                     now,
+                    deadline_at,
                     _dump(result),
                     _dump(result),
                     _dump(result),
@@ -75,7 +77,14 @@ class SqliteGameRepository:
                 (game_id, expected_ply + 1, seat, user_id, text, now),
             )
 
-    async def accept_seat(self, game_id: int, seat: int, activate: bool, now: float) -> GameRecord:
+    async def accept_seat(
+        self,
+        game_id: int,
+        seat: int,
+        activate: bool,
+        now: float,
+        deadline_at: float | None = None,
+    ) -> GameRecord:
         async with self.db.transaction() as conn:
             cur = await conn.execute(
                 "UPDATE seats SET accepted = 1 WHERE game_id = ? AND seat = ? AND accepted = 0"
@@ -86,8 +95,9 @@ class SqliteGameRepository:
                 raise StalePlyError(f"seat {seat} of game {game_id} cannot accept now")
             if activate:
                 await conn.execute(
-                    "UPDATE games SET status = 'active', updated_at = ? WHERE id = ?",
-                    (now, game_id),
+                    "UPDATE games SET status = 'active', updated_at = ?, deadline_at = ?"
+                    " WHERE id = ?",
+                    (now, deadline_at, game_id),
                 )
             return await load_game(conn, game_id)
 
@@ -118,6 +128,17 @@ class SqliteGameRepository:
                 (user.id, int(user.is_bot), game_id, seat),
             )
             return await load_game(conn, game_id)
+
+    async def due_games(self, now: float) -> list[int]:
+        async with (
+            self.db.read() as conn,
+            conn.execute(
+                "SELECT id FROM games WHERE deadline_at IS NOT NULL AND deadline_at <= ?"
+                " AND status = 'active' ORDER BY deadline_at",
+                (now,),
+            ) as cur,
+        ):
+            return [row[0] for row in await cur.fetchall()]
 
     # --- reads ------------------------------------------------------------------------
     async def get_game(self, game_id: int) -> GameRecord | None:
@@ -164,7 +185,7 @@ async def insert_game(conn: aiosqlite.Connection, new: NewGame, now: float) -> i
         cur = await conn.execute(
             "INSERT INTO games (game, kind, guild_id, channel_id, status, seed, variant,"
             " rules_version, start_position, ply, snapshot, options, created_by,"
-            " created_at, updated_at) VALUES (?,?,?,?,?,?,?,?,?,0,?,?,?,?,?)",
+            " created_at, updated_at, deadline_at) VALUES (?,?,?,?,?,?,?,?,?,0,?,?,?,?,?,?)",
             (
                 new.game,
                 new.kind,
@@ -180,6 +201,7 @@ async def insert_game(conn: aiosqlite.Connection, new: NewGame, now: float) -> i
                 new.created_by.id,
                 now,
                 now,
+                new.deadline_at,
             ),
         )
     except sqlite3.IntegrityError as exc:
@@ -255,6 +277,7 @@ async def _load_many(
             updated_at=row["updated_at"],
             finished_at=row["finished_at"],
             seats=tuple(seats[row["id"]]),
+            deadline_at=row["deadline_at"],
         )
         for row in rows
     ]

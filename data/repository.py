@@ -64,6 +64,7 @@ class NewGame:
     seats: tuple[tuple[UserRecord, bool], ...]  # (player, already accepted) by seat
     options: dict[str, Any] = field(default_factory=dict)
     kind: Literal["channel", "daily"] = "channel"
+    deadline_at: float | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -87,6 +88,8 @@ class GameRecord:
     updated_at: float
     finished_at: float | None
     seats: tuple[SeatRecord, ...]
+    #: When the pending decision's default is played (None: no deadline running).
+    deadline_at: float | None = None
 
     @property
     def is_live(self) -> bool:
@@ -117,6 +120,7 @@ class GameRepository(Protocol):
         snapshot: str,
         now: float,
         result: dict[str, Any] | None = None,
+        deadline_at: float | None = None,
     ) -> None:
         """Log the move that takes the game from `expected_ply` to `expected_ply + 1` and
         store the new snapshot, in one transaction; with `result` the game finishes.
@@ -126,7 +130,14 @@ class GameRepository(Protocol):
 
     async def moves(self, game_id: int) -> list[MoveRecord]: ...
 
-    async def accept_seat(self, game_id: int, seat: int, activate: bool, now: float) -> GameRecord:
+    async def accept_seat(
+        self,
+        game_id: int,
+        seat: int,
+        activate: bool,
+        now: float,
+        deadline_at: float | None = None,
+    ) -> GameRecord:
         """Mark the seat accepted; with `activate` the challenge becomes an active game."""
         ...
 
@@ -142,3 +153,7 @@ class GameRepository(Protocol):
         ...
 
     async def replace_seat(self, game_id: int, seat: int, user: UserRecord) -> GameRecord: ...
+
+    async def due_games(self, now: float) -> list[int]:
+        """Ids of active games whose deadline has passed."""
+        ...

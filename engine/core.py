@@ -185,6 +185,11 @@ class GameState(ABC, Generic[M]):
         others = [s for i, s in enumerate(scores) if i != seat]
         return float(scores[seat] - (max(others) if others else 0))
 
+    def report(self, previous: Self | None, names: Sequence[str]) -> tuple[Text, ...]:
+        """What happened by itself since `previous` (dice, automatic steps of a round),
+        as short lines for the reply to a move; `names` are the players by seat."""
+        return ()
+
     def timeout_move(self, seat: int) -> M | None:
         """The documented default when `seat` lets a deadline pass (None: no default)."""
         return None
@@ -210,6 +215,9 @@ class Game(ABC, Generic[M]):
     draw_seats: ClassVar[bool] = True
     #: Bumped when a rule change would make an old move log replay differently.
     rules_version: ClassVar[int] = 1
+    #: Seconds a person has for a decision before `timeout_move` is played for them
+    #: (None: the game waits for ever).
+    decision_seconds: ClassVar[int | None] = None
 
     @abstractmethod
     def new_state(self, seed: int, num_players: int, variant: str | None) -> GameState[M]:

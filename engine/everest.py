@@ -868,6 +868,12 @@ class EverestState(GameState[Move]):
         others = [_yeti_value(self, s) for s in range(self.players) if s != seat]
         return mine - max(others)
 
+    def report(self, previous: EverestState | None, names: Sequence[str]) -> tuple[Text, ...]:
+        """The log of the resolution this move triggered (nothing if it resolved none)."""
+        if not self.events or (previous is not None and previous.events == self.events):
+            return ()
+        return tuple(describe_events(self.events, names))
+
     def timeout_move(self, seat: int) -> Move | None:
         if seat not in self.to_act:
             return None
@@ -1803,6 +1809,8 @@ class EverestGame(Game[Move]):
     )
     blurb: ClassVar[str] = "Yeti King of the Hill: secret plans, roars and snowballs."
     draw_seats: ClassVar[bool] = False
+    #: Plans and choices wait at most 12 hours; then the 3(c) defaults are played.
+    decision_seconds: ClassVar[int | None] = 12 * 3600
 
     def new_state(self, seed: int, num_players: int, variant: str | None) -> EverestState:
         self.check_setup(num_players, variant)

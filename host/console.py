@@ -41,6 +41,7 @@ COMMANDS: dict[str, tuple[str, ...]] = {
         "variant",
         "position",
         "level",
+        "deadline",
     ),
     "accept": (),
     "decline": (),
@@ -61,6 +62,7 @@ COMMANDS: dict[str, tuple[str, ...]] = {
         "variant",
         "position",
         "level",
+        "deadline",
     ),
     "admin end": (),
     "daily": ("move",),
@@ -201,6 +203,7 @@ class Console:
         line = line.strip()
         if not line or line.startswith("#!") or line.startswith("//"):
             return
+        await self.expire_deadlines()
         try:
             command = parse_line(line)
             replies = await self.dispatch(command)
@@ -213,9 +216,19 @@ class Console:
         for reply in replies:
             self.show(command, reply)
 
+    async def expire_deadlines(self) -> None:
+        """Decisions past their deadline get their default, as the bot's timer does."""
+        for place, replies in await self.service.expire_due():
+            channels: dict[str, str] = self.buttons.data.get("channels", {})
+            name = channels.get(str(place.channel_id), str(place.channel_id))
+            command = Command(name, BOT_NAME, "timer", {})
+            for reply in replies:
+                self.show(command, reply)
+
     async def dispatch(self, cmd: Command) -> list[Reply]:
         user = console_user(cmd.user)
         place = console_place(cmd.channel)
+        self.buttons.data.setdefault("channels", {})[str(place.channel_id)] = cmd.channel
         o = cmd.options
         svc = self.service
         handlers: dict[str, Callable[[], Awaitable[list[Reply]]]] = {
@@ -230,6 +243,7 @@ class Console:
                 variant=o.get("variant") or None,
                 position=o.get("position") or None,
                 level=o.get("level") or None,
+                deadline_minutes=_int(o, "deadline"),
             ),
             "accept": lambda: svc.accept(place, user),
             "decline": lambda: svc.decline(place, user),
@@ -253,6 +267,7 @@ class Console:
                 variant=o.get("variant") or None,
                 position=o.get("position") or None,
                 level=o.get("level") or None,
+                deadline_minutes=_int(o, "deadline"),
             ),
             "admin end": lambda: svc.admin_end(place, user),
             "daily": lambda: self.daily.play(place, user, o.get("move") or None),

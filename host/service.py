@@ -41,6 +41,9 @@ BOT_NAME = "hilltop"
 #: Discord allows 25 options in a select menu and 25 buttons on a message.
 MAX_PICKS = 25
 SEAT_CHOICES = ("first", "second", "random")
+#: A Discord embed holds 4,096 characters; long move lists are cut below that.
+MAX_LIST_CHARS = 3800
+MAX_DEADLINE_MINUTES = 7 * 24 * 60
 
 
 @dataclass(frozen=True)
@@ -93,6 +96,7 @@ class GameService:
         variant: str | None = None,
         position: str | None = None,
         level: str | None = None,
+        deadline_minutes: int | None = None,
     ) -> list[Reply]:
         """`/play`: challenge people (or the bot) to a game in this channel."""
         game = self._game(game_id)
@@ -125,6 +129,7 @@ class GameService:
             variant=variant,
             position=position,
             level=level,
+            deadline_minutes=deadline_minutes,
             challenge=True,
         )
 
@@ -140,6 +145,7 @@ class GameService:
         variant: str | None = None,
         position: str | None = None,
         level: str | None = None,
+        deadline_minutes: int | None = None,
     ) -> list[Reply]:
         """`/admin start`: a match with no challenge step, seats in the order given."""
         self._require_admin(user)
@@ -159,6 +165,7 @@ class GameService:
             variant=variant,
             position=position,
             level=level,
+            deadline_minutes=deadline_minutes,
             challenge=False,
         )
 
@@ -174,6 +181,7 @@ class GameService:
         variant: str | None,
         position: str | None,
         level: str | None,
+        deadline_minutes: int | None,
         challenge: bool,
     ) -> list[Reply]:
         try:
@@ -187,6 +195,10 @@ class GameService:
                     level=level,
                     known=", ".join(ai.LEVELS),
                 )
+            )
+        if deadline_minutes is not None and not 1 <= deadline_minutes <= MAX_DEADLINE_MINUTES:
+            raise ServiceError(
+                t("deadline: give minutes from 1 to {most} (a week).", most=MAX_DEADLINE_MINUTES)
             )
         if seed is None:
             seed = secrets.randbits(48)  # fits a Discord integer option
@@ -210,6 +222,13 @@ class GameService:
             state = game.new_state(seed, len(players), variant)
         # Everyone who started it, and every computer, has already agreed to play.
         accepted = [not challenge or p.id == user.id or p.is_bot for p in players]
+        options: dict[str, Any] = {"level": level or ai.DEFAULT_LEVEL}
+        if deadline_minutes is not None:
+            options["deadline"] = deadline_minutes * 60
+        now = self.clock()
+        deadline_at = (
+            self._first_deadline(game, state, players, options, now) if all(accepted) else None
+        )
         new = NewGame(
             game=game.id,
             guild_id=place.guild_id,
@@ -222,10 +241,11 @@ class GameService:
             snapshot=state.to_text(),
             created_by=_record(user),
             seats=tuple((_record(p), ok) for p, ok in zip(players, accepted, strict=True)),
-            options={"level": level or ai.DEFAULT_LEVEL},
+            options=options,
+            deadline_at=deadline_at,
         )
         try:
-            record = await self.games.create_game(new, self.clock())
+            record = await self.games.create_game(new, now)
         except ChannelBusyError:
             raise ChannelTaken(
                 t(
@@ -271,8 +291,21 @@ class GameService:
             pending = [s for s in record.seats if not s.accepted]
             activate = len(pending) == 1
             try:
+                game = self._game(record.game)
+                now = self.clock()
+                deadline_at = (
+                    self._first_deadline(
+                        game,
+                        _state_of(game, record),
+                        [_user(s.user) for s in record.seats],
+                        record.options,
+                        now,
+                    )
+                    if activate
+                    else None
+                )
                 record = await self.games.accept_seat(
-                    record.id, seats[0].seat, activate, self.clock()
+                    record.id, seats[0].seat, activate, now, deadline_at
                 )
             except StalePlyError:
                 raise ServiceError(t("That challenge was already answered.")) from None
@@ -362,6 +395,7 @@ class GameService:
         result = _result(outcome) if outcome else None
         now = self.clock()
         snapshot = after.to_text()
+        deadline_at = self._next_deadline(loaded, after, now) if not outcome else None
         try:
             await self.games.append_move(
                 record.id,
@@ -372,6 +406,7 @@ class GameService:
                 snapshot,
                 now,
                 result,
+                deadline_at,
             )
         except StalePlyError:
             self._cache.pop(record.id, None)
@@ -389,8 +424,71 @@ class GameService:
             status="finished" if result else record.status,
             result=result if result else record.result,
             finished_at=now if result else record.finished_at,
+            deadline_at=deadline_at,
         )
         return self._remember(stored, loaded.game, after, loaded.state, move, seat)
+
+    def _next_deadline(self, loaded: Loaded, after: GameState[Any], now: float) -> float | None:
+        """When the decision now pending must be made. Several seats deciding together
+        share one deadline: it does not restart when one of them has acted."""
+        seconds = loaded.record.options.get("deadline") or loaded.game.decision_seconds
+        humans = [s.seat for s in loaded.record.seats if not s.user.is_bot]
+        waiting = [s for s in after.to_act if s in humans]
+        if not seconds or not any(after.timeout_move(s) is not None for s in waiting):
+            return None
+        if loaded.record.deadline_at is not None and after.to_act < loaded.state.to_act:
+            return loaded.record.deadline_at
+        return now + float(seconds)
+
+    def _first_deadline(
+        self,
+        game: Game[Any],
+        state: GameState[Any],
+        players: Sequence[User],
+        options: dict[str, Any],
+        now: float,
+    ) -> float | None:
+        seconds = options.get("deadline") or game.decision_seconds
+        waiting = [s for s in state.to_act if not players[s].is_bot]
+        if not seconds or not any(state.timeout_move(s) is not None for s in waiting):
+            return None
+        return now + float(seconds)
+
+    async def expire_due(self) -> list[tuple[Place, list[Reply]]]:
+        """Play the documented default for every decision whose deadline has passed.
+        Returns the board replies to post, with where to post them."""
+        posts: list[tuple[Place, list[Reply]]] = []
+        now = self.clock()
+        for game_id in await self.games.due_games(now):
+            async with self._lock(game_id):
+                loaded = await self._load(game_id)
+                record = loaded.record
+                if record.status != "active" or not record.deadline_at:
+                    continue
+                if record.deadline_at > now:
+                    continue
+                lines: list[Text] = []
+                for seat in sorted(loaded.state.to_act):
+                    if record.seats[seat].user.is_bot or loaded.record.status != "active":
+                        continue
+                    move = loaded.state.timeout_move(seat)
+                    if move is None or seat not in loaded.state.to_act:
+                        continue
+                    state = loaded.state
+                    user = _user(record.seats[seat].user)
+                    loaded = await self._commit(loaded, seat, user, move, state.play(seat, move))
+                    lines.append(
+                        t(
+                            "{name} ran out of time: {move}.",
+                            name=self._seat_label(loaded, seat),
+                            move=_timeout_text(state, move),
+                        )
+                    )
+                loaded, bot_lines = await self._run_computers(loaded)
+            if lines and record.channel_id is not None:
+                place = Place(record.channel_id, record.guild_id)
+                posts.append((place, [await self._board_reply(loaded, None, lines + bot_lines)]))
+        return posts
 
     async def _run_computers(self, loaded: Loaded) -> tuple[Loaded, list[Text]]:
         """Let every computer seat that is to act play, until a person must act."""
@@ -504,8 +602,25 @@ class GameService:
             text = str(t("No legal move starts with {start}.", start=start.strip()))
         else:
             text = "\n".join(moves)
+        return [self._moves_reply(moves, text)]
+
+    def _moves_reply(self, moves: list[str], text: str) -> Reply:
+        """The list, cut to what one message holds, saying how many were left out."""
+        if len(text) > MAX_LIST_CHARS:
+            kept = text[:MAX_LIST_CHARS].rsplit("\n", 1)[0]
+            left = len(moves) - kept.count("\n") - 1
+            text = (
+                kept
+                + "\n"
+                + str(
+                    t(
+                        "… and {n} more. Narrow the list with /moves <start>, or use the buttons.",
+                        n=left,
+                    )
+                )
+            )
         title = str(t("Your legal moves ({n})", n=len(moves)))
-        return [Reply(title=title, text=text, ephemeral=True)]
+        return Reply(title=title, text=text, ephemeral=True)
 
     def _move_texts(self, loaded: Loaded, seat: int, start: str | None) -> list[str]:
         state = loaded.state
@@ -637,13 +752,7 @@ class GameService:
             loaded = await self._check_press(game_id, ply, user)
             seat = self._acting_seat(loaded, user)
             moves = self._move_texts(loaded, seat, None)
-            return [
-                Reply(
-                    title=str(t("Your legal moves ({n})", n=len(moves))),
-                    text="\n".join(moves),
-                    ephemeral=True,
-                )
-            ]
+            return [self._moves_reply(moves, "\n".join(moves))]
         if action in ("pick", "step", "open"):
             loaded = await self._check_press(game_id, ply, user)
             seat = self._acting_seat(loaded, user)
@@ -772,6 +881,9 @@ class GameService:
         actions: list[Choice] = []
         base = f"{record.id}:{record.ply}"
         tone = "turn"
+        players = [s.user.name for s in record.seats]
+        previous = loaded.previous.view(None) if loaded.previous is not None else None
+        lines += [str(x) for x in state.view(None).report(previous, players)]
         if record.status != "active":
             tone = "over"
             lines.append(self._result_line(loaded))
@@ -976,6 +1088,11 @@ class GameService:
 
 def _record(user: User) -> UserRecord:
     return UserRecord(user.id, user.name, user.is_bot)
+
+
+def _timeout_text(state: GameState[Any], move: Hashable) -> str:
+    """A default move as shown publicly: a secret plan stays secret."""
+    return str(t("the default choice")) if len(state.to_act) > 1 else state.move_text(move)
 
 
 def _user(record: UserRecord) -> User:

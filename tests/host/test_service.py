@@ -273,3 +273,13 @@ async def test_cached_record_matches_the_database_after_moves(service: GameServi
     record = await service.games.get_game(1)
     assert record is not None and record.status == "finished"
     assert service._cache[1].record == record
+
+
+async def test_long_move_lists_fit_in_one_message(service: GameService) -> None:
+    await service.play(HERE, ALICE, "everest", [BOB], seed=1)
+    await service.accept(HERE, BOB)
+    [reply] = await service.legal_moves(HERE, ALICE)
+    assert len(reply.text) <= 4096
+    lines = reply.text.splitlines()
+    total = int(reply.title.split("(")[1].rstrip(")"))
+    assert lines[-1].startswith("… and ") and f"{total - len(lines) + 1} more" in lines[-1]
