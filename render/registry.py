@@ -30,3 +30,26 @@ def render_png(state: GameState[Any], ctx: RenderContext | None = None) -> bytes
     """The board as PNG bytes. Pure: the same state and context give the same bytes."""
     image = renderer(state.game_id)(state, ctx or RenderContext())
     return encode_png(image)
+
+
+def options_png(
+    state: GameState[Any], seat: int, prefix: tuple[str, ...], ctx: RenderContext
+) -> bytes | None:
+    """A picture of the choices a move builder offers `seat` after `prefix`, for games
+    whose renderer defines `render_options(state, seat, prefix, ctx) -> Image | None`
+    (Everest draws each roll-off outcome)."""
+    module = importlib.import_module(f"render.{state.game_id}")
+    draw = getattr(module, "render_options", None)
+    if draw is None:
+        return None
+    image = draw(state, seat, prefix, ctx)
+    return None if image is None else encode_png(image)
+
+
+def step_pngs(state: GameState[Any], ctx: RenderContext) -> list[bytes]:
+    """One picture per step of what the last move set off, for games whose renderer
+    defines `render_steps(state, ctx) -> list[Image]` (Everest's rounds); `ctx.previous`
+    is the state before the move."""
+    module = importlib.import_module(f"render.{state.game_id}")
+    draw = getattr(module, "render_steps", None)
+    return [] if draw is None else [encode_png(image) for image in draw(state, ctx)]
