@@ -128,7 +128,7 @@ async def send_replies(interaction: discord.Interaction[Any], replies: list[Repl
 
 def _edit_parts(parts: dict[str, Any]) -> dict[str, Any]:
     """Edits replace attachments and components rather than adding to them."""
-    edit = {k: v for k, v in parts.items() if k not in ("file", "view")}
-    edit["attachments"] = [parts["file"]] if "file" in parts else []
+    edit = {k: v for k, v in parts.items() if k not in ("file", "files", "view")}
+    edit["attachments"] = parts.get("files") or ([parts["file"]] if "file" in parts else [])
     edit["view"] = parts.get("view")
     return edit

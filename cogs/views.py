@@ -153,4 +153,17 @@ def message_parts(reply: Reply) -> dict[str, Any]:
         parts["view"] = view
     if reply.image is not None:
         parts["file"] = discord.File(io.BytesIO(reply.image), filename=reply.image_name)
+    if reply.gallery:
+        # Up to ten embeds in one message: the pictures first, the board last.
+        embeds, files = [], []
+        for index, (caption, png) in enumerate(reply.gallery[:9], start=1):
+            name = f"step{index}.png"
+            embeds.append(
+                discord.Embed(title=caption[:256], colour=COLOURS["info"]).set_image(
+                    url=f"attachment://{name}"
+                )
+            )
+            files.append(discord.File(io.BytesIO(png), filename=name))
+        parts["embeds"] = [*embeds, parts.pop("embed")]
+        parts["files"] = files + ([parts.pop("file")] if "file" in parts else [])
     return parts

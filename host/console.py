@@ -310,6 +310,11 @@ class Console:
         if reply.mentions:
             names = ", ".join(u.name for u in reply.mentions)
             self.say(f"  (pings {names})")
+        for index, (caption, png) in enumerate(reply.gallery, start=1):
+            path = self.out_dir / f"{self._stem(cmd.channel, reply)}-step{index}.png"
+            self.out_dir.mkdir(parents=True, exist_ok=True)
+            path.write_bytes(png)
+            self.say(f"  {caption}: {path}")
         if reply.image is not None:
             path = self._save_image(cmd.channel, reply)
             self.say(f"  image: {path}")
@@ -322,10 +327,12 @@ class Console:
             self.buttons.remember(cmd.channel, cmd.user if reply.ephemeral else None, choices)
         self.say()
 
+    def _stem(self, channel: str, reply: Reply) -> str:
+        return re.sub(r"[^\w]+", "-", f"{channel}-{reply.title}").strip("-").lower()
+
     def _save_image(self, channel: str, reply: Reply) -> Path:
         self.out_dir.mkdir(parents=True, exist_ok=True)
-        stem = re.sub(r"[^\w]+", "-", f"{channel}-{reply.title}").strip("-").lower()
-        path = self.out_dir / f"{stem}.png"
+        path = self.out_dir / f"{self._stem(channel, reply)}.png"
         assert reply.image is not None
         path.write_bytes(reply.image)
         latest = self.out_dir / f"{channel}-latest.png"

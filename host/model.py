@@ -55,6 +55,8 @@ class Reply:
     text: str = ""
     image: bytes | None = None
     image_name: str = "board.png"
+    #: Pictures shown before the board, with captions (the steps of a round).
+    gallery: tuple[tuple[str, bytes], ...] = ()
     #: Only the user who acted sees it (errors, private panels, move lists).
     ephemeral: bool = False
     #: Step choices of a move (a select menu when there are many), then action buttons.

@@ -33,7 +33,8 @@ from host.model import ChannelBusyError as ChannelTaken
 from host.model import Choice, Place, Reply, ServiceError, User
 from host.rules import rules_text
 from render.core import RenderContext
-from render.registry import render_png
+from render.registry import load_all as load_renderers
+from render.registry import options_png, render_png, step_pngs
 
 log = logging.getLogger(__name__)
 
@@ -77,6 +78,8 @@ class GameService:
         self.bot_user = bot_user
         self.clock = clock
         self.render_images = render_images
+        registry.all_games()
+        load_renderers()
         self._locks: dict[int, asyncio.Lock] = {}
         self._cache: dict[int, Loaded] = {}
         #: Called after a move finishes a game; their replies follow the final board.
@@ -762,7 +765,7 @@ class GameService:
                 raise ServiceError(t("That choice is no longer available."))
             if not options.options and options.complete is not None and prefix:
                 return await self._play_from_builder(loaded, user, prefix, action == "step")
-            return [self._builder_reply(loaded, seat, prefix, edit=action == "step")]
+            return [await self._builder_reply(loaded, seat, prefix, edit=action == "step")]
         if action == "play":
             loaded = await self._check_press(game_id, ply, user)
             return await self._play_from_builder(loaded, user, tuple(arg.split()), True)
@@ -796,7 +799,7 @@ class GameService:
         async with self._lock(game_id):
             return await self._load(game_id)
 
-    def _builder_reply(
+    async def _builder_reply(
         self, loaded: Loaded, seat: int, prefix: tuple[str, ...], edit: bool
     ) -> Reply:
         record = loaded.record
@@ -816,9 +819,15 @@ class GameService:
             lines.insert(0, str(t("So far: **{chosen}**", chosen=chosen)))
         if options.preview is not None:
             lines.append(str(options.preview))
+        picture = None
+        if self.render_images:
+            view = loaded.state.view(seat)
+            ctx = self._render_context(loaded, seat)
+            picture = await asyncio.to_thread(options_png, view, seat, prefix, ctx)
         return Reply(
             title=str(t("Your move")),
             text="\n".join(lines),
+            image=picture,
             ephemeral=True,
             picks=picks,
             pick_placeholder=str(options.prompt),
@@ -914,11 +923,13 @@ class GameService:
             (self._seat_label(loaded, s.seat), str(t("{n} points", n=scores[s.seat])))
             for s in record.seats
         )
-        image = await self._image(loaded) if self.render_images else None
+        image, steps = await self._images(loaded) if self.render_images else (None, [])
+        gallery = tuple((str(t("Step {n}", n=i)), png) for i, png in enumerate(steps, start=1))
         return Reply(
             title=str(t("{game} · ply {ply}", game=game.name, ply=record.ply)),
             text="\n".join(lines),
             image=image,
+            gallery=gallery,
             ephemeral=private,
             picks=picks,
             pick_placeholder=str(state.option_prompt(())) if picks else "",
@@ -954,13 +965,23 @@ class GameService:
             )
         )
 
-    async def _image(self, loaded: Loaded) -> bytes:
-        ctx = RenderContext(
+    def _render_context(self, loaded: Loaded, viewer: int | None = None) -> RenderContext:
+        return RenderContext(
             names=tuple(s.user.name for s in loaded.record.seats),
             last_move=loaded.last_move,
-            previous=loaded.previous.view(None) if loaded.previous is not None else None,
+            previous=loaded.previous.view(viewer) if loaded.previous is not None else None,
+            viewer=viewer,
         )
-        return await asyncio.to_thread(render_png, loaded.state.view(None), ctx)
+
+    async def _images(self, loaded: Loaded) -> tuple[bytes, list[bytes]]:
+        """The board, and one picture per step of what the last move set off."""
+        ctx = self._render_context(loaded)
+        view = loaded.state.view(None)
+
+        def draw() -> tuple[bytes, list[bytes]]:
+            return render_png(view, ctx), step_pngs(view, ctx)
+
+        return await asyncio.to_thread(draw)
 
     # === loading and checks ===============================================================
     def _lock(self, game_id: int) -> asyncio.Lock:

@@ -18,6 +18,14 @@ class Renderer(Protocol):
     def __call__(self, state: Any, ctx: RenderContext) -> Image.Image: ...
 
 
+def load_all() -> None:
+    """Import every renderer now, in the calling thread: rendering runs in worker
+    threads, and compiling modules there while the main thread compiles too trips a
+    CPython 3.11 bug (a shared AST recursion counter)."""
+    for name in RENDER_MODULES:
+        importlib.import_module(f"render.{name}")
+
+
 def renderer(game_id: str) -> Renderer:
     if game_id not in RENDER_MODULES:
         raise KeyError(f"no renderer for {game_id!r}")
