@@ -92,6 +92,7 @@ class ThreadOffer(discord.ui.View):
         super().__init__(timeout=600)
         self.start = start
         self.title = title
+        self.used = False
 
     @discord.ui.button(label="Start it in a new thread", style=discord.ButtonStyle.primary)
     async def new_thread(
@@ -103,6 +104,18 @@ class ThreadOffer(discord.ui.View):
                 "Threads cannot be made here; try another channel.", ephemeral=True
             )
             return
+        if self.used:
+            await interaction.response.send_message(
+                "That game is already being started.", ephemeral=True
+            )
+            return
+        # Answer at once (Discord allows 3 s) and remove the button: a second click
+        # must not make a second thread.
+        self.used = True
+        self.stop()
+        await interaction.response.edit_message(
+            content="Starting your game in a new thread…", view=None
+        )
         thread = await channel.create_thread(
             name=self.title[:100], type=discord.ChannelType.public_thread
         )
@@ -110,14 +123,11 @@ class ThreadOffer(discord.ui.View):
         try:
             replies = await self.start(place)
         except ServiceError as exc:
-            await interaction.response.edit_message(content=str(exc.text), view=None)
+            await interaction.edit_original_response(content=str(exc.text))
             return
-        await interaction.response.edit_message(
-            content=f"Your game is in {thread.mention}.", view=None
-        )
         for reply in replies:
             await thread.send(**message_parts(reply))
-        self.stop()
+        await interaction.edit_original_response(content=f"Your game is in {thread.mention}.")
 
 
 class GamesCog(commands.Cog):

@@ -82,7 +82,7 @@ async def respond(
         )
         _log(interaction, started, "error")
         return
-    await send_replies(interaction, replies)
+    await send_replies(interaction, replies, thinking=deferred and not _is_component(interaction))
     _log(interaction, started, "ok")
 
 
@@ -111,10 +111,21 @@ async def send_error(
     await interaction.followup.send(embed=embed, ephemeral=True)
 
 
-async def send_replies(interaction: discord.Interaction[Any], replies: list[Reply]) -> None:
+def _is_component(interaction: discord.Interaction[Any]) -> bool:
+    return interaction.type == discord.InteractionType.component
+
+
+async def send_replies(
+    interaction: discord.Interaction[Any], replies: list[Reply], *, thinking: bool = False
+) -> None:
+    """Send `replies` in order. After a "thinking…" deferral the first follow-up would
+    only edit that message, and edits ping nobody: a reply that must ping replaces it
+    with a new message instead."""
     for index, reply in enumerate(replies):
         parts = message_parts(reply)
         first = index == 0
+        if first and thinking and reply.mentions and not reply.ephemeral:
+            await interaction.delete_original_response()
         if first and not interaction.response.is_done():
             if reply.edit and interaction.type == discord.InteractionType.component:
                 await interaction.response.edit_message(**_edit_parts(parts))

@@ -20,7 +20,11 @@ log = logging.getLogger("hilltop.discord")
 class TimersCog(commands.Cog):
     def __init__(self, bot: HilltopBot) -> None:
         self.bot = bot
-        self.sweep.start()
+
+    @commands.Cog.listener()
+    async def on_ready(self) -> None:
+        if not self.sweep.is_running():
+            self.sweep.start()
 
     async def cog_unload(self) -> None:
         self.sweep.cancel()
@@ -39,10 +43,6 @@ class TimersCog(commands.Cog):
                 continue
             for reply in replies:
                 await channel.send(**message_parts(reply))
-
-    @sweep.before_loop
-    async def before_sweep(self) -> None:
-        await self.bot.wait_until_ready()
 
     @sweep.error
     async def sweep_failed(self, error: BaseException) -> None:

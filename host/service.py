@@ -554,7 +554,7 @@ class GameService:
                 loaded.last_move,
                 loaded.last_seat,
             )
-        return [await self._board_reply(loaded, reason, [])]
+        return [await self._board_reply(loaded, None, [])]
 
     async def admin_end(self, place: Place, user: User) -> list[Reply]:
         self._require_admin(user)
@@ -582,7 +582,7 @@ class GameService:
                 loaded.last_move,
                 loaded.last_seat,
             )
-        return [await self._board_reply(loaded, reason, [])]
+        return [await self._board_reply(loaded, None, [])]
 
     # === looking at games =================================================================
     async def board(self, place: Place) -> list[Reply]:

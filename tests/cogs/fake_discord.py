@@ -1,0 +1,1168 @@
+"""A small stand-in for Discord, for end-to-end tests of the bot's Discord layer.
+
+`FakeDiscord` serves, on 127.0.0.1 and an ephemeral port, a gateway websocket and the REST
+routes discord.py uses to log in, sync application commands and answer interactions, for
+one guild with a text channel (add more with `text_channel`). Tests play the users: they
+dispatch slash commands, autocomplete requests and component clicks as INTERACTION_CREATE
+events, and read back every request the bot made and the messages it left.
+
+It checks what Discord checks and a mocked interaction cannot: one answer per interaction
+within 3 s, the callback types each interaction type allows, the limits of messages,
+components, embeds, autocomplete choices and command schemas. A breach gets the error
+Discord would return and is kept in `rejections`. Messages behave as users see them: the
+first followup after a deferred reply fills the "thinking…" message, keeping the
+deferral's visibility and pinging nobody (edits never ping); ephemeral messages ping nobody
+and only their recipient can use their components.
+
+`serving()` runs a fake with discord.py pointed at it; `running()` logs a client in and
+keeps it connected for the length of a block.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import copy
+import itertools
+import json
+import re
+import time
+from collections.abc import AsyncIterator, Awaitable, Callable
+from contextlib import asynccontextmanager
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from enum import IntEnum
+from typing import Any, TypeVar
+
+import discord
+import yarl
+from aiohttp import BodyPartReader, WSMsgType, hdrs, web
+
+Json = dict[str, Any]
+ClientT = TypeVar("ClientT", bound=discord.Client)
+
+API = "/api/v10"
+GATEWAY_PATH = "/gateway"
+#: Message flags.
+SUPPRESS_EMBEDS = 1 << 2
+EPHEMERAL = 1 << 6
+LOADING = 1 << 7
+SUPPRESS_NOTIFICATIONS = 1 << 12
+SENDABLE_FLAGS = SUPPRESS_EMBEDS | EPHEMERAL | SUPPRESS_NOTIFICATIONS
+#: Permission bits.
+MANAGE_GUILD = 1 << 5
+#: View channel, send messages, embed links, attach files, read history, use commands.
+MEMBER_PERMISSIONS = (1 << 10) | (1 << 11) | (1 << 14) | (1 << 15) | (1 << 16) | (1 << 31)
+#: Discord forgets an interaction that is not answered within this many seconds.
+CALLBACK_DEADLINE = 3.0
+HEARTBEAT_INTERVAL_MS = 41_250
+COMMAND_NAME = re.compile(r"^[-_a-z0-9]{1,32}$")
+USER_MENTION = re.compile(r"<@!?(\d+)>")
+
+
+class Op(IntEnum):
+    DISPATCH = 0
+    HEARTBEAT = 1
+    IDENTIFY = 2
+    RESUME = 6
+    INVALID_SESSION = 9
+    HELLO = 10
+    HEARTBEAT_ACK = 11
+
+
+class InteractionType(IntEnum):
+    APPLICATION_COMMAND = 2
+    COMPONENT = 3
+    AUTOCOMPLETE = 4
+
+
+class CallbackType(IntEnum):
+    MESSAGE = 4
+    DEFERRED_MESSAGE = 5
+    DEFERRED_UPDATE = 6
+    UPDATE_MESSAGE = 7
+    AUTOCOMPLETE_RESULT = 8
+    MODAL = 9
+
+
+ALLOWED_CALLBACKS = {
+    InteractionType.APPLICATION_COMMAND: {4, 5, 9},
+    InteractionType.COMPONENT: {4, 5, 6, 7, 9},
+    InteractionType.AUTOCOMPLETE: {8},
+}
+
+
+class OptionType(IntEnum):
+    SUB_COMMAND = 1
+    SUB_COMMAND_GROUP = 2
+    STRING = 3
+    INTEGER = 4
+    BOOLEAN = 5
+    USER = 6
+    NUMBER = 10
+
+
+def _now() -> str:
+    return datetime.now(UTC).isoformat()
+
+
+@dataclass(frozen=True, slots=True)
+class FakeUser:
+    id: int
+    name: str
+    bot: bool = False
+    #: This member's permissions in the guild's channels, as Discord resolves them.
+    permissions: int = MEMBER_PERMISSIONS
+
+    @property
+    def mention(self) -> str:
+        return f"<@{self.id}>"
+
+    def payload(self) -> Json:
+        return {"id": str(self.id), "username": self.name, "discriminator": "0", "avatar": None}
+
+    def member(self) -> Json:
+        return {
+            "user": {**self.payload(), "bot": self.bot},
+            "roles": [],
+            "flags": 0,
+            "joined_at": "2024-01-01T00:00:00+00:00",
+            "permissions": str(self.permissions),
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class Upload:
+    """A file the bot attached to a request."""
+
+    #: The index N of the multipart field `files[N]`.
+    index: int
+    filename: str
+    content_type: str
+    data: bytes
+
+
+@dataclass(slots=True)
+class Call:
+    """One REST request from the bot, as the fake received it."""
+
+    method: str
+    #: The path below /api/v10, e.g. "/webhooks/1/abc/messages/@original".
+    path: str
+    query: dict[str, str]
+    #: The JSON body, or a multipart body's payload_json; None without a body.
+    body: Any
+    uploads: tuple[Upload, ...]
+    #: `time.perf_counter()` when the request arrived.
+    at: float
+    status: int = 0
+
+    @property
+    def json(self) -> Json:
+        return self.body if isinstance(self.body, dict) else {}
+
+
+@dataclass(frozen=True, slots=True)
+class Message:
+    """A message as a user saw it at one moment; later edits do not change the snapshot."""
+
+    payload: Json
+    uploads: tuple[Upload, ...]
+    #: Users Discord notified when the message was posted (never for edits or ephemerals).
+    pinged: tuple[int, ...]
+
+    @property
+    def id(self) -> int:
+        return int(self.payload["id"])
+
+    @property
+    def channel_id(self) -> int:
+        return int(self.payload["channel_id"])
+
+    @property
+    def content(self) -> str:
+        return str(self.payload["content"])
+
+    @property
+    def ephemeral(self) -> bool:
+        return bool(self.payload["flags"] & EPHEMERAL)
+
+    @property
+    def embeds(self) -> list[Json]:
+        return list(self.payload["embeds"])
+
+    @property
+    def text(self) -> str:
+        """Title and description of the first embed."""
+        embed = self.embeds[0] if self.embeds else {}
+        return f"{embed.get('title') or ''}\n{embed.get('description') or ''}"
+
+    @property
+    def attachments(self) -> list[str]:
+        return [a["filename"] for a in self.payload["attachments"]]
+
+    def components(self) -> list[Json]:
+        """Buttons and selects, row by row."""
+        return [c for row in self.payload["components"] for c in row["components"]]
+
+    def labels(self) -> list[str]:
+        return [str(c.get("label", "")) for c in self.components()]
+
+    def find(
+        self, *, label: str | None = None, prefix: str | None = None, custom_id: str | None = None
+    ) -> Json:
+        """The one component with this label, label prefix or custom_id."""
+        found = [
+            c
+            for c in self.components()
+            if label in (None, c.get("label"))
+            and str(c.get("label", "")).startswith(prefix or "")
+            and custom_id in (None, c.get("custom_id"))
+        ]
+        if len(found) != 1:
+            raise AssertionError(
+                f"{len(found)} components fit label={label!r} prefix={prefix!r} "
+                f"custom_id={custom_id!r}; the message has {self.labels()}"
+            )
+        return found[0]
+
+    def upload(self, filename: str) -> Upload:
+        for upload in self.uploads:
+            if upload.filename == filename:
+                return upload
+        raise AssertionError(f"no {filename} attached; attachments: {self.attachments}")
+
+
+@dataclass(slots=True)
+class Exchange:
+    """One interaction dispatched to the bot, and what the bot did with its token."""
+
+    fake: FakeDiscord = field(repr=False)
+    payload: Json
+    #: `time.perf_counter()` just before the event was written to the gateway.
+    sent_at: float
+    #: The accepted interaction callback.
+    callback: Call | None = None
+    #: Discord's refusals of callbacks for this interaction (late, repeated, wrong type).
+    refusals: list[str] = field(default_factory=list)
+    #: Every later request made with this interaction's token: followups, edits, deletes.
+    calls: list[Call] = field(default_factory=list)
+    #: The message @original names: the reply, or the message a component is on.
+    original_id: int | None = None
+    #: Messages posted through the followup webhook, in order.
+    followup_ids: list[int] = field(default_factory=list)
+    #: A deferred "thinking…" reply waiting for its first followup to fill it.
+    awaiting_fill: bool = False
+    answered: asyncio.Event = field(default_factory=asyncio.Event, repr=False)
+
+    @property
+    def id(self) -> int:
+        return int(self.payload["id"])
+
+    @property
+    def token(self) -> str:
+        return str(self.payload["token"])
+
+    @property
+    def type(self) -> InteractionType:
+        return InteractionType(self.payload["type"])
+
+    @property
+    def answer(self) -> Call:
+        if self.callback is None:
+            raise AssertionError(f"interaction {self.id} was not answered")
+        return self.callback
+
+    @property
+    def seconds(self) -> float:
+        """From dispatch to the callback's arrival."""
+        return self.answer.at - self.sent_at
+
+    @property
+    def callback_type(self) -> int:
+        return int(self.answer.json["type"])
+
+    @property
+    def data(self) -> Json:
+        """The callback's data: a message, flags or autocomplete choices."""
+        return dict(self.answer.json.get("data") or {})
+
+    @property
+    def ephemeral(self) -> bool:
+        return bool(int(self.data.get("flags") or 0) & EPHEMERAL)
+
+    @property
+    def choices(self) -> list[Json]:
+        if self.callback_type != CallbackType.AUTOCOMPLETE_RESULT:
+            raise AssertionError(f"callback type {self.callback_type} is not autocomplete")
+        return list(self.data.get("choices") or [])
+
+    @property
+    def message(self) -> Message:
+        """The message the callback posted or updated, as it is now."""
+        if self.original_id is None:
+            raise AssertionError(f"callback type {self.callback_type} left no message")
+        return self.fake.message(self.original_id)
+
+    async def followups(self, count: int, *, within: float = 5.0) -> list[Message]:
+        """The first `count` followup messages, waiting for them to arrive."""
+        await self.fake.wait_until(
+            lambda: len(self.followup_ids) >= count,
+            within=within,
+            what=f"{count} followup(s) to interaction {self.id}",
+        )
+        return [self.fake.message(i) for i in self.followup_ids[:count]]
+
+
+class Rejected(Exception):
+    """Discord's answer to a request it refuses."""
+
+    def __init__(self, status: int, code: int, message: str) -> None:
+        super().__init__(message)
+        self.status = status
+        self.code = code
+        self.message = message
+
+
+def _invalid(reason: str) -> Rejected:
+    return Rejected(400, 50035, f"Invalid Form Body: {reason}")
+
+
+def _json(data: Any, status: int = 200) -> web.Response:
+    # Set by hand: aiohttp's json_response adds "; charset=utf-8", and discord.py reads
+    # a body as JSON only when the Content-Type is exactly "application/json".
+    headers = {"Content-Type": "application/json"}
+    return web.Response(status=status, body=json.dumps(data).encode(), headers=headers)
+
+
+@dataclass(slots=True)
+class Session:
+    """One identified gateway connection."""
+
+    id: str
+    socket: web.WebSocketResponse
+    intents: int
+    sequence: int = 0
+
+    async def dispatch(self, event: str, data: Json) -> None:
+        self.sequence += 1
+        packet = {"op": Op.DISPATCH, "t": event, "s": self.sequence, "d": data}
+        await self.socket.send_str(json.dumps(packet))
+
+
+Handler = Callable[[web.Request, Call], Awaitable[web.StreamResponse]]
+
+
+class FakeDiscord:
+    def __init__(
+        self, *, token: str = "fake-bot-token", callback_deadline: float = CALLBACK_DEADLINE
+    ) -> None:
+        self.token = token
+        self.callback_deadline = callback_deadline
+        self._ids = itertools.count(1_250_000_000_000_000_000)
+        self.bot_user = FakeUser(self.new_id(), "hilltop", bot=True)
+        self.application_id = self.bot_user.id
+        self.owner = FakeUser(self.new_id(), "owner")
+        self.guild_id = self.new_id()
+        self.users: dict[int, FakeUser] = {u.id: u for u in (self.bot_user, self.owner)}
+        #: The guild's channels and threads, by id.
+        self.channels: dict[int, Json] = {}
+        self.channel_id = self.text_channel("general")
+        #: Every REST request, in order of arrival.
+        self.calls: list[Call] = []
+        #: Requests refused as Discord would refuse them, with the reason.
+        self.rejections: list[tuple[Call, str]] = []
+        #: Commands as last synced, with the ids given to them; None before any sync.
+        self.global_commands: list[Json] | None = None
+        self.guild_commands: dict[int, list[Json]] = {}
+        self.sessions: list[Session] = []
+        self.heartbeats = 0
+        #: Messages now in the channels, by id.
+        self.messages: dict[int, Json] = {}
+        self._uploads: dict[int, tuple[Upload, ...]] = {}
+        self._pinged: dict[int, tuple[int, ...]] = {}
+        self._exchanges: dict[str, Exchange] = {}
+        self._changed = asyncio.Condition()
+        self._runner: web.AppRunner | None = None
+        self.port = 0
+
+    # === life cycle ========================================================================
+    async def start(self) -> None:
+        app = web.Application()
+        app.router.add_get(GATEWAY_PATH, self._gateway)
+        message = "/webhooks/{app}/{token}/messages/{message}"
+        routes: list[tuple[str, str, Handler]] = [
+            ("GET", "/gateway", self._get_gateway),
+            ("GET", "/gateway/bot", self._get_gateway),
+            ("GET", "/users/@me", self._get_me),
+            ("GET", "/oauth2/applications/@me", self._get_application),
+            ("PUT", "/applications/{app}/commands", self._put_commands),
+            ("PUT", "/applications/{app}/guilds/{guild}/commands", self._put_commands),
+            ("POST", "/interactions/{id}/{token}/callback", self._callback),
+            ("POST", "/webhooks/{app}/{token}", self._followup),
+            *((method, message, self._webhook_message) for method in ("GET", "PATCH", "DELETE")),
+            ("GET", "/channels/{channel}", self._get_channel),
+            ("POST", "/channels/{channel}/messages", self._channel_message),
+            ("POST", "/channels/{channel}/threads", self._thread),
+        ]
+        for method, path, handler in routes:
+            app.router.add_route(method, API + path, self._wrap(handler))
+        app.router.add_route("*", "/{tail:.*}", self._wrap(self._unknown_route))
+        self._runner = web.AppRunner(app, handle_signals=False)
+        await self._runner.setup()
+        await web.TCPSite(self._runner, "127.0.0.1", 0).start()
+        self.port = int(self._runner.addresses[0][1])
+
+    async def close(self) -> None:
+        for session in self.sessions:
+            await session.socket.close(code=1001)
+        if self._runner is not None:
+            await self._runner.cleanup()
+            self._runner = None
+
+    @property
+    def api_url(self) -> str:
+        return f"http://127.0.0.1:{self.port}{API}"
+
+    @property
+    def gateway_url(self) -> str:
+        return f"ws://127.0.0.1:{self.port}{GATEWAY_PATH}"
+
+    def new_id(self) -> int:
+        return next(self._ids)
+
+    def user(
+        self, name: str, *, bot: bool = False, permissions: int = MEMBER_PERMISSIONS
+    ) -> FakeUser:
+        """A new member of the guild."""
+        user = FakeUser(self.new_id(), name, bot, permissions)
+        self.users[user.id] = user
+        return user
+
+    def text_channel(self, name: str) -> int:
+        """A new text channel. GUILD_CREATE lists the channels made before the bot connects;
+        interactions carry their channel in full, so later ones work too."""
+        channel_id = self.new_id()
+        self.channels[channel_id] = {
+            "id": str(channel_id),
+            "type": 0,
+            "guild_id": str(self.guild_id),
+            "name": name,
+            "position": len(self.channels),
+        }
+        return channel_id
+
+    @property
+    def session(self) -> Session:
+        """The connection interactions go to: the newest one still open."""
+        for session in reversed(self.sessions):
+            if not session.socket.closed:
+                return session
+        raise AssertionError("no bot is connected to the gateway")
+
+    async def wait_until(self, ready: Callable[[], bool], *, within: float, what: str) -> None:
+        async with self._changed:
+            try:
+                await asyncio.wait_for(self._changed.wait_for(ready), within)
+            except TimeoutError:
+                raise AssertionError(f"waited {within}s in vain for {what}") from None
+
+    async def _notify(self) -> None:
+        async with self._changed:
+            self._changed.notify_all()
+
+    # === what users do =====================================================================
+    async def interact(self, payload: Json, *, within: float = 5.0) -> Exchange:
+        """Dispatch an interaction and wait for the bot's callback; the exchange says what
+        the bot answered and how long it took."""
+        session = self.session
+        exchange = Exchange(self, payload, sent_at=time.perf_counter())
+        self._exchanges[exchange.token] = exchange
+        await session.dispatch("INTERACTION_CREATE", payload)
+        try:
+            await asyncio.wait_for(exchange.answered.wait(), within)
+        except TimeoutError:
+            data = payload["data"]
+            raise AssertionError(f"no answer to {data} within {within}s") from None
+        if exchange.callback is None:
+            raise AssertionError(f"Discord refused the bot's answer: {exchange.refusals}")
+        return exchange
+
+    async def slash(
+        self,
+        user: FakeUser,
+        command: str,
+        /,
+        *,
+        channel_id: int | None = None,
+        within: float = 5.0,
+        **options: Any,
+    ) -> Exchange:
+        """`/command option:value…`; "admin start" names a subcommand."""
+        data = self._command_data(command, options, focused=None)
+        payload = self._interaction(InteractionType.APPLICATION_COMMAND, user, data, channel_id)
+        return await self.interact(payload, within=within)
+
+    async def autocomplete(
+        self,
+        user: FakeUser,
+        command: str,
+        focused: str,
+        /,
+        *,
+        channel_id: int | None = None,
+        within: float = 5.0,
+        **options: Any,
+    ) -> Exchange:
+        """The user is typing `options[focused]` into the option `focused`."""
+        data = self._command_data(command, options, focused=focused)
+        payload = self._interaction(InteractionType.AUTOCOMPLETE, user, data, channel_id)
+        return await self.interact(payload, within=within)
+
+    async def click(
+        self,
+        user: FakeUser,
+        message: Message,
+        *,
+        label: str | None = None,
+        prefix: str | None = None,
+        custom_id: str | None = None,
+        within: float = 5.0,
+    ) -> Exchange:
+        """Press a button of `message` as the user saw it (an old snapshot makes a stale or
+        a double click)."""
+        button = message.find(label=label, prefix=prefix, custom_id=custom_id)
+        if button["type"] != 2 or button.get("disabled"):
+            raise AssertionError(f"{button} cannot be pressed")
+        data = {"custom_id": button["custom_id"], "component_type": 2}
+        return await self.interact(self._component(user, message, data), within=within)
+
+    async def choose(
+        self, user: FakeUser, message: Message, custom_id: str, values: list[str]
+    ) -> Exchange:
+        """Pick `values` in a string select of `message`."""
+        select = message.find(custom_id=custom_id)
+        if select["type"] != 3 or not set(values) <= {o["value"] for o in select["options"]}:
+            raise AssertionError(f"{values} cannot be chosen in {select}")
+        data = {"custom_id": custom_id, "component_type": 3, "values": values}
+        return await self.interact(self._component(user, message, data))
+
+    def message(self, message_id: int) -> Message:
+        if message_id not in self.messages:
+            raise AssertionError(f"message {message_id} does not exist (deleted?)")
+        payload = copy.deepcopy(self.messages[message_id])
+        return Message(payload, self._uploads[message_id], self._pinged.get(message_id, ()))
+
+    def channel_messages(self, channel_id: int | None = None) -> list[Message]:
+        """Messages now in a channel, oldest first, ephemeral ones included."""
+        wanted = str(channel_id or self.channel_id)
+        return [self.message(i) for i, m in self.messages.items() if m["channel_id"] == wanted]
+
+    # === gateway and interaction payloads ==================================================
+    def _interaction(
+        self, kind: InteractionType, user: FakeUser, data: Json, channel_id: int | None
+    ) -> Json:
+        interaction_id = self.new_id()
+        channel = {**self.channels[channel_id or self.channel_id]}
+        channel["permissions"] = str(user.permissions)
+        return {
+            "id": str(interaction_id),
+            "application_id": str(self.application_id),
+            "type": int(kind),
+            "data": data,
+            "guild_id": str(self.guild_id),
+            "channel_id": channel["id"],
+            "channel": channel,
+            "member": user.member(),
+            "token": f"interaction-token-{interaction_id}",
+            "version": 1,
+            "app_permissions": str(MEMBER_PERMISSIONS),
+            "locale": "en-US",
+            "context": 0,
+            "attachment_size_limit": 10 * 1024 * 1024,
+        }
+
+    def _component(self, user: FakeUser, message: Message, data: Json) -> Json:
+        if message.ephemeral:
+            recipient = int(message.payload["interaction_metadata"]["user"]["id"])
+            if recipient != user.id:
+                raise AssertionError(f"{user.name} cannot see another user's ephemeral message")
+        payload = self._interaction(InteractionType.COMPONENT, user, data, message.channel_id)
+        payload["message"] = message.payload
+        return payload
+
+    def _command_data(self, command: str, options: dict[str, Any], focused: str | None) -> Json:
+        """Interaction data for a synced command, typed by its synced schema as the
+        Discord client would send it."""
+        top, *path = command.split()
+        synced = self.guild_commands.get(self.guild_id, []) + (self.global_commands or [])
+        schema = next((c for c in synced if c["name"] == top and c.get("type", 1) == 1), None)
+        if schema is None:
+            raise AssertionError(f"/{top} was not synced")
+        data: Json = {"id": schema["id"], "name": top, "type": 1}
+        if "guild_id" in schema:
+            data["guild_id"] = schema["guild_id"]
+        holder, level = data, schema
+        for name in path:
+            subcommands = [o for o in level.get("options", []) if o["type"] <= 2]
+            level = next((o for o in subcommands if o["name"] == name), {})
+            if not level:
+                raise AssertionError(f"/{command}: no subcommand {name}")
+            nested: Json = {"name": name, "type": level["type"]}
+            holder["options"] = [nested]
+            holder = nested
+        schemas = {o["name"]: o for o in level.get("options", [])}
+        if unknown := set(options) - set(schemas):
+            raise AssertionError(f"/{command} has no option {sorted(unknown)}")
+        missing = [n for n, o in schemas.items() if o.get("required") and n not in options]
+        if missing and focused is None:
+            raise AssertionError(f"/{command} needs {missing}")
+        resolved: Json = {"users": {}, "members": {}}
+        holder["options"] = [
+            _option(schemas[name], value, resolved, focused == name)
+            for name, value in options.items()
+        ]
+        if resolved["users"]:
+            data["resolved"] = resolved
+        return data
+
+    def _ready(self, session_id: str) -> Json:
+        return {
+            "v": 10,
+            "user": {**self.bot_user.payload(), "bot": True, "verified": True},
+            "guilds": [{"id": str(self.guild_id), "unavailable": True}],
+            "session_id": session_id,
+            "resume_gateway_url": self.gateway_url,
+            "application": {"id": str(self.application_id), "flags": 0},
+        }
+
+    def _guild(self) -> Json:
+        everyone = {"id": str(self.guild_id), "name": "@everyone", "position": 0}
+        return {
+            "id": str(self.guild_id),
+            "name": "Hilltop test server",
+            "owner_id": str(self.owner.id),
+            "unavailable": False,
+            "member_count": len(self.users),
+            "roles": [{**everyone, "permissions": str(MEMBER_PERMISSIONS)}],
+            "channels": [c for c in self.channels.values() if c["type"] == 0],
+            "threads": [c for c in self.channels.values() if c["type"] in (10, 11, 12)],
+            "members": [self.bot_user.member()],
+        }
+
+    # === messages ==========================================================================
+    def _new_message(
+        self,
+        channel_id: int,
+        body: Json,
+        uploads: tuple[Upload, ...],
+        *,
+        exchange: Exchange | None,
+        loading: bool = False,
+    ) -> Json:
+        flags = int(body.get("flags") or 0)
+        if flags & ~SENDABLE_FLAGS or (exchange is None and flags & EPHEMERAL):
+            raise _invalid(f"flags {flags} cannot be set on this message")
+        if not loading:
+            _check_message(body, uploads, new=True)
+        message_id = self.new_id()
+        message: Json = {
+            "id": str(message_id),
+            "type": 0,
+            "channel_id": str(channel_id),
+            "author": {**self.bot_user.payload(), "bot": True},
+            "content": "",
+            "embeds": [],
+            "components": [],
+            "attachments": [],
+            "mentions": [],
+            "flags": flags | (LOADING if loading else 0),
+            "timestamp": _now(),
+        }
+        if exchange is not None:
+            message["webhook_id"] = message["application_id"] = str(self.application_id)
+            message["interaction_metadata"] = {
+                "id": str(exchange.id),
+                "type": int(exchange.type),
+                "user": exchange.payload["member"]["user"],
+            }
+        self.messages[message_id] = message
+        self._uploads[message_id] = ()
+        self._apply(message_id, body, uploads)
+        if not message["flags"] & (EPHEMERAL | LOADING | SUPPRESS_NOTIFICATIONS):
+            self._pinged[message_id] = tuple(self._mentioned(message, body))
+        return message
+
+    def _edit_message(self, message_id: int, body: Json, uploads: tuple[Upload, ...]) -> Json:
+        _check_message(body, uploads, new=False)
+        self._apply(message_id, body, uploads)
+        self.messages[message_id]["edited_timestamp"] = _now()
+        return self.messages[message_id]
+
+    def _fill(self, message_id: int, body: Json, uploads: tuple[Upload, ...]) -> Json:
+        """The first followup after a deferred reply replaces its "thinking…" message, which
+        keeps the deferral's visibility; being an edit, it pings nobody."""
+        _check_message(body, uploads, new=True)
+        message = self.messages[message_id]
+        message["flags"] &= ~LOADING
+        self._apply(message_id, {k: v for k, v in body.items() if k != "flags"}, uploads)
+        return message
+
+    def _apply(self, message_id: int, body: Json, uploads: tuple[Upload, ...]) -> None:
+        message = self.messages[message_id]
+        for key, empty in (("content", ""), ("embeds", []), ("components", [])):
+            if key in body:
+                message[key] = body[key] if body[key] is not None else empty
+        mentioned = self._mentioned(message, body)
+        message["mentions"] = [self.users[u].payload() for u in mentioned if u in self.users]
+        # Attachments and their uploads are kept in step, one upload per attachment.
+        pairs = list(zip(message["attachments"], self._uploads[message_id], strict=True))
+        if "attachments" in body:
+            wanted = {str(a.get("id")) for a in body["attachments"] or []}
+            pairs = [(a, u) for a, u in pairs if a["id"] in wanted]
+        pairs += [(self._attachment(u), u) for u in uploads]
+        message["attachments"] = [a for a, _ in pairs]
+        self._uploads[message_id] = tuple(u for _, u in pairs)
+
+    def _attachment(self, upload: Upload) -> Json:
+        attachment_id = self.new_id()
+        url = f"http://127.0.0.1:{self.port}/attachments/{attachment_id}/{upload.filename}"
+        return {
+            "id": str(attachment_id),
+            "filename": upload.filename,
+            "size": len(upload.data),
+            "url": url,
+            "proxy_url": url,
+            "content_type": upload.content_type,
+        }
+
+    def _mentioned(self, message: Json, body: Json) -> list[int]:
+        """Users mentioned in the content whom allowed_mentions lets Discord ping."""
+        ids = [int(m) for m in USER_MENTION.findall(message["content"])]
+        allowed = body.get("allowed_mentions")
+        if allowed is not None and "users" not in allowed.get("parse", []):
+            ids = [i for i in ids if str(i) in {str(u) for u in allowed.get("users", [])}]
+        return list(dict.fromkeys(ids))
+
+    # === REST ==============================================================================
+    def _wrap(self, handler: Handler) -> Callable[[web.Request], Awaitable[web.StreamResponse]]:
+        """Record the request, check its token, answer a refusal as Discord does."""
+
+        async def serve(request: web.Request) -> web.StreamResponse:
+            body, uploads = await _read_body(request)
+            path = request.path.removeprefix(API)
+            arrived = time.perf_counter()
+            call = Call(request.method, path, dict(request.query), body, uploads, arrived)
+            self.calls.append(call)
+            # Interaction callbacks and webhooks are authorised by the token in their path.
+            public = path.startswith(("/interactions/", "/webhooks/")) or path == "/gateway"
+            try:
+                if not public and request.headers.get(hdrs.AUTHORIZATION) != f"Bot {self.token}":
+                    raise Rejected(401, 0, "401: Unauthorized")
+                response = await handler(request, call)
+            except Rejected as exc:
+                self.rejections.append((call, exc.message))
+                response = _json({"message": exc.message, "code": exc.code}, exc.status)
+            call.status = response.status
+            await self._notify()
+            return response
+
+        return serve
+
+    async def _unknown_route(self, request: web.Request, call: Call) -> web.StreamResponse:
+        raise Rejected(404, 0, f"404: Not Found ({call.method} {call.path})")
+
+    async def _get_gateway(self, request: web.Request, call: Call) -> web.StreamResponse:
+        if call.path == "/gateway":
+            return _json({"url": self.gateway_url})
+        limit = {"total": 1000, "remaining": 1000, "reset_after": 0, "max_concurrency": 1}
+        return _json({"url": self.gateway_url, "shards": 1, "session_start_limit": limit})
+
+    async def _get_me(self, request: web.Request, call: Call) -> web.StreamResponse:
+        return _json({**self.bot_user.payload(), "bot": True, "verified": True})
+
+    async def _get_application(self, request: web.Request, call: Call) -> web.StreamResponse:
+        about = {"description": "", "icon": None, "verify_key": "0" * 64, "flags": 0}
+        access = {"bot_public": True, "bot_require_code_grant": False}
+        owner = self.owner.payload()
+        return _json(
+            {"id": str(self.application_id), "name": "hilltop", "owner": owner} | about | access
+        )
+
+    async def _put_commands(self, request: web.Request, call: Call) -> web.StreamResponse:
+        if int(request.match_info["app"]) != self.application_id:
+            raise Rejected(404, 10002, "Unknown Application")
+        guild = request.match_info.get("guild")
+        if guild is not None and int(guild) != self.guild_id:
+            raise Rejected(404, 10004, "Unknown Guild")
+        _check_commands(call.body)
+        given = {"application_id": str(self.application_id)}
+        if guild is not None:
+            given["guild_id"] = guild
+        synced = [{**c, **given, "id": str(self.new_id())} for c in call.body]
+        if guild is None:
+            self.global_commands = synced
+        else:
+            self.guild_commands[int(guild)] = synced
+        return _json(synced)
+
+    async def _callback(self, request: web.Request, call: Call) -> web.StreamResponse:
+        exchange = self._exchanges.get(request.match_info["token"])
+        if exchange is None or exchange.id != int(request.match_info["id"]):
+            raise Rejected(404, 10062, "Unknown interaction")
+        try:
+            response = self._answer(exchange, call)
+        except Rejected as exc:
+            exchange.refusals.append(f"{exc.code}: {exc.message}")
+            raise
+        else:
+            exchange.callback = call
+        finally:
+            exchange.answered.set()
+        return response
+
+    def _answer(self, exchange: Exchange, call: Call) -> web.StreamResponse:
+        if exchange.callback is not None:
+            raise Rejected(400, 40060, "Interaction has already been acknowledged.")
+        if call.at - exchange.sent_at > self.callback_deadline:
+            raise Rejected(404, 10062, "Unknown interaction")
+        kind = call.json.get("type")
+        if kind not in ALLOWED_CALLBACKS[exchange.type]:
+            raise _invalid(f"callback type {kind} is not valid for a {exchange.type.name}")
+        data: Json = dict(call.json.get("data") or {})
+        channel_id = int(exchange.payload["channel_id"])
+        message: Json | None = None
+        if kind == CallbackType.MESSAGE:
+            message = self._new_message(channel_id, data, call.uploads, exchange=exchange)
+        elif kind == CallbackType.DEFERRED_MESSAGE:
+            thinking = {"flags": int(data.get("flags") or 0) & EPHEMERAL}
+            message = self._new_message(channel_id, thinking, (), exchange=exchange, loading=True)
+            exchange.awaiting_fill = True
+        elif kind in (CallbackType.DEFERRED_UPDATE, CallbackType.UPDATE_MESSAGE):
+            target = int(exchange.payload["message"]["id"])
+            if target not in self.messages:
+                raise Rejected(404, 10008, "Unknown Message")
+            exchange.original_id = target
+            if kind == CallbackType.UPDATE_MESSAGE:
+                message = self._edit_message(target, data, call.uploads)
+        elif kind == CallbackType.AUTOCOMPLETE_RESULT:
+            _check_choices(data.get("choices"))
+        if message is not None:
+            exchange.original_id = int(message["id"])
+        if call.query.get("with_response") not in ("1", "true"):
+            return web.Response(status=204)
+        flags = int(message["flags"]) if message is not None else 0
+        interaction: Json = {"id": str(exchange.id), "type": int(exchange.type)}
+        interaction["response_message_loading"] = bool(flags & LOADING)
+        interaction["response_message_ephemeral"] = bool(flags & EPHEMERAL)
+        resource: Json = {"type": kind}
+        if message is not None:
+            interaction["response_message_id"] = message["id"]
+            resource["message"] = message
+        return _json({"interaction": interaction, "resource": resource})
+
+    def _webhook_exchange(self, request: web.Request, call: Call) -> Exchange:
+        """The interaction whose token the webhook request carries; usable once answered."""
+        exchange = self._exchanges.get(request.match_info["token"])
+        if int(request.match_info["app"]) != self.application_id or exchange is None:
+            raise Rejected(404, 10015, "Unknown Webhook")
+        if exchange.callback is None:
+            raise Rejected(404, 10015, "Unknown Webhook")
+        exchange.calls.append(call)
+        return exchange
+
+    async def _followup(self, request: web.Request, call: Call) -> web.StreamResponse:
+        exchange = self._webhook_exchange(request, call)
+        if exchange.awaiting_fill and exchange.original_id in self.messages:
+            exchange.awaiting_fill = False
+            message = self._fill(exchange.original_id, call.json, call.uploads)
+        else:
+            channel_id = int(exchange.payload["channel_id"])
+            message = self._new_message(channel_id, call.json, call.uploads, exchange=exchange)
+        exchange.followup_ids.append(int(message["id"]))
+        if call.query.get("wait") in ("1", "true"):
+            return _json(message)
+        return web.Response(status=204)
+
+    async def _webhook_message(self, request: web.Request, call: Call) -> web.StreamResponse:
+        exchange = self._webhook_exchange(request, call)
+        name = request.match_info["message"]
+        if name == "@original":
+            message_id = exchange.original_id
+        elif int(name) in exchange.followup_ids:
+            message_id = int(name)
+        else:
+            message_id = None
+        if message_id is None or message_id not in self.messages:
+            raise Rejected(404, 10008, "Unknown Message")
+        if call.method == "GET":
+            return _json(self.messages[message_id])
+        if call.method == "DELETE":
+            del self.messages[message_id]
+            exchange.awaiting_fill = exchange.awaiting_fill and message_id != exchange.original_id
+            return web.Response(status=204)
+        if message_id == exchange.original_id and exchange.awaiting_fill:
+            exchange.awaiting_fill = False
+            return _json(self._fill(message_id, call.json, call.uploads))
+        return _json(self._edit_message(message_id, call.json, call.uploads))
+
+    def _channel(self, request: web.Request) -> Json:
+        channel = self.channels.get(int(request.match_info["channel"]))
+        if channel is None:
+            raise Rejected(404, 10003, "Unknown Channel")
+        return channel
+
+    async def _get_channel(self, request: web.Request, call: Call) -> web.StreamResponse:
+        return _json(self._channel(request))
+
+    async def _channel_message(self, request: web.Request, call: Call) -> web.StreamResponse:
+        channel_id = int(self._channel(request)["id"])
+        return _json(self._new_message(channel_id, call.json, call.uploads, exchange=None))
+
+    async def _thread(self, request: web.Request, call: Call) -> web.StreamResponse:
+        parent = self._channel(request)
+        name = str(call.json.get("name") or "")
+        if not 1 <= len(name) <= 100:
+            raise _invalid("a thread name has 1 to 100 characters")
+        thread_id = self.new_id()
+        archiving = int(call.json.get("auto_archive_duration") or 1440)
+        thread: Json = {
+            "id": str(thread_id),
+            "type": int(call.json.get("type") or 11),
+            "guild_id": str(self.guild_id),
+            "parent_id": parent["id"],
+            "owner_id": str(self.application_id),
+            "name": name,
+            "message_count": 0,
+            "member_count": 1,
+            "thread_metadata": {
+                "archived": False,
+                "auto_archive_duration": archiving,
+                "archive_timestamp": _now(),
+            },
+        }
+        self.channels[thread_id] = thread
+        await self.session.dispatch("THREAD_CREATE", {**thread, "newly_created": True})
+        return _json(thread)
+
+    # === gateway ===========================================================================
+    async def _gateway(self, request: web.Request) -> web.StreamResponse:
+        socket = web.WebSocketResponse()
+        await socket.prepare(request)
+        try:
+            hello = {"op": Op.HELLO, "d": {"heartbeat_interval": HEARTBEAT_INTERVAL_MS}}
+            await socket.send_str(json.dumps(hello))
+            async for frame in socket:
+                if frame.type is not WSMsgType.TEXT:
+                    continue
+                packet = json.loads(frame.data)
+                if packet["op"] == Op.HEARTBEAT:
+                    self.heartbeats += 1
+                    await socket.send_str(json.dumps({"op": Op.HEARTBEAT_ACK}))
+                elif packet["op"] == Op.IDENTIFY and packet["d"]["token"] != self.token:
+                    await socket.close(code=4004, message=b"Authentication failed.")
+                elif packet["op"] == Op.IDENTIFY:
+                    session = Session(f"session-{self.new_id()}", socket, packet["d"]["intents"])
+                    self.sessions.append(session)
+                    await session.dispatch("READY", self._ready(session.id))
+                    await session.dispatch("GUILD_CREATE", self._guild())
+                elif packet["op"] == Op.RESUME:
+                    await socket.send_str(json.dumps({"op": Op.INVALID_SESSION, "d": False}))
+        finally:
+            await self._notify()
+        return socket
+
+
+# === request bodies and Discord's checks ===================================================
+async def _read_body(request: web.Request) -> tuple[Any, tuple[Upload, ...]]:
+    if request.content_type != "multipart/form-data":
+        text = await request.text() if request.can_read_body else ""
+        return (json.loads(text) if text else None), ()
+    body: Any = None
+    uploads = []
+    reader = await request.multipart()
+    while (part := await reader.next()) is not None:
+        if not isinstance(part, BodyPartReader):
+            continue
+        if part.name == "payload_json":
+            body = json.loads(await part.text())
+        elif part.name and part.name.startswith("files["):
+            index = int(part.name.removeprefix("files[").removesuffix("]"))
+            content_type = part.headers.get(hdrs.CONTENT_TYPE, "application/octet-stream")
+            uploads.append(
+                Upload(index, part.filename or "", content_type, bytes(await part.read()))
+            )
+    return body, tuple(uploads)
+
+
+def _option(schema: Json, value: Any, resolved: Json, focused: bool) -> Json:
+    """One option of a command interaction, typed by the option's synced schema."""
+    kind = OptionType(schema["type"])
+    entry: Json = {"name": schema["name"], "type": int(kind)}
+    if focused:
+        return entry | {"value": str(value), "focused": True}
+    if kind is OptionType.USER:
+        if not isinstance(value, FakeUser):
+            raise AssertionError(f"{schema['name']} takes a FakeUser")
+        member = value.member()
+        resolved["users"][str(value.id)] = member.pop("user")
+        resolved["members"][str(value.id)] = member
+        return entry | {"value": str(value.id)}
+    cast = {OptionType.STRING: str, OptionType.INTEGER: int, OptionType.NUMBER: float}
+    entry["value"] = bool(value) if kind is OptionType.BOOLEAN else cast[kind](value)
+    choices = [c["value"] for c in schema.get("choices") or []]
+    if choices and entry["value"] not in choices:
+        raise AssertionError(f"{schema['name']} must be one of {choices}")
+    return entry
+
+
+def _check_commands(commands: Any) -> None:
+    if not isinstance(commands, list) or len(commands) > 100:
+        raise _invalid("a list of at most 100 commands is expected")
+    keys = [(int(c.get("type", 1)), str(c.get("name"))) for c in commands]
+    if duplicates := sorted({name for kind, name in keys if keys.count((kind, name)) > 1}):
+        raise _invalid(f"application command names must be unique: {duplicates}")
+    for command in commands:
+        if command.get("type", 1) == 1:
+            _check_described(command, f"/{command.get('name')}")
+            _check_options(command.get("options") or [], f"/{command['name']}")
+
+
+def _check_described(entry: Json, where: str) -> None:
+    if not COMMAND_NAME.match(str(entry.get("name", ""))):
+        raise _invalid(f"{where}: names are 1-32 lowercase letters, digits, - or _")
+    if not 1 <= len(str(entry.get("description") or "")) <= 100:
+        raise _invalid(f"{where}: a description has 1 to 100 characters")
+
+
+def _check_options(options: list[Json], where: str) -> None:
+    names = [o.get("name") for o in options]
+    if len(options) > 25 or len(set(names)) != len(names):
+        raise _invalid(f"{where}: at most 25 options, with distinct names")
+    optional_seen = False
+    for option in options:
+        here = f"{where} {option.get('name')}"
+        _check_described(option, here)
+        if option.get("type") in (OptionType.SUB_COMMAND, OptionType.SUB_COMMAND_GROUP):
+            _check_options(option.get("options") or [], here)
+            continue
+        if option.get("required") and optional_seen:
+            raise _invalid(f"{here}: required options must come before optional ones")
+        optional_seen = optional_seen or not option.get("required")
+        choices = option.get("choices") or []
+        if len(choices) > 25 or (choices and option.get("autocomplete")):
+            raise _invalid(f"{here}: at most 25 choices, and not with autocomplete")
+
+
+def _check_choices(choices: Any) -> None:
+    if not isinstance(choices, list) or len(choices) > 25:
+        raise _invalid("autocomplete answers a list of at most 25 choices")
+    for choice in choices:
+        name, value = str(choice.get("name", "")), choice.get("value")
+        if not 1 <= len(name) <= 100 or (isinstance(value, str) and len(value) > 100):
+            raise _invalid(f"choice {choice}: name 1-100 characters, value at most 100")
+
+
+def _check_message(body: Json, uploads: tuple[Upload, ...], *, new: bool) -> None:
+    content = str(body.get("content") or "")
+    embeds = body.get("embeds") or []
+    components = body.get("components") or []
+    if len(content) > 2000:
+        raise _invalid("content has at most 2000 characters")
+    if new and not (content or embeds or components or uploads):
+        raise Rejected(400, 50006, "Cannot send an empty message")
+    if len(embeds) > 10:
+        raise _invalid("at most 10 embeds")
+    if (total := sum(_embed_size(e) for e in embeds)) > 6000:
+        raise _invalid(f"embeds hold {total} characters; at most 6000")
+    _check_components(components)
+
+
+def _embed_size(embed: Json) -> int:
+    """The characters Discord counts, once each part is within its own limit."""
+    parts = [
+        (str(embed.get("title") or ""), 0, 256),
+        (str(embed.get("description") or ""), 0, 4096),
+        (str((embed.get("footer") or {}).get("text") or ""), 0, 2048),
+        (str((embed.get("author") or {}).get("name") or ""), 0, 256),
+    ]
+    fields = embed.get("fields") or []
+    if len(fields) > 25:
+        raise _invalid("an embed has at most 25 fields")
+    for entry in fields:
+        parts += [(str(entry.get("name") or ""), 1, 256), (str(entry.get("value") or ""), 1, 1024)]
+    for text, least, most in parts:
+        if not least <= len(text) <= most:
+            raise _invalid(f"embed part {text[:40]!r} must have {least} to {most} characters")
+    return sum(len(text) for text, _, _ in parts)
+
+
+def _check_components(rows: list[Json]) -> None:
+    if len(rows) > 5:
+        raise _invalid("at most 5 action rows")
+    custom_ids: list[str] = []
+    for row in rows:
+        items = row.get("components") or []
+        selects = [c for c in items if c.get("type") in (3, 5, 6, 7, 8)]
+        if row.get("type") != 1 or not 1 <= len(items) <= (1 if selects else 5):
+            raise _invalid(f"{row}: an action row holds 1-5 buttons or a single select")
+        for item in items:
+            if len(str(item.get("label") or "")) > 80:
+                raise _invalid(f"{item}: a button label has at most 80 characters")
+            options = item.get("options") or []
+            if item.get("type") == 3 and not 1 <= len(options) <= 25:
+                raise _invalid(f"{item}: a select has 1 to 25 options")
+            if any(
+                not 1 <= len(str(o.get(k) or "")) <= 100
+                for o in options
+                for k in ("label", "value")
+            ):
+                raise _invalid(f"{item}: option labels and values have 1 to 100 characters")
+            if len(str(item.get("placeholder") or "")) > 150:
+                raise _invalid(f"{item}: a placeholder has at most 150 characters")
+            if item.get("style") != 5:
+                custom_ids.append(str(item.get("custom_id") or ""))
+    if any(not 1 <= len(c) <= 100 for c in custom_ids) or len(set(custom_ids)) != len(custom_ids):
+        raise _invalid(f"custom_ids have 1 to 100 characters and differ: {custom_ids}")
+
+
+# === discord.py against the fake ===========================================================
+@asynccontextmanager
+async def serving(**options: Any) -> AsyncIterator[FakeDiscord]:
+    """A running fake, with discord.py's REST base and gateway pointed at it meanwhile."""
+    fake = FakeDiscord(**options)
+    await fake.start()
+    saved = discord.http.Route.BASE, discord.gateway.DiscordWebSocket.DEFAULT_GATEWAY
+    discord.http.Route.BASE = fake.api_url
+    discord.gateway.DiscordWebSocket.DEFAULT_GATEWAY = yarl.URL(fake.gateway_url)
+    try:
+        yield fake
+    finally:
+        discord.http.Route.BASE, discord.gateway.DiscordWebSocket.DEFAULT_GATEWAY = saved
+        await fake.close()
+
+
+@asynccontextmanager
+async def running(
+    client: ClientT, fake: FakeDiscord, *, within: float = 10.0
+) -> AsyncIterator[ClientT]:
+    """`client` logged in (setup_hook run) and connected until it is ready; closed, and its
+    connection task finished, however the block ends."""
+    # discord.py waits this long after the last GUILD_CREATE before `ready`; the fake sends
+    # its one guild straight after READY, so the default 2 s would only slow tests down.
+    client._connection.guild_ready_timeout = 0.05
+    connection: asyncio.Task[None] | None = None
+    try:
+        await asyncio.wait_for(client.login(fake.token), within)
+        connection = asyncio.create_task(client.connect(reconnect=False))
+        ready = asyncio.create_task(client.wait_until_ready())
+        await asyncio.wait({connection, ready}, timeout=within, return_when=asyncio.FIRST_COMPLETED)
+        if not ready.done():
+            ready.cancel()
+            if connection.done():
+                connection.result()
+            raise AssertionError(f"the client was not ready within {within}s")
+        yield client
+    finally:
+        await asyncio.wait_for(client.close(), within)
+        if connection is not None:
+            await asyncio.wait_for(connection, within)

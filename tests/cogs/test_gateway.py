@@ -1,0 +1,335 @@
+"""The real bot against a fake Discord on loopback: it logs in, syncs its commands, receives
+interactions over the gateway websocket and answers them over HTTP, as in production."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import AsyncIterator, Iterator
+from contextlib import asynccontextmanager
+from pathlib import Path
+from typing import NamedTuple
+
+import aiohttp
+import discord
+import pytest
+
+from cogs import respond as respond_module
+from cogs.client import HilltopBot
+from data.daily import SqliteDailyRepository
+from data.db import Database
+from data.games import SqliteGameRepository
+from engine import registry
+from tests.cogs.fake_discord import (
+    EPHEMERAL,
+    MANAGE_GUILD,
+    CallbackType,
+    FakeDiscord,
+    FakeUser,
+    Message,
+    running,
+    serving,
+)
+
+PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
+COMMANDS = {
+    "play",
+    "move",
+    "moves",
+    "board",
+    "resign",
+    "rules",
+    "games",
+    "accept",
+    "decline",
+    "daily",
+    "leaderboard",
+    "stats",
+    "admin",
+}
+
+
+class Players(NamedTuple):
+    alice: FakeUser
+    bob: FakeUser
+    carol: FakeUser
+
+
+@pytest.fixture
+async def fake() -> AsyncIterator[FakeDiscord]:
+    async with serving() as server:
+        yield server
+    refused = [(c.method, c.path, reason) for c, reason in server.rejections]
+    assert refused == [], "Discord would have refused these requests"
+
+
+@pytest.fixture
+async def db(tmp_path: Path) -> AsyncIterator[Database]:
+    database = await Database.open(tmp_path / "gateway.sqlite3")
+    yield database
+    await database.close()
+
+
+@asynccontextmanager
+async def hilltop(fake: FakeDiscord, db: Database) -> AsyncIterator[HilltopBot]:
+    bot = HilltopBot(
+        SqliteGameRepository(db),
+        SqliteDailyRepository(db),
+        daily_secret="test",
+        dev_guild_id=fake.guild_id,
+    )
+    async with running(bot, fake) as client:
+        yield client
+
+
+@pytest.fixture
+async def bot(fake: FakeDiscord, db: Database) -> AsyncIterator[HilltopBot]:
+    async with hilltop(fake, db) as client:
+        yield client
+
+
+@pytest.fixture
+def players(fake: FakeDiscord) -> Players:
+    return Players(fake.user("alice"), fake.user("bob"), fake.user("carol"))
+
+
+@pytest.fixture(autouse=True)
+def nothing_logged_an_error(caplog: pytest.LogCaptureFixture) -> Iterator[None]:
+    caplog.set_level(logging.WARNING)
+    yield
+    errors = [r.getMessage() for r in caplog.records if r.levelno >= logging.ERROR]
+    assert errors == []
+
+
+async def start_hokito(fake: FakeDiscord, alice: FakeUser, bob: FakeUser) -> Message:
+    """alice challenges bob (alice moves first, seed 1), bob accepts: the first board."""
+    challenge = await fake.slash(alice, "play", game="hokito", opponent=bob, seed=1, seat="first")
+    accepted = await fake.click(bob, challenge.message, label="Accept")
+    return accepted.message
+
+
+async def game_id(db: Database, fake: FakeDiscord) -> int:
+    record = await SqliteGameRepository(db).live_game_in_channel(fake.channel_id)
+    assert record is not None
+    return record.id
+
+
+async def test_the_fake_answers_json_with_the_exact_content_type(fake: FakeDiscord) -> None:
+    async with aiohttp.ClientSession() as session, session.get(f"{fake.api_url}/gateway") as got:
+        assert got.headers["Content-Type"] == "application/json"
+        assert await got.json() == {"url": fake.gateway_url}
+
+
+async def test_login_syncs_every_command_to_the_dev_guild_once(
+    fake: FakeDiscord, bot: HilltopBot
+) -> None:
+    [sync] = [c for c in fake.calls if c.method == "PUT"]
+    assert sync.path == f"/applications/{fake.application_id}/guilds/{fake.guild_id}/commands"
+    assert fake.global_commands is None
+    names = [c["name"] for c in sync.body]
+    assert len(names) == len(set(names))
+    assert set(names) >= COMMANDS
+    admin = next(c for c in sync.body if c["name"] == "admin")
+    assert sorted(o["name"] for o in admin["options"] if o["type"] == 1) == ["end", "start"]
+    assert int(admin["default_member_permissions"]) == MANAGE_GUILD
+    assert admin["contexts"] == [0]
+    play = next(c for c in sync.body if c["name"] == "play")
+    options = {o["name"]: o for o in play["options"]}
+    assert options["game"]["required"] and options["game"]["autocomplete"]
+    assert options["opponent"]["type"] == 6
+    assert fake.session.intents == discord.Intents(guilds=True).value
+    assert fake.heartbeats >= 1
+    channel = bot.get_channel(fake.channel_id)
+    assert isinstance(channel, discord.TextChannel) and channel.name == "general"
+
+
+async def test_a_challenge_is_accepted_by_the_challenged_player_only(
+    fake: FakeDiscord, bot: HilltopBot, players: Players
+) -> None:
+    alice, bob, carol = players
+    played = await fake.slash(alice, "play", game="hokito", opponent=bob, seed=1, seat="first")
+    assert played.callback_type == CallbackType.MESSAGE and not played.ephemeral
+    challenge = played.message
+    assert challenge.pinged == (bob.id,)
+    accept = challenge.find(label="Accept")["custom_id"]
+
+    stranger = await fake.click(carol, challenge, custom_id=accept)
+    assert stranger.callback_type == CallbackType.MESSAGE
+    assert stranger.data["flags"] & EPHEMERAL
+    assert "This challenge is for bob" in stranger.message.text
+
+    accepted = await fake.click(bob, challenge, custom_id=accept)
+    board = accepted.message
+    assert accepted.callback_type == CallbackType.MESSAGE and not board.ephemeral
+    assert board.content == alice.mention and board.pinged == (alice.id,)
+    assert "alice (Black) to move" in board.text
+    assert board.embeds[0]["image"]["url"] == "attachment://board.png"
+    assert board.upload("board.png").data.startswith(PNG_SIGNATURE)
+    assert "Resign" in board.labels()
+    assert any(label.startswith("a1") for label in board.labels())
+    assert accepted.seconds < 3
+
+
+async def test_move_autocomplete_and_answers(
+    fake: FakeDiscord, bot: HilltopBot, db: Database, players: Players
+) -> None:
+    alice, bob, _ = players
+    await start_hokito(fake, alice, bob)
+    start = registry.get("hokito").new_state(1, 2, None)
+    legal = [start.move_text(m) for m in start.legal_moves(0)]
+
+    typed = await fake.autocomplete(alice, "move", "text", text="b2")
+    assert typed.callback_type == CallbackType.AUTOCOMPLETE_RESULT
+    starting = [m for m in legal if m.startswith("b2")]
+    ending = [m for m in legal if m.endswith("b2")]
+    assert [c["value"] for c in typed.choices] == starting + ending
+    assert all(c["name"] == c["value"] for c in typed.choices)
+    blank = await fake.autocomplete(alice, "move", "text", text="")
+    assert [c["value"] for c in blank.choices] == legal[:25]
+    waiting = await fake.autocomplete(bob, "move", "text", text="")
+    assert waiting.choices == []
+
+    illegal = "a1-f6"
+    assert illegal not in legal
+    refused = await fake.slash(alice, "move", text=illegal)
+    assert refused.ephemeral and illegal in refused.message.text
+    record = await SqliteGameRepository(db).get_game(await game_id(db, fake))
+    assert record is not None and record.ply == 0
+
+    moved = await fake.slash(alice, "move", text="b2-b1")
+    board = moved.message
+    assert not moved.ephemeral and "alice played b2-b1" in board.text
+    assert board.pinged == (bob.id,) and "board.png" in board.attachments
+
+
+async def test_a_board_from_before_a_restart_still_works_once(
+    fake: FakeDiscord, db: Database, players: Players
+) -> None:
+    alice, bob, _ = players
+    async with hilltop(fake, db):
+        board = await start_hokito(fake, alice, bob)
+    assert fake.sessions[0].socket.closed
+
+    async with hilltop(fake, db):
+        assert len(fake.sessions) == 2
+        opened = await fake.click(alice, board, prefix="a1")
+        panel = opened.message
+        assert opened.callback_type == CallbackType.MESSAGE and panel.ephemeral
+        assert "So far: **a1**" in panel.text
+        destination = panel.components()[0]["custom_id"]
+
+        played = await fake.click(alice, panel, custom_id=destination)
+        assert played.callback_type == CallbackType.UPDATE_MESSAGE
+        assert "Done: a1-" in played.message.text and played.message.components() == []
+        [after] = await played.followups(1)
+        assert "alice played a1-" in after.text and after.pinged == (bob.id,)
+
+        again = await fake.click(alice, panel, custom_id=destination)
+        assert again.callback_type == CallbackType.MESSAGE and again.ephemeral
+        assert "out of date" in again.message.text
+        stale = await fake.click(alice, board, prefix="a1")
+        assert stale.ephemeral and "out of date" in stale.message.text
+        assert again.calls == [] and stale.calls == []
+
+    games = SqliteGameRepository(db)
+    record = await games.get_game(await game_id(db, fake))
+    assert record is not None and record.ply == 1
+    assert len(await games.moves(record.id)) == 1
+    boards = [m for m in fake.channel_messages() if "board.png" in m.attachments]
+    assert [m.id for m in boards] == [board.id, after.id]
+
+
+async def test_two_clicks_at_once_play_one_move(
+    fake: FakeDiscord, bot: HilltopBot, db: Database, players: Players
+) -> None:
+    alice, bob, _ = players
+    board = await start_hokito(fake, alice, bob)
+    panel = (await fake.click(alice, board, prefix="b2")).message
+    destination = panel.components()[0]["custom_id"]
+    clicks = await asyncio.gather(
+        fake.click(alice, panel, custom_id=destination),
+        fake.click(alice, panel, custom_id=destination),
+    )
+    kinds = sorted(c.callback_type for c in clicks)
+    assert kinds == [CallbackType.MESSAGE, CallbackType.UPDATE_MESSAGE]
+    refusal = next(c for c in clicks if c.callback_type == CallbackType.MESSAGE)
+    assert refusal.ephemeral
+    winner = next(c for c in clicks if c.callback_type == CallbackType.UPDATE_MESSAGE)
+    await winner.followups(1)
+    record = await SqliteGameRepository(db).get_game(await game_id(db, fake))
+    assert record is not None and record.ply == 1
+
+
+async def test_a_busy_channel_offers_a_thread_where_the_game_starts(
+    fake: FakeDiscord, bot: HilltopBot, players: Players
+) -> None:
+    alice, bob, carol = players
+    await start_hokito(fake, alice, bob)
+    busy = await fake.slash(carol, "play", game="hokito", opponent=alice, seed=2, seat="first")
+    assert busy.ephemeral and "already has a game" in busy.message.content
+
+    # Two quick clicks on the offer: one thread, one game.
+    first, second = await asyncio.gather(
+        fake.click(carol, busy.message, label="Start it in a new thread"),
+        fake.click(carol, busy.message, label="Start it in a new thread"),
+    )
+    [moved] = [c for c in (first, second) if c.callback_type == CallbackType.UPDATE_MESSAGE]
+    [again] = [c for c in (first, second) if c is not moved]
+    assert again.ephemeral and "already being started" in again.message.content
+    assert moved.message.components() == []  # answered at once, the button gone
+    offer = moved.message.id
+    await fake.wait_until(
+        lambda: fake.message(offer).content.startswith("Your game is in"),
+        within=5,
+        what="the offer to point at the thread",
+    )
+    [thread] = [c for c in fake.calls if c.method == "POST" and c.path.endswith("/threads")]
+    assert thread.path == f"/channels/{fake.channel_id}/threads"
+    thread_id = next(i for i, c in fake.channels.items() if c["type"] == 11)
+    assert fake.message(offer).content == f"Your game is in <#{thread_id}>."
+
+    await fake.wait_until(
+        lambda: bool(fake.channel_messages(thread_id)), within=5, what="the challenge"
+    )
+    [challenge] = fake.channel_messages(thread_id)
+    assert challenge.pinged == (alice.id,) and "carol challenges alice" in challenge.text
+    accepted = await fake.click(alice, challenge, label="Accept")
+    assert accepted.message.channel_id == thread_id
+    assert "carol (Black) to move" in accepted.message.text
+
+
+async def test_slow_work_is_deferred_and_a_refusal_stays_private(
+    fake: FakeDiscord, bot: HilltopBot, players: Players, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    alice, bob, _ = players
+    await start_hokito(fake, alice, bob)
+    monkeypatch.setattr(respond_module, "DEFER_AFTER", 0.0)
+
+    refused = await fake.slash(bob, "move", text="a1-b1")
+    assert refused.callback_type == CallbackType.DEFERRED_MESSAGE and not refused.ephemeral
+    [note] = await refused.followups(1)
+    assert note.ephemeral and "not your turn" in note.text
+    assert [(c.method, c.path.rsplit("/", 1)[-1]) for c in refused.calls] == [
+        ("DELETE", "@original"),
+        ("POST", refused.token),
+    ]
+    assert refused.original_id not in fake.messages
+
+    moved = await fake.slash(alice, "move", text="b2-b1")
+    assert moved.callback_type == CallbackType.DEFERRED_MESSAGE
+    [board] = await moved.followups(1)
+    # The board pings bob, so it is a new message: the "thinking…" one is removed.
+    assert board.id != moved.original_id and moved.original_id not in fake.messages
+    assert not board.ephemeral and bob.id in board.pinged
+    assert "alice played b2-b1" in board.text and "board.png" in board.attachments
+
+
+async def test_a_deferred_board_still_pings_the_player_to_move(
+    fake: FakeDiscord, bot: HilltopBot, players: Players, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    alice, bob, _ = players
+    await start_hokito(fake, alice, bob)
+    monkeypatch.setattr(respond_module, "DEFER_AFTER", 0.0)
+    moved = await fake.slash(alice, "move", text="b2-b1")
+    messages = await moved.followups(1)
+    assert bob.id in {user for m in messages for user in m.pinged}
