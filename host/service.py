@@ -26,7 +26,7 @@ from data.repository import (
     UserRecord,
 )
 from engine import ai, registry
-from engine.core import Game, GameState, MoveError, NotationError, Outcome
+from engine.core import Game, GameState, MoveError, NotationError, Option, Outcome
 from engine.rng import Rng
 from engine.text import Text, t
 from host.model import ChannelBusyError as ChannelTaken
@@ -766,6 +766,13 @@ class GameService:
             if not options.options and options.complete is not None and prefix:
                 return await self._play_from_builder(loaded, user, prefix, action == "step")
             return [await self._builder_reply(loaded, seat, prefix, edit=action == "step")]
+        if action in ("group", "group+"):
+            # "group+" comes from the public board and opens a private panel.
+            loaded = await self._check_press(game_id, ply, user)
+            seat = self._acting_seat(loaded, user)
+            group, _, chosen = arg.partition("|")
+            edit = action == "group"
+            return [await self._builder_reply(loaded, seat, tuple(chosen.split()), edit, group)]
         if action == "play":
             loaded = await self._check_press(game_id, ply, user)
             return await self._play_from_builder(loaded, user, tuple(arg.split()), True)
@@ -800,18 +807,23 @@ class GameService:
             return await self._load(game_id)
 
     async def _builder_reply(
-        self, loaded: Loaded, seat: int, prefix: tuple[str, ...], edit: bool
+        self,
+        loaded: Loaded,
+        seat: int,
+        prefix: tuple[str, ...],
+        edit: bool,
+        group: str | None = None,
     ) -> Reply:
         record = loaded.record
         options = loaded.state.move_options(seat, prefix)
         base = f"{record.id}:{record.ply}"
-        picks = tuple(
-            Choice(f"step:{base}:{' '.join((*prefix, o.token))}", o.label) for o in options.options
-        )[:MAX_PICKS]
+        picks = _pick_choices(base, prefix, options.options, group)
         actions: list[Choice] = []
         if options.complete is not None:
             actions.append(Choice(f"play:{base}:{' '.join(prefix)}", str(t("Confirm")), "success"))
-        if prefix:
+        if group is not None:
+            actions.append(Choice(f"step:{base}:{' '.join(prefix)}", str(t("Back"))))
+        elif prefix:
             actions.append(Choice(f"step:{base}:{' '.join(prefix[:-1])}", str(t("Back"))))
         chosen = " ".join(prefix)
         lines = [str(options.prompt)]
@@ -907,10 +919,8 @@ class GameService:
             mentions = () if private else tuple(_user(record.seats[s].user) for s in humans)
             if len(humans) == 1 and len(acting) == 1:
                 options = state.move_options(humans[0], ())
-                if options.options and len(options.options) <= MAX_PICKS:
-                    picks = tuple(
-                        Choice(f"pick:{base}:{o.token}", o.label) for o in options.options
-                    )
+                if options.options:
+                    picks = _pick_choices(base, (), options.options, None, action="pick")
                 else:
                     actions.append(Choice(f"open:{base}:", str(t("Make my move")), "primary"))
             elif humans:
@@ -1109,6 +1119,34 @@ class GameService:
 
 def _record(user: User) -> UserRecord:
     return UserRecord(user.id, user.name, user.is_bot)
+
+
+def _pick_choices(
+    base: str,
+    prefix: tuple[str, ...],
+    options: Sequence[Option],
+    group: str | None,
+    action: str = "step",
+) -> tuple[Choice, ...]:
+    """Buttons for the next part of a move. More than a message holds are grouped by
+    their first letter (Mole Hill's 62 squares: a column first, then the square)."""
+    if group is not None:
+        options = [o for o in options if o.token[:1] == group]
+    chosen = " ".join(prefix)
+    if len(options) <= MAX_PICKS:
+        return tuple(
+            Choice(f"{action}:{base}:{' '.join((*prefix, o.token))}", o.label) for o in options
+        )
+    groups: dict[str, list[Option]] = {}
+    for option in options:
+        groups.setdefault(option.token[:1], []).append(option)
+    return tuple(
+        Choice(
+            f"{'group' if action == 'step' else 'group+'}:{base}:{letter}|{chosen}",
+            members[0].token if len(members) == 1 else f"{members[0].token} … {members[-1].token}",
+        )
+        for letter, members in groups.items()
+    )[:MAX_PICKS]
 
 
 def _timeout_text(state: GameState[Any], move: Hashable) -> str:

@@ -10,8 +10,9 @@ import pytest
 from data.db import Database
 from data.games import SqliteGameRepository
 from engine import registry
+from engine.core import Option
 from host.model import Reply, ServiceError
-from host.service import GameService
+from host.service import GameService, _pick_choices
 from tests.host.conftest import (
     ADMIN,
     ALICE,
@@ -283,3 +284,14 @@ async def test_long_move_lists_fit_in_one_message(service: GameService) -> None:
     lines = reply.text.splitlines()
     total = int(reply.title.split("(")[1].rstrip(")"))
     assert lines[-1].startswith("… and ") and f"{total - len(lines) + 1} more" in lines[-1]
+
+
+def test_many_choices_are_grouped_by_first_letter() -> None:
+    options = [Option(f"{c}{r}", f"{c}{r}") for c in "abcdefghi" for r in range(1, 8)]
+    groups = _pick_choices("9:4", (), options, None, action="pick")
+    assert [g.label for g in groups] == [f"{c}1 … {c}7" for c in "abcdefghi"]
+    assert groups[4].payload == "group+:9:4:e|"
+    inside = _pick_choices("9:4", ("rod",), options, "e")
+    assert [c.payload for c in inside] == [f"step:9:4:rod e{r}" for r in range(1, 8)]
+    few = _pick_choices("9:4", (), options[:3], None)
+    assert [c.payload for c in few] == ["step:9:4:a1", "step:9:4:a2", "step:9:4:a3"]
