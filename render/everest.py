@@ -1,14 +1,20 @@
-"""Everest board image: the shaded height map, cliffs and steps, yeti, home bases, the
-peak, each player's coins and damage, and arrows for what the last resolution did."""
+"""Everest images: the board (the shaded height map, cliffs and steps, yeti, home bases,
+the peak, each player's coins and damage, and arrows for what the last resolution did),
+one smaller board per step of a resolution, and the roll-off winner's outcomes.
+
+Every image is drawn from the same pieces at different square sizes (a `Grid`)."""
 
 from __future__ import annotations
 
 import math
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
 from functools import lru_cache
 
-from PIL import Image, ImageDraw
+from PIL import Image, ImageDraw, ImageFont
 
 from engine.everest import (
+    EVENT_FIELDS,
     HEIGHTS,
     HOMES,
     NEXT,
@@ -19,20 +25,72 @@ from engine.everest import (
     EverestGame,
     EverestState,
     action_text,
+    describe_events,
+    square_name,
 )
-from render.core import Color, RenderContext, Theme, fit_text, font, text_center
+from engine.text import t
+from render.core import Color, RenderContext, Theme, fit_text, font, new_canvas, text_center
 
+_DIR_VEC = ((0, -1), (1, 0), (0, 1), (-1, 0))  # N E S W in image coordinates
+
+
+@dataclass(frozen=True)
+class Grid:
+    """Where the mountain sits in an image: the square size in pixels and the top-left
+    corner of the drawn board (row 6 at the top, file a on the left)."""
+
+    cell: int
+    left: int
+    top: int
+
+    def box(self, sq: int) -> tuple[int, int, int, int]:
+        col, row = sq % 8, sq // 8
+        x0 = self.left + col * self.cell
+        y0 = self.top + (5 - row) * self.cell
+        return x0, y0, x0 + self.cell, y0 + self.cell
+
+    def centre(self, sq: int) -> tuple[float, float]:
+        x0, y0, x1, y1 = self.box(sq)
+        return (x0 + x1) / 2, (y0 + y1) / 2
+
+    def toward(self, sq: int, d: int, out: float) -> tuple[float, float]:
+        """The point `out` squares from the centre of `sq` in direction `d`."""
+        cx, cy = self.centre(sq)
+        vx, vy = _DIR_VEC[d]
+        return cx + vx * self.cell * out, cy + vy * self.cell * out
+
+    @property
+    def bottom(self) -> int:
+        return self.top + 6 * self.cell
+
+
+#: The main board, about 760 px wide.
+BOARD = Grid(86, 36, 50)
 WIDTH = 760
-CELL = 86
-MARGIN = 36
-TOP = 50
-BOARD_H = 6 * CELL
-PANEL_TOP = TOP + BOARD_H + 28
+MARGIN = BOARD.left
+PANEL_TOP = BOARD.bottom + 28
 CARD_H = 62
 HEIGHT = PANEL_TOP + 2 * CARD_H + 14
 
-THUMB_CELL = 28
-THUMB_MARGIN = 8
+#: A roll-off outcome, 240 px wide.
+THUMB = Grid(28, 8, 8)
+THUMB_SIZE = (8 * THUMB.cell + 2 * THUMB.left, 6 * THUMB.cell + 2 * THUMB.top)
+
+#: One step of a resolution: title, board, a chip per player, then the step's log.
+STEP = Grid(66, 30, 46)
+STEP_WIDTH = 8 * STEP.cell + 2 * STEP.left
+CHIP_H = 30
+STEP_CHIPS_TOP = STEP.bottom + 24
+STEP_LOG_TOP = STEP_CHIPS_TOP + CHIP_H + 10
+LOG_LINE = 19
+DIE = 18
+
+#: The roll-off winner's choice: title, the dice on the player chips, a grid of outcomes.
+OPTIONS_PAD = 12
+OPTIONS_CHIPS_TOP = 44
+OPTIONS_GRID_TOP = OPTIONS_CHIPS_TOP + CHIP_H + 12
+OPTION_HEAD = 24
+OPTION_FOOT = 36
 
 #: Shades of snow per height: low slopes grey-blue, the peak almost white.
 LEVELS: dict[int, Color] = {
@@ -44,7 +102,7 @@ LEVELS: dict[int, Color] = {
 }
 NOTCH: Color = (214, 206, 190)
 CLIFF: Color = (30, 30, 40)
-STEP: Color = (70, 78, 96)
+STEP_EDGE: Color = (70, 78, 96)
 SNOWBALL: Color = (40, 150, 220)
 HIT: Color = (220, 40, 40)
 PEAK_GOLD: Color = (214, 160, 20)
@@ -52,35 +110,124 @@ COIN_FACE: Color = (255, 255, 255)
 COIN_GONE: Color = (190, 186, 178)
 
 
-def _cell_box(sq: int, cell: int, left: int, top: int) -> tuple[int, int, int, int]:
-    col, row = sq % 8, sq // 8
-    x0 = left + col * cell
-    y0 = top + (5 - row) * cell
-    return x0, y0, x0 + cell, y0 + cell
+# --- reconstructing a resolution --------------------------------------------------------
 
 
-def _centre(sq: int, cell: int, left: int, top: int) -> tuple[float, float]:
-    x0, y0, x1, y1 = _cell_box(sq, cell, left, top)
-    return (x0 + x1) / 2, (y0 + y1) / 2
+def _relocation(event: Event) -> tuple[int, int, int] | None:
+    """(seat, square before, square after) when `event` moves a yeti. A fall moves nobody
+    by itself: the move or push that went over the cliff already ends on the lower
+    square."""
+    kind, a = event.kind, event.args
+    if kind in ("move", "push", "home", "bump"):
+        return a[0], a[1], a[2]
+    if kind == "off":
+        return a[0], a[1], OFF
+    return None
 
 
-_DIR_VEC = ((0, -1), (1, 0), (0, 1), (-1, 0))  # N E S W in image coordinates
+def positions_after(pos: Sequence[int], events: Iterable[Event]) -> tuple[int, ...]:
+    """The yeti squares (OFF: off the board) after `events`, starting from `pos`."""
+    out = list(pos)
+    for event in events:
+        moved = _relocation(event)
+        if moved is not None:
+            out[moved[0]] = moved[2]
+    return tuple(out)
 
 
-def _draw_mountain(
-    draw: ImageDraw.ImageDraw, cell: int, left: int, top: int, labels: bool, theme: Theme
-) -> None:
+def positions_before(pos: Sequence[int], events: Sequence[Event]) -> tuple[int, ...]:
+    """The yeti squares before `events`, given those after them: the events undone."""
+    out = list(pos)
+    for event in reversed(events):
+        moved = _relocation(event)
+        if moved is not None:
+            out[moved[0]] = moved[1]
+    return tuple(out)
+
+
+@dataclass(frozen=True)
+class StepScene:
+    """One step of a resolution, as its picture shows it."""
+
+    round: int
+    #: The step, 1-3.
+    step: int
+    #: This step's part of the resolution (without the `step` event itself).
+    events: tuple[Event, ...]
+    #: The yeti squares at the end of it, per seat (OFF: off the board).
+    pos: tuple[int, ...]
+
+
+#: Events outside the steps: a round starting, the plans revealed, the end of a round.
+_BETWEEN_STEPS = frozenset({"round", "reveal", "aside", "heal", "home", "bump", "win", "draw"})
+
+
+def _step_in_progress(state: EverestState) -> tuple[int, int]:
+    """The round and step (1-3) of a resolution's first events: after a `pick` or a
+    `flee` choice a resolution starts inside the step that waited for it."""
+    events = state.events
+    round_starts = sum(1 for e in events if e.kind == "round")
+    boundary = next((e for e in events if e.kind in ("step", "round")), None)
+    if boundary is None:
+        step = state.step + 1
+    elif boundary.kind == "step":
+        step = boundary.args[0] - 1
+    else:
+        step = 3
+    return state.round - round_starts, step
+
+
+def step_scenes(state: EverestState, previous: EverestState | None) -> tuple[StepScene, ...]:
+    """The steps of the resolution that led to `state`, nothing when the move resolved
+    none (its events are those of `previous`). Positions start from `previous`, or are
+    undone from `state` when there is no previous state."""
+    events = state.events
+    if not events or (previous is not None and previous.events == events):
+        return ()
+    start = previous.pos if previous is not None else positions_before(state.pos, events)
+    spans: list[tuple[int, int, int, int]] = []  # round, step, first event, end
+    rnd, step = _step_in_progress(state)
+    opened: int | None = None
+    for i, event in enumerate(events):
+        if event.kind == "step" or event.kind in _BETWEEN_STEPS:
+            if opened is not None:
+                spans.append((rnd, step, opened, i))
+                opened = None
+            if event.kind == "step":
+                step, opened = event.args[0], i + 1
+            elif event.kind == "round":
+                rnd = event.args[0]
+        elif opened is None:
+            opened = i
+    if opened is not None:
+        spans.append((rnd, step, opened, len(events)))
+    return tuple(
+        StepScene(r, s, events[first:end], positions_after(start, events[:end]))
+        for r, s, first, end in spans
+    )
+
+
+# --- drawing pieces ---------------------------------------------------------------------
+
+
+def _draw_mountain(draw: ImageDraw.ImageDraw, grid: Grid, labels: bool, theme: Theme) -> None:
+    cell = grid.cell
     for sq in range(48):
-        box = _cell_box(sq, cell, left, top)
+        box = grid.box(sq)
         if not HEIGHTS[sq]:
             draw.rectangle(box, fill=NOTCH)
             continue
         draw.rectangle(box, fill=LEVELS[HEIGHTS[sq]], outline=(236, 240, 246))
         if labels:
-            draw.text((box[0] + 5, box[1] + 3), str(HEIGHTS[sq]), font=font(13), fill=STEP)
+            draw.text(
+                (box[0] + 5, box[1] + 3),
+                str(HEIGHTS[sq]),
+                font=font(round(cell * 0.15)),
+                fill=STEP_EDGE,
+            )
     # Edges between neighbours: thick for cliffs, thin for steps.
     for sq in SQUARES:
-        x0, y0, x1, y1 = _cell_box(sq, cell, left, top)
+        x0, y0, x1, y1 = grid.box(sq)
         for d in (0, 1):
             other = NEXT[sq][d]
             if other == OFF:
@@ -89,53 +236,51 @@ def _draw_mountain(
             if not gap:
                 continue
             width = max(2, cell // 14) if gap == 2 else max(1, cell // 40)
-            colour = CLIFF if gap == 2 else STEP
+            colour = CLIFF if gap == 2 else STEP_EDGE
             if d == 0:
                 draw.line((x0, y0, x1, y0), fill=colour, width=width)
             else:
                 draw.line((x1, y0, x1, y1), fill=colour, width=width)
     # The peak tile outline.
     peak = sorted(PEAK)
-    px0, _, _, py1 = _cell_box(peak[0], cell, left, top)
-    _, py0, px1, _ = _cell_box(peak[-1], cell, left, top)
+    px0, _, _, py1 = grid.box(peak[0])
+    _, py0, px1, _ = grid.box(peak[-1])
     draw.rectangle((px0, py0, px1, py1), outline=PEAK_GOLD, width=max(2, cell // 22))
     if labels:
+        size = round(cell * 0.186)
         for col in range(8):
             text_center(
                 draw,
-                (left + col * cell + cell / 2, top + 6 * cell + 13),
+                (grid.left + col * cell + cell / 2, grid.bottom + round(cell * 0.15)),
                 "abcdefgh"[col],
-                font(16, bold=True),
+                font(size, bold=True),
                 theme.ink,
             )
         for row in range(6):
             text_center(
                 draw,
-                (left - 16, top + (5 - row) * cell + cell / 2),
+                (grid.left - size, grid.top + (5 - row) * cell + cell / 2),
                 str(row + 1),
-                font(16, bold=True),
+                font(size, bold=True),
                 theme.ink,
             )
 
 
-@lru_cache(maxsize=4)
-def _background(theme: Theme) -> Image.Image:
-    image = Image.new("RGB", (WIDTH, HEIGHT), theme.background)
-    draw = ImageDraw.Draw(image)
-    _draw_mountain(draw, CELL, MARGIN, TOP, True, theme)
-    return image
-
-
-@lru_cache(maxsize=4)
-def _thumb_background(theme: Theme) -> Image.Image:
-    size = (8 * THUMB_CELL + 2 * THUMB_MARGIN, 6 * THUMB_CELL + 2 * THUMB_MARGIN)
+@lru_cache(maxsize=8)
+def _mountain_image(theme: Theme, grid: Grid, size: tuple[int, int], labels: bool) -> Image.Image:
+    """The empty mountain on a canvas of `size` (cached: copy or paste it, never draw on
+    it)."""
     image = Image.new("RGB", size, theme.background)
-    _draw_mountain(ImageDraw.Draw(image), THUMB_CELL, THUMB_MARGIN, THUMB_MARGIN, False, theme)
+    _draw_mountain(ImageDraw.Draw(image), grid, labels, theme)
     return image
 
 
 def _seat_colour(theme: Theme, seat: int) -> Color:
     return theme.seats[seat % len(theme.seats)]
+
+
+def _seat_name(ctx: RenderContext, seat: int) -> str:
+    return ctx.name(seat, EverestGame.seat_names[seat])
 
 
 def _light(colour: Color, amount: float = 0.55) -> Color:
@@ -184,40 +329,40 @@ def _dotted(
         draw.ellipse((x - radius, y - radius, x + radius, y + radius), fill=colour)
 
 
-def _edge_point(sq: int, d: int, cell: int, left: int, top: int, out: float) -> tuple[float, float]:
-    cx, cy = _centre(sq, cell, left, top)
-    vx, vy = _DIR_VEC[d]
-    return cx + vx * cell * out, cy + vy * cell * out
+#: Drawing order of the event marks: snowballs and roars first, then the hit and fall
+#: frames, then the arrows of the yeti that moved, so that no mark hides an arrow.
+_LAYER = {"hit": 1, "fall": 1, "move": 2, "push": 2, "off": 2}
 
 
 def _draw_events(
-    draw: ImageDraw.ImageDraw,
-    events: tuple[Event, ...],
-    cell: int,
-    left: int,
-    top: int,
-    theme: Theme,
+    draw: ImageDraw.ImageDraw, events: Sequence[Event], grid: Grid, theme: Theme
 ) -> None:
+    cell = grid.cell
     width = max(2, cell // 14)
     head = cell * 0.22
-    for event in events:
+    for event in sorted(events, key=lambda e: _LAYER.get(e.kind, 0)):
         kind, a = event.kind, event.args
         if kind == "move" and a[1] != a[2]:
             colour = _seat_colour(theme, a[0])
-            _arrow(
-                draw,
-                _centre(a[1], cell, left, top),
-                _centre(a[2], cell, left, top),
-                colour,
-                width + 2,
-                head,
-                cell * 0.33,
+            _arrow(draw, grid.centre(a[1]), grid.centre(a[2]), colour, width + 2, head, cell * 0.33)
+        elif kind == "move":
+            # Blocked at once: a short stub that ends against a bar.
+            colour = _seat_colour(theme, a[0])
+            x0, y0 = grid.toward(a[1], a[3], 0.34)
+            x1, y1 = grid.toward(a[1], a[3], 0.48)
+            draw.line((x0, y0, x1, y1), fill=colour, width=width + 1)
+            vx, vy = _DIR_VEC[a[3]]
+            bar = cell * 0.14
+            draw.line(
+                (x1 - vy * bar, y1 - vx * bar, x1 + vy * bar, y1 + vx * bar),
+                fill=colour,
+                width=width + 1,
             )
         elif kind == "push" and a[2] != OFF:
             _arrow(
                 draw,
-                _centre(a[1], cell, left, top),
-                _centre(a[2], cell, left, top),
+                grid.centre(a[1]),
+                grid.centre(a[2]),
                 _light(_seat_colour(theme, a[0]), 0.3),
                 width,
                 head * 0.8,
@@ -225,20 +370,13 @@ def _draw_events(
             )
         elif kind == "off":
             colour = _seat_colour(theme, a[0])
-            _arrow(
-                draw,
-                _centre(a[1], cell, left, top),
-                _edge_point(a[1], a[2], cell, left, top, 0.95),
-                colour,
-                width + 2,
-                head,
-            )
+            _arrow(draw, grid.centre(a[1]), grid.toward(a[1], a[2], 0.8), colour, width + 2, head)
         elif kind == "snow":
-            start = _centre(a[1], cell, left, top)
+            start = grid.centre(a[1])
             if a[4] == 0:
-                end = _centre(a[2], cell, left, top)
+                end = grid.centre(a[2])
             else:
-                end = _edge_point(a[2], a[3], cell, left, top, 0.5 if a[4] == 1 else 0.95)
+                end = grid.toward(a[2], a[3], 0.5 if a[4] == 1 else 0.8)
             _dotted(draw, start, end, SNOWBALL, max(1.5, cell / 40), max(5.0, cell / 9))
             r = cell * 0.1
             if a[4] == 1:  # splat: a burst against the slope
@@ -256,7 +394,7 @@ def _draw_events(
                 width=max(1, cell // 40),
             )
         elif kind in ("roar", "back"):
-            cx, cy = _edge_point(a[1], a[2], cell, left, top, 0.3)
+            cx, cy = grid.toward(a[1], a[2], 0.3)
             vx, vy = _DIR_VEC[a[2]]
             for i in range(3):
                 r = cell * (0.1 + 0.09 * i)
@@ -264,53 +402,57 @@ def _draw_events(
                 mid = math.degrees(math.atan2(vy, vx))
                 draw.arc(box, mid - 45, mid + 45, fill=_seat_colour(theme, a[0]), width=width)
         elif kind == "hit":
-            cx, cy = _centre(a[1], cell, left, top)
+            cx, cy = grid.centre(a[1])
             r = cell * 0.42
             draw.ellipse((cx - r, cy - r, cx + r, cy + r), outline=HIT, width=width + 1)
         elif kind == "fall":
-            cx, cy = _centre(a[1], cell, left, top)
+            cx, cy = grid.centre(a[1])
             r = cell * 0.46
             draw.rectangle((cx - r, cy - r, cx + r, cy + r), outline=HIT, width=width)
 
 
 def _draw_yeti(
     draw: ImageDraw.ImageDraw,
-    state: EverestState,
+    pos: Sequence[int],
+    damage: Sequence[int] | None,
     ctx: RenderContext,
-    cell: int,
-    left: int,
-    top: int,
+    grid: Grid,
     letters: bool,
 ) -> None:
-    theme = ctx.theme
-    for seat, sq in enumerate(state.pos):
+    """A disc per yeti on the board; with `letters`, its player's initial and, given
+    `damage`, a badge with the damage taken this round."""
+    cell = grid.cell
+    for seat, sq in enumerate(pos):
         if sq == OFF:
             continue
-        cx, cy = _centre(sq, cell, left, top)
+        cx, cy = grid.centre(sq)
         r = cell * 0.32
-        colour = _seat_colour(theme, seat)
         draw.ellipse(
             (cx - r, cy - r, cx + r, cy + r),
-            fill=colour,
+            fill=_seat_colour(ctx.theme, seat),
             outline=(255, 255, 255),
             width=max(2, cell // 28),
         )
-        if letters:
-            name = ctx.name(seat, EverestGame.seat_names[seat])
-            text_center(draw, (cx, cy), name[:1].upper(), font(26, bold=True), (255, 255, 255))
-            if state.damage[seat]:
-                bx, by, br = cx + r * 0.85, cy - r * 0.85, cell * 0.13
-                draw.ellipse((bx - br, by - br, bx + br, by + br), fill=HIT)
-                text_center(
-                    draw, (bx, by), str(state.damage[seat]), font(15, bold=True), (255, 255, 255)
-                )
+        if not letters:
+            continue
+        initial = _seat_name(ctx, seat)[:1].upper()
+        text_center(draw, (cx, cy), initial, font(round(cell * 0.3), bold=True), (255, 255, 255))
+        if damage is not None and damage[seat]:
+            bx, by, br = cx + r * 0.85, cy - r * 0.85, cell * 0.13
+            draw.ellipse((bx - br, by - br, bx + br, by + br), fill=HIT)
+            text_center(
+                draw,
+                (bx, by),
+                str(damage[seat]),
+                font(round(cell * 0.175), bold=True),
+                (255, 255, 255),
+            )
 
 
-def _draw_homes(
-    draw: ImageDraw.ImageDraw, state: EverestState, theme: Theme, cell: int, left: int, top: int
-) -> None:
-    for seat in range(state.players):
-        x0, y0, x1, y1 = _cell_box(HOMES[seat], cell, left, top)
+def _draw_homes(draw: ImageDraw.ImageDraw, players: int, theme: Theme, grid: Grid) -> None:
+    cell = grid.cell
+    for seat in range(players):
+        x0, y0, x1, y1 = grid.box(HOMES[seat])
         colour = _seat_colour(theme, seat)
         inset = cell * 0.12
         width = max(2, cell // 16)
@@ -318,29 +460,95 @@ def _draw_homes(
         draw.line((x0 + inset, y1 - inset, x1 - inset, y0 + inset), fill=colour, width=width)
 
 
-def _status(state: EverestState, ctx: RenderContext) -> str:
-    def who(seat: int) -> str:
-        return ctx.name(seat, EverestGame.seat_names[seat])
+#: Pip offsets of a die face, in thirds of the face from its centre (null is blank).
+_PIPS: dict[int, tuple[tuple[int, int], ...]] = {
+    1: ((0, 0),),
+    2: ((-1, -1), (1, 1)),
+    3: ((-1, -1), (0, 0), (1, 1)),
+    4: ((-1, -1), (1, -1), (-1, 1), (1, 1)),
+    5: ((-1, -1), (1, -1), (0, 0), (-1, 1), (1, 1)),
+}
 
+
+def _draw_die(draw: ImageDraw.ImageDraw, x: float, y: float, face: int, ink: Color) -> None:
+    draw.rounded_rectangle(
+        (x, y, x + DIE, y + DIE), radius=DIE // 5, fill=COIN_FACE, outline=ink, width=1
+    )
+    cx, cy, spread, r = x + DIE / 2, y + DIE / 2, DIE * 0.27, DIE * 0.09
+    for dx, dy in _PIPS.get(face, ()):
+        px, py = cx + dx * spread, cy + dy * spread
+        draw.ellipse((px - r, py - r, px + r, py + r), fill=ink)
+
+
+def _roll_off(events: Sequence[Event], players: int) -> tuple[tuple[tuple[int, ...], ...], int]:
+    """Each seat's dice in the roll-off among `events` (re-rolls after a tie follow the
+    first roll), and the winner (-1: no roll-off). A roll-off only ends on a single
+    highest die."""
+    rounds = [e.args for e in events if e.kind == "dice"]
+    dice = tuple(tuple(r[s] for r in rounds if r[s] >= 0) for s in range(players))
+    winner = rounds[-1].index(max(rounds[-1])) if rounds else -1
+    return dice, winner
+
+
+def _draw_chips(
+    draw: ImageDraw.ImageDraw,
+    top: int,
+    width: int,
+    players: int,
+    events: Sequence[Event],
+    ctx: RenderContext,
+) -> None:
+    """A chip per player across the image: colour, name and the dice of a roll-off in
+    `events`, the winner's chip framed."""
+    theme = ctx.theme
+    dice, winner = _roll_off(events, players)
+    gap, side = 8, 16
+    chip_w = (width - 2 * side - gap * (players - 1)) // players
+    name_font = font(15, bold=True)
+    for seat in range(players):
+        x0 = side + seat * (chip_w + gap)
+        colour = _seat_colour(theme, seat)
+        draw.rounded_rectangle(
+            (x0, top, x0 + chip_w, top + CHIP_H),
+            radius=7,
+            fill=_light(colour, 0.82),
+            outline=colour,
+            width=3 if seat == winner else 1,
+        )
+        draw.ellipse((x0 + 7, top + 7, x0 + 23, top + 23), fill=colour)
+        dice_x = x0 + chip_w - 6 - len(dice[seat]) * (DIE + 3)
+        name = fit_text(_seat_name(ctx, seat), name_font, dice_x - x0 - 30)
+        draw.text((x0 + 29, top + CHIP_H / 2), name, font=name_font, fill=theme.ink, anchor="lm")
+        for i, face in enumerate(dice[seat]):
+            _draw_die(draw, dice_x + 3 + i * (DIE + 3), top + (CHIP_H - DIE) / 2, face, theme.ink)
+
+
+# --- the board --------------------------------------------------------------------------
+
+
+def _status(state: EverestState, ctx: RenderContext) -> str:
     if state.stage == "over":
         if state.result >= 0:
-            return f"{who(state.result)} is King of the Hill!"
-        return "Draw: the round cap was reached"
-    waiting = ", ".join(who(s) for s in sorted(state.to_act))
+            return str(t("{name} is King of the Hill!", name=_seat_name(ctx, state.result)))
+        return str(t("Draw: the round cap was reached"))
+    waiting = ", ".join(_seat_name(ctx, s) for s in sorted(state.to_act))
     if state.stage == "plan":
-        return f"Planning: waiting for {waiting}"
+        return str(t("Planning: waiting for {names}", names=waiting))
     if state.stage == "flee":
-        return f"Roars! {waiting} choose which roarer to answer"
+        return str(t("Roars! {names} choose which roarer to answer", names=waiting))
     if state.stage == "pick":
-        return f"Conflict! {waiting} picks an outcome"
-    return f"End of round: {waiting} to choose"
+        return str(t("Conflict! {names} picks an outcome", names=waiting))
+    return str(t("End of round: {names} to choose", names=waiting))
 
 
 def _draw_header(draw: ImageDraw.ImageDraw, state: EverestState, ctx: RenderContext) -> None:
     theme = ctx.theme
-    cap = f"/{state.cap}" if state.cap else ""
-    step = "" if state.stage in ("plan", "over") else f" · step {state.step + 1}"
-    title = f"Round {state.round}{cap}{step}"
+    if state.cap:
+        title = str(t("Round {round}/{cap}", round=state.round, cap=state.cap))
+    else:
+        title = str(t("Round {round}", round=state.round))
+    if state.stage not in ("plan", "over"):
+        title = str(t("{round} · step {step}", round=title, step=state.step + 1))
     draw.text((MARGIN - 20, 12), title, font=font(22, bold=True), fill=theme.ink)
     status = ctx.caption or _status(state, ctx)
     x = MARGIN - 20 + font(22, bold=True).getlength(title) + 18
@@ -368,10 +576,9 @@ def _draw_panel(draw: ImageDraw.ImageDraw, state: EverestState, ctx: RenderConte
             width=3 if acting else 1,
         )
         draw.ellipse((x0 + 8, y0 + 9, x0 + 30, y0 + 31), fill=colour)
-        name = ctx.name(seat, EverestGame.seat_names[seat])
         draw.text(
             (x0 + 38, y0 + 8),
-            fit_text(name, font(18, bold=True), 150),
+            fit_text(_seat_name(ctx, seat), font(18, bold=True), 150),
             font=font(18, bold=True),
             fill=theme.ink,
         )
@@ -398,31 +605,34 @@ def _draw_panel(draw: ImageDraw.ImageDraw, state: EverestState, ctx: RenderConte
 def _seat_info(state: EverestState, seat: int) -> str:
     parts = []
     sq = state.pos[seat]
-    parts.append("off the board" if sq == OFF else f"on {'abcdefgh'[sq % 8]}{sq // 8 + 1}")
+    if sq == OFF:
+        parts.append(str(t("off the board")))
+    else:
+        parts.append(str(t("on {square}", square=square_name(sq))))
     if state.damage[seat]:
-        parts.append(f"damage {state.damage[seat]}")
+        parts.append(str(t("damage {n}", n=state.damage[seat])))
     plan = state.plans[seat]
     if state.stage == "plan":
         if plan is None:
-            parts.append("planning…")
+            parts.append(str(t("planning…")))
         elif plan and plan[0] >= 0:
             parts.append(" ".join(action_text(a) for a in plan))
         else:
-            parts.append("planned ✓")
+            parts.append(str(t("planned ✓")))
     elif plan is not None and state.stage != "over":
-        parts.append(" ".join(action_text(a) for a in plan) or "dazed")
+        parts.append(" ".join(action_text(a) for a in plan) or str(t("dazed")))
     if state.peak == seat:
-        parts.append("holds the peak")
+        parts.append(str(t("holds the peak")))
     return " · ".join(parts)
 
 
 def render(state: EverestState, ctx: RenderContext) -> Image.Image:
     """The board at about 760 px wide: mountain, yeti, last events, players."""
-    image = _background(ctx.theme).copy()
+    image = _mountain_image(ctx.theme, BOARD, (WIDTH, HEIGHT), True).copy()
     draw = ImageDraw.Draw(image)
-    _draw_homes(draw, state, ctx.theme, CELL, MARGIN, TOP)
-    _draw_events(draw, state.events, CELL, MARGIN, TOP, ctx.theme)
-    _draw_yeti(draw, state, ctx, CELL, MARGIN, TOP, True)
+    _draw_homes(draw, state.players, ctx.theme, BOARD)
+    _draw_events(draw, state.events, BOARD, ctx.theme)
+    _draw_yeti(draw, state.pos, state.damage, ctx, BOARD, True)
     _draw_header(draw, state, ctx)
     _draw_panel(draw, state, ctx)
     return image
@@ -430,9 +640,113 @@ def render(state: EverestState, ctx: RenderContext) -> Image.Image:
 
 def render_outcome_thumbnail(state_after: EverestState, ctx: RenderContext) -> Image.Image:
     """A small board (240 px wide) of one roll-off outcome, with its moves drawn."""
-    image = _thumb_background(ctx.theme).copy()
+    image = _mountain_image(ctx.theme, THUMB, THUMB_SIZE, False).copy()
     draw = ImageDraw.Draw(image)
-    _draw_homes(draw, state_after, ctx.theme, THUMB_CELL, THUMB_MARGIN, THUMB_MARGIN)
-    _draw_events(draw, state_after.events, THUMB_CELL, THUMB_MARGIN, THUMB_MARGIN, ctx.theme)
-    _draw_yeti(draw, state_after, ctx, THUMB_CELL, THUMB_MARGIN, THUMB_MARGIN, False)
+    _draw_homes(draw, state_after.players, ctx.theme, THUMB)
+    _draw_events(draw, state_after.events, THUMB, ctx.theme)
+    _draw_yeti(draw, state_after.pos, None, ctx, THUMB, False)
+    return image
+
+
+# --- the steps of a resolution ----------------------------------------------------------
+
+
+def _step_log(events: Sequence[Event], ctx: RenderContext) -> list[tuple[Color, str]]:
+    """The step's log lines, each with its player's colour."""
+    theme = ctx.theme
+    lines: list[tuple[Color, str]] = []
+    for event in events:
+        seat_first = EVENT_FIELDS[event.kind][:1] == "s"
+        colour = _seat_colour(theme, event.args[0]) if seat_first else theme.muted
+        lines.extend((colour, str(line)) for line in describe_events((event,), ctx.names))
+    return lines or [(theme.muted, str(t("Nothing happens in this step.")))]
+
+
+def _render_step(scene: StepScene, players: int, ctx: RenderContext) -> Image.Image:
+    theme = ctx.theme
+    log = _step_log(scene.events, ctx)
+    height = STEP_LOG_TOP + len(log) * LOG_LINE + 10
+    image = Image.new("RGB", (STEP_WIDTH, height), theme.background)
+    image.paste(_mountain_image(theme, STEP, (STEP_WIDTH, STEP_LOG_TOP), True), (0, 0))
+    draw = ImageDraw.Draw(image)
+    _draw_homes(draw, players, theme, STEP)
+    _draw_events(draw, scene.events, STEP, theme)
+    _draw_yeti(draw, scene.pos, None, ctx, STEP, True)
+    title = str(t("Round {round} · step {step}", round=scene.round, step=scene.step))
+    title_font = font(20, bold=True)
+    draw.text((16, 12), title, font=title_font, fill=theme.ink)
+    _, winner = _roll_off(scene.events, players)
+    if winner >= 0:
+        note = str(t("Roll-off won by {name}", name=_seat_name(ctx, winner)))
+        x = 16 + title_font.getlength(title) + 14
+        fitted = fit_text(note, font(16), int(STEP_WIDTH - x - 12))
+        draw.text((x, 16), fitted, font=font(16), fill=theme.muted)
+    _draw_chips(draw, STEP_CHIPS_TOP, STEP_WIDTH, players, scene.events, ctx)
+    line_font = font(14)
+    for i, (colour, line) in enumerate(log):
+        y = STEP_LOG_TOP + i * LOG_LINE + LOG_LINE / 2
+        draw.ellipse((18, y - 4, 26, y + 4), fill=colour)
+        fitted = fit_text(line, line_font, STEP_WIDTH - 50)
+        draw.text((34, y), fitted, font=line_font, fill=theme.ink, anchor="lm")
+    return image
+
+
+def render_steps(state: EverestState, ctx: RenderContext) -> list[Image.Image]:
+    """One picture per step of the resolution the last move set off (`ctx.previous` is
+    the state before it): the yeti where they stand at the end of the step, its moves,
+    snowballs, roars, falls and hits, the dice of a roll-off, and the step's log. Empty
+    when the move resolved nothing."""
+    previous = ctx.previous if isinstance(ctx.previous, EverestState) else None
+    return [_render_step(scene, state.players, ctx) for scene in step_scenes(state, previous)]
+
+
+# --- the roll-off winner's choice -------------------------------------------------------
+
+
+def _wrap(text: str, fnt: ImageFont.FreeTypeFont, width: int, max_lines: int) -> list[str]:
+    """`text` in at most `max_lines` lines of `width` pixels, broken between words; the
+    last line ends with an ellipsis if the text does not fit."""
+    lines: list[str] = []
+    words = text.split()
+    while words and len(lines) < max_lines - 1:
+        count = len(words)
+        while count > 1 and fnt.getlength(" ".join(words[:count])) > width:
+            count -= 1
+        lines.append(" ".join(words[:count]))
+        words = words[count:]
+    if words:
+        lines.append(fit_text(" ".join(words), fnt, width))
+    return lines
+
+
+def render_options(
+    state: EverestState, seat: int, prefix: tuple[str, ...], ctx: RenderContext
+) -> Image.Image | None:
+    """For the roll-off winner about to `pick`: the dice and a small board per distinct
+    outcome, numbered as in `pick N`. None for any other choice."""
+    if prefix or state.stage != "pick" or seat not in state.to_act:
+        return None
+    theme = ctx.theme
+    options = state.pick_options()
+    columns = 2 if len(options) <= 4 else 3
+    rows = -(-len(options) // columns)
+    thumb_w, thumb_h = THUMB_SIZE
+    tile_h = OPTION_HEAD + thumb_h + OPTION_FOOT
+    width = 2 * OPTIONS_PAD + columns * thumb_w + (columns - 1) * OPTIONS_PAD
+    height = OPTIONS_GRID_TOP + rows * (tile_h + OPTIONS_PAD)
+    image, draw = new_canvas(width, height, theme)
+    title = str(t("{name} won the roll-off: pick an outcome", name=_seat_name(ctx, seat)))
+    title_font = font(18, bold=True)
+    fitted = fit_text(title, title_font, width - 2 * OPTIONS_PAD)
+    draw.text((OPTIONS_PAD + 4, 12), fitted, font=title_font, fill=theme.ink)
+    _draw_chips(draw, OPTIONS_CHIPS_TOP, width, state.players, state.events, ctx)
+    for i, option in enumerate(options):
+        x = OPTIONS_PAD + (i % columns) * (thumb_w + OPTIONS_PAD)
+        y = OPTIONS_GRID_TOP + (i // columns) * (tile_h + OPTIONS_PAD)
+        head = str(t("pick {number}", number=option.number))
+        draw.text((x + 2, y + 2), head, font=font(17, bold=True), fill=theme.ink)
+        image.paste(render_outcome_thumbnail(option.preview, ctx), (x, y + OPTION_HEAD))
+        label_top = y + OPTION_HEAD + thumb_h + 3
+        for row, line in enumerate(_wrap(str(option.label), font(13), thumb_w - 4, 2)):
+            draw.text((x + 2, label_top + row * 16), line, font=font(13), fill=theme.muted)
     return image

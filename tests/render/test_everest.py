@@ -1,4 +1,5 @@
-"""Everest board images: size, pixel probes at known squares, thumbnails, golden PNGs."""
+"""Everest images: the board, the steps of a resolution and the roll-off winner's outcomes:
+size, pixel probes at known squares, the reconstruction of positions, golden PNGs."""
 
 from __future__ import annotations
 
@@ -10,10 +11,20 @@ import pytest
 from PIL import Image, ImageChops
 
 from engine import registry
-from engine.everest import EverestState
+from engine.everest import OFF, SQUARE_BY_NAME, Event, EverestState
+from engine.rng import Rng
 from render.core import DEFAULT_THEME, RenderContext
-from render.everest import LEVELS, render, render_outcome_thumbnail
-from render.registry import render_png
+from render.everest import (
+    LEVELS,
+    positions_after,
+    positions_before,
+    render,
+    render_options,
+    render_outcome_thumbnail,
+    render_steps,
+    step_scenes,
+)
+from render.registry import options_png, render_png, step_pngs
 
 GAME = registry.get("everest")
 GOLDEN = Path(__file__).parent / "golden"
@@ -128,10 +139,7 @@ def test_outcome_thumbnails_differ_per_outcome() -> None:
     assert ImageChops.difference(images[0], images[1]).getbbox() is not None
 
 
-@pytest.mark.parametrize("name", ["start", "conflict", "action"])
-def test_golden(name: str) -> None:
-    state, ctx = scenes()[name]
-    image = render(state, ctx)
+def compare_golden(image: Image.Image, name: str) -> None:
     path = GOLDEN / f"everest_{name}.png"
     if os.environ.get("HILLTOP_UPDATE_GOLDEN") == "1":
         GOLDEN.mkdir(exist_ok=True)
@@ -141,3 +149,245 @@ def test_golden(name: str) -> None:
     diff = ImageChops.difference(expected, image).convert("L")
     changed = sum(diff.histogram()[25:])
     assert changed <= image.size[0] * image.size[1] // 500, f"{changed} pixels differ"
+
+
+@pytest.mark.parametrize("name", ["start", "conflict", "action"])
+def test_golden(name: str) -> None:
+    state, ctx = scenes()[name]
+    compare_golden(render(state, ctx), name)
+
+
+# --- the steps of a resolution ----------------------------------------------------------
+
+STEP_CELL, STEP_LEFT, STEP_TOP = 66, 30, 46
+STEP_CHIPS_TOP, CHIP_H = STEP_TOP + 6 * STEP_CELL + 24, 30
+
+# Di's plan completes round 3. Step 1: Cy roars north, Ann climbs b2→b5, Di is blocked,
+# Bob's ball flies off. Step 2: Cy runs from Ann's roar to g5, splats a ball against f5
+# and is knocked onto g6 by Di's ball. Step 3: Ann walks on to e5, Bob falls to f1.
+PLANNING = state_of(
+    "everest n=4 cap=30 round=3 stage=plan step=1 pos=b2,f4,c5,g3 aside=-,-,-,- dmg=0,0,0,0 "
+    "peak=- plans=3N+0E+4E,sAS+0E+3S,0N+sAW+s2E,- result=- rng=9:0"
+)
+ROUND = PLANNING.play(3, PLANNING.parse_move(3, "2W s0N AW"))
+ROUND_CTX = RenderContext(names=NAMES, previous=PLANNING)
+
+# Step 2 of round 4 ends in a roll-off that Di (seat 3) wins with a 5.
+BEFORE_ROLL_OFF = state_of(
+    "everest n=4 cap=30 round=4 stage=plan step=1 pos=a2,e5,h2,a5 aside=-,-,2,- "
+    "dmg=0,0,0,0 peak=- plans=5W+3E+AW,-,5N+s0E+3W,2E+AN+s0W result=- rng=0:0"
+)
+ROLL_OFF = BEFORE_ROLL_OFF.play(1, BEFORE_ROLL_OFF.parse_move(1, "s0N 4W sAE"))
+PICKED = ROLL_OFF.play(3, ROLL_OFF.parse_move(3, "pick 1"))
+
+# Ann and Di tie on 5; the re-roll gives Ann a 5 and Di an ace: Ann picks among 5 outcomes.
+TIED = state_of(
+    "everest n=4 cap=30 round=2 stage=pick step=1 pos=f6,d5,f4,f5 aside=-,-,-,- dmg=0,0,0,0 "
+    "peak=- plans=4N+2E+3W,2S+s0W+sAE,5N+4N+s0S,s0W+5N+AN pick=act:0 result=- rng=3:6 "
+    "ev=reveal,step.1,dice.5.3.0.5,dice.5.-.-.1"
+)
+
+# Bob, roared at from both sides, must choose whom to run from.
+ROARED_AT = state_of(
+    "everest n=3 cap=30 round=2 stage=flee step=1 pos=b5,c5,d5 aside=-,-,- dmg=0,0,0 peak=- "
+    "plans=0E+2N+3S,2S+3E+4W,0W+2E+3S choice=-,3EW,- result=- rng=0:1 "
+    "ev=reveal,step.1,roar.0.b5.E,roar.2.d5.W,roll.1.3"
+)
+FLED = ROARED_AT.play(1, ROARED_AT.parse_move(1, "flee E"))
+
+
+def sq(name: str) -> int:
+    return SQUARE_BY_NAME[name]
+
+
+def step_centre(name: str) -> tuple[int, int]:
+    col, row = "abcdefgh".index(name[0]), int(name[1])
+    return (
+        STEP_LEFT + col * STEP_CELL + STEP_CELL // 2,
+        STEP_TOP + (6 - row) * STEP_CELL + STEP_CELL // 2,
+    )
+
+
+def white_in_chips(image: Image.Image) -> int:
+    """Pure white pixels in the chip row: only dice faces are white there."""
+    band = image.crop((0, STEP_CHIPS_TOP, image.size[0], STEP_CHIPS_TOP + CHIP_H))
+    colours = band.getcolors(band.size[0] * band.size[1]) or []
+    return sum(count for count, colour in colours if colour == (255, 255, 255))
+
+
+def test_positions_follow_moves_offs_and_returns_home() -> None:
+    # After a pick in step 2 of round 11: Bob, Cy and Di walk off the edge, Ann ends step 3
+    # on Cy's home h2, and at the end of the round she is bumped to h1 as Cy returns.
+    state = state_of(
+        "everest n=4 cap=30 round=12 stage=plan step=1 pos=h1,h5,h2,a5 aside=-,4,2,- "
+        "dmg=0,0,0,0 peak=- plans=-,-,-,- result=- rng=0:22 ev=pick.2.1,move.1.g5.g6.N,"
+        "off.1.g6.N,move.2.h2.h1.S,off.2.h1.S,move.3.a5.a6.N,off.3.a6.N,snow.0.e2.h2.E.2,"
+        "step.3,move.0.e2.h2.E,home.1.off.h5,bump.0.h2.h1,home.2.off.h2,home.3.off.a5,"
+        "round.12"
+    )
+    events = state.events
+    start = (sq("e2"), sq("g5"), sq("h2"), sq("a5"))
+    assert positions_after(start, events[:2]) == (sq("e2"), sq("g6"), sq("h2"), sq("a5"))
+    assert positions_after(start, events[:8]) == (sq("e2"), OFF, OFF, OFF)
+    assert positions_after(start, events[:10]) == (sq("h2"), OFF, OFF, OFF)
+    assert positions_after(start, events[:12]) == (sq("h1"), sq("h5"), OFF, OFF)
+    assert positions_after(start, events) == state.pos
+    assert positions_before(state.pos, events) == start
+    assert positions_before(state.pos, events[10:]) == (sq("h2"), OFF, OFF, OFF)
+
+
+def test_reconstruction_matches_the_engine_over_random_games() -> None:
+    resolutions = continued = 0
+    for seed in range(8):
+        for players in (2, 3, 4):
+            state = GAME.new_state(seed, players, None)
+            assert isinstance(state, EverestState)
+            rng = Rng(seed * 7 + players)
+            for _ in range(60):
+                if not state.to_act:
+                    break
+                seat, rng = rng.choice(sorted(state.to_act))
+                move, rng = rng.choice(state.legal_moves(seat))
+                previous, state = state, state.play(seat, move)
+                scenes = step_scenes(state, previous)
+                if state.events == previous.events:
+                    assert scenes == ()
+                    continue
+                resolutions += 1
+                assert positions_after(previous.pos, state.events) == state.pos
+                assert positions_before(state.pos, state.events) == previous.pos
+                assert step_scenes(state, None) == scenes
+                if previous.stage in ("pick", "flee"):
+                    continued += 1
+                    assert (scenes[0].round, scenes[0].step) == (previous.round, previous.step + 1)
+    assert resolutions > 200 and continued > 5
+
+
+def test_scenes_of_a_round() -> None:
+    scenes = step_scenes(ROUND, PLANNING)
+    assert [(s.round, s.step) for s in scenes] == [(3, 1), (3, 2), (3, 3)]
+    ann, bob, cy, di = zip(*(s.pos for s in scenes), strict=True)
+    assert ann == (sq("b5"), sq("b5"), sq("e5"))
+    assert bob == (sq("f4"), sq("f4"), sq("f1"))
+    assert cy == (sq("c5"), sq("g6"), sq("g6"))
+    assert di == (sq("g3"),) * 3
+    assert [e.kind for e in scenes[1].events].count("hit") == 1
+    assert all(e.kind not in ("step", "reveal") for s in scenes for e in s.events)
+    assert step_scenes(ROUND, None) == scenes
+
+
+def test_scenes_carried_on_after_a_pick_and_a_flee_choice() -> None:
+    assert [(s.round, s.step) for s in step_scenes(ROLL_OFF, BEFORE_ROLL_OFF)] == [(4, 1), (4, 2)]
+    picked = step_scenes(PICKED, ROLL_OFF)
+    assert [(s.round, s.step) for s in picked] == [(4, 2), (4, 3)]
+    assert picked[0].events[0] == Event("pick", (3, 1))
+    # The end of the round is no step: the yeti off the board are still off after step 3.
+    assert picked[1].pos[0] == OFF and PICKED.pos[0] == sq("a2")
+    fled = step_scenes(FLED, ROARED_AT)
+    assert [(s.round, s.step) for s in fled] == [(2, 1), (2, 2), (2, 3)]
+    assert fled[0].pos[1] == sq("b3")
+
+
+def test_nothing_resolved_gives_no_step_images() -> None:
+    waiting = state_of(
+        "everest n=4 cap=30 round=3 stage=plan step=1 pos=b2,f4,c5,g3 aside=-,-,-,- "
+        "dmg=0,0,0,0 peak=- plans=3N+0E+4E,-,0N+sAW+s2E,- result=- rng=9:0 ev=round.3"
+    )
+    planned = waiting.play(3, waiting.parse_move(3, "2W s0N AW"))
+    assert planned.events == waiting.events
+    ctx = RenderContext(names=NAMES, previous=waiting)
+    assert render_steps(planned, ctx) == []
+    assert step_pngs(planned, ctx) == []
+    start = GAME.new_state(3, 4, None)
+    assert isinstance(start, EverestState) and start.events
+    assert render_steps(start, RenderContext(names=NAMES)) == []
+    assert render_steps(PLANNING, RenderContext(names=NAMES)) == []
+
+
+def test_one_step_image_per_step() -> None:
+    images = render_steps(ROUND, ROUND_CTX)
+    assert len(images) == 3
+    for image in images:
+        assert image.mode == "RGB" and 560 <= image.size[0] <= 640
+        assert image.size[1] < 800
+    assert len(render_steps(PICKED, RenderContext(names=NAMES, previous=ROLL_OFF))) == 2
+    pngs = step_pngs(ROUND, ROUND_CTX)
+    assert len(pngs) == 3 and all(len(p) < 40_000 for p in pngs)
+    assert Image.open(io.BytesIO(pngs[0])).size == images[0].size
+
+
+def test_step_images_show_the_yeti_at_the_end_of_each_step() -> None:
+    first, second, third = render_steps(ROUND, ROUND_CTX)
+    red, green = DEFAULT_THEME.seats[0], DEFAULT_THEME.seats[2]
+
+    def probe(image: Image.Image, name: str) -> tuple[int, ...]:
+        x, y = step_centre(name)
+        return pixel(image, (x - 12, y + 10))  # inside a yeti disc, clear of its letter
+
+    assert near(probe(first, "b5"), red)
+    assert near(probe(third, "b5"), LEVELS[2])  # Ann has walked on ...
+    assert near(probe(third, "e5"), red)  # ... to e5
+    assert near(probe(first, "c5"), green) and near(probe(second, "g6"), green)
+    assert near(probe(second, "c5"), LEVELS[3])
+    # The step's arrows: Ann's move crosses c5 in step 3 and not in step 1.
+    x, y = step_centre("c5")
+    assert near(pixel(third, (x, y)), red, 30)
+    assert not near(pixel(first, (x, y)), red, 30)
+    # Bob's fall onto f1 is framed in red in step 3 only.
+    x, y = step_centre("f1")
+    frame = (x - int(STEP_CELL * 0.46) + 1, y)
+    assert near(pixel(third, frame), (220, 40, 40), 30)
+    assert not near(pixel(second, frame), (220, 40, 40), 30)
+
+
+def test_roll_off_dice_are_shown_on_the_step_with_the_roll_off() -> None:
+    before, rolled = render_steps(ROLL_OFF, RenderContext(names=NAMES, previous=BEFORE_ROLL_OFF))
+    assert white_in_chips(rolled) > 100
+    assert white_in_chips(before) == 0
+    # Di won: her chip has the thick frame, Ann's a thin one.
+    chip_w = (rolled.size[0] - 32 - 24) // 4
+    for seat, framed in ((3, True), (0, False)):
+        x = 16 + seat * (chip_w + 8) + chip_w // 2
+        edge = pixel(rolled, (x, STEP_CHIPS_TOP + 2))
+        assert near(edge, DEFAULT_THEME.seats[seat], 20) == framed
+
+
+def test_outcome_choice_for_the_roll_off_winner_only() -> None:
+    ctx = RenderContext(names=NAMES)
+    assert render_options(TIED, 1, (), ctx) is None
+    assert render_options(TIED, 0, ("pick 1",), ctx) is None
+    assert render_options(ROUND, 0, (), ctx) is None
+    assert options_png(TIED, 2, (), ctx) is None
+    data = options_png(TIED, 0, (), ctx)
+    assert data is not None and len(data) < 60_000
+
+
+@pytest.mark.parametrize(("state", "columns"), [(TIED, 3), (ROLL_OFF, 2)])
+def test_outcome_choice_shows_each_outcome_in_pick_order(state: EverestState, columns: int) -> None:
+    ctx = RenderContext(names=NAMES)
+    image = render_options(state, state.picker, (), ctx)
+    assert image is not None and image.mode == "RGB"
+    options = state.pick_options()
+    assert image.size[0] == 12 + columns * (240 + 12)
+    for i, option in enumerate(options):
+        x = 12 + (i % columns) * (240 + 12)
+        y = 44 + 30 + 12 + (i // columns) * (24 + 184 + 36 + 12) + 24
+        tile = image.crop((x, y, x + 240, y + 184))
+        expected = render_outcome_thumbnail(option.preview, ctx)
+        assert ImageChops.difference(tile, expected).getbbox() is None, option.label
+
+
+@pytest.mark.parametrize("step", [1, 2, 3])
+def test_golden_steps(step: int) -> None:
+    compare_golden(render_steps(ROUND, ROUND_CTX)[step - 1], f"step{step}")
+
+
+def test_golden_roll_off_step() -> None:
+    (image,) = render_steps(TIED, RenderContext(names=NAMES))
+    compare_golden(image, "step_rolloff")
+
+
+def test_golden_pick() -> None:
+    image = render_options(TIED, 0, (), RenderContext(names=NAMES))
+    assert image is not None
+    compare_golden(image, "pick")
