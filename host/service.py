@@ -221,6 +221,8 @@ class GameService:
                 raise ServiceError(
                     t("position: that position is for {n} players.", n=state.num_seats)
                 )
+            if not state.to_act:
+                raise ServiceError(t("position: that game is already over."))
         else:
             state = game.new_state(seed, len(players), variant)
         # Everyone who started it, and every computer, has already agreed to play.
@@ -242,8 +244,8 @@ class GameService:
             rules_version=game.rules_version,
             start_position=state.to_text() if position else None,
             snapshot=state.to_text(),
-            created_by=_record(user),
-            seats=tuple((_record(p), ok) for p, ok in zip(players, accepted, strict=True)),
+            created_by=_user_record(user),
+            seats=tuple((_user_record(p), ok) for p, ok in zip(players, accepted, strict=True)),
             options=options,
             deadline_at=deadline_at,
         )
@@ -434,14 +436,12 @@ class GameService:
     def _next_deadline(self, loaded: Loaded, after: GameState[Any], now: float) -> float | None:
         """When the decision now pending must be made. Several seats deciding together
         share one deadline: it does not restart when one of them has acted."""
-        seconds = loaded.record.options.get("deadline") or loaded.game.decision_seconds
-        humans = [s.seat for s in loaded.record.seats if not s.user.is_bot]
-        waiting = [s for s in after.to_act if s in humans]
-        if not seconds or not any(after.timeout_move(s) is not None for s in waiting):
-            return None
-        if loaded.record.deadline_at is not None and after.to_act < loaded.state.to_act:
+        players = [_user(s.user) for s in loaded.record.seats]
+        deadline = self._first_deadline(loaded.game, after, players, loaded.record.options, now)
+        continuing = after.to_act < loaded.state.to_act
+        if deadline is not None and loaded.record.deadline_at is not None and continuing:
             return loaded.record.deadline_at
-        return now + float(seconds)
+        return deadline
 
     def _first_deadline(
         self,
@@ -451,6 +451,8 @@ class GameService:
         options: dict[str, Any],
         now: float,
     ) -> float | None:
+        """A new deadline for the decision pending in `state`, if a person must make
+        one that has a default."""
         seconds = options.get("deadline") or game.decision_seconds
         waiting = [s for s in state.to_act if not players[s].is_bot]
         if not seconds or not any(state.timeout_move(s) is not None for s in waiting):
@@ -1117,7 +1119,7 @@ class GameService:
             ) from None
 
 
-def _record(user: User) -> UserRecord:
+def _user_record(user: User) -> UserRecord:
     return UserRecord(user.id, user.name, user.is_bot)
 
 
