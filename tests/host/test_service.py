@@ -14,11 +14,14 @@ from engine.core import Option
 from host.model import Reply, ServiceError
 from host.service import GameService, _pick_choices
 from tests.host.conftest import (
+    A1,
+    A2,
     ADMIN,
     ALICE,
     BOB,
     BOT,
     CAROL,
+    EMPTY_RANK,
     ENDGAME,
     HERE,
     THREAD,
@@ -295,3 +298,9 @@ def test_many_choices_are_grouped_by_first_letter() -> None:
     assert [c.payload for c in inside] == [f"step:9:4:rod e{r}" for r in range(1, 8)]
     few = _pick_choices("9:4", (), options[:3], None)
     assert [c.payload for c in few] == ["step:9:4:a1", "step:9:4:a2", "step:9:4:a3"]
+
+
+async def test_a_finished_position_cannot_start_a_game(service: GameService) -> None:
+    one_stack = "/".join([EMPTY_RANK] * 5 + [A1 + A2 + ",.,.,.,.,."]) + " b"  # White on top
+    with pytest.raises(ServiceError, match="already over"):
+        await service.play(HERE, ALICE, "hokito", [BOB], position=one_stack)
