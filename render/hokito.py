@@ -1,0 +1,175 @@
+"""The Hokito board: 6×6 squares, each showing its stack from the top.
+
+A square shows the top pawn as a disc in its colour with its value, the pawns beneath as
+rings peeking out below it, and the stack's height as a badge. The last move's path is a
+coloured line from a marked origin through every landing square.
+"""
+
+from __future__ import annotations
+
+from PIL import Image, ImageDraw
+
+from engine.hokito import SIDES, SIZE, SQUARES, HokitoMove, HokitoState, pawn_colour
+from render.core import Color, RenderContext, fit_text, font, new_canvas, text_center
+
+WIDTH = 720
+HEIGHT = 820
+CELL = 104
+BOARD_X = 56
+BOARD_Y = 134
+BOARD_PX = CELL * SIZE
+RADIUS = 36
+#: At most this many rings are drawn beneath a top pawn; the badge gives the exact height.
+MAX_RINGS = 4
+RING_STEP = 5
+
+LIGHT: Color = (236, 214, 170)
+DARK: Color = (214, 184, 134)
+FRAME: Color = (112, 82, 50)
+BLACK_PAWN: Color = (34, 32, 30)
+WHITE_PAWN: Color = (250, 248, 242)
+BLACK_TEXT: Color = (250, 248, 242)
+WHITE_TEXT: Color = (34, 32, 30)
+OUTLINE: Color = (20, 18, 16)
+BADGE: Color = (46, 92, 168)
+BADGE_TEXT: Color = (255, 255, 255)
+MARK: Color = (250, 226, 150)
+
+
+def square_center(square: int) -> tuple[int, int]:
+    """Pixel centre of a square (rank 1 at the bottom, file a on the left)."""
+    file, rank = square % SIZE, square // SIZE
+    return BOARD_X + file * CELL + CELL // 2, BOARD_Y + (SIZE - 1 - rank) * CELL + CELL // 2
+
+
+def _square_box(square: int) -> tuple[int, int, int, int]:
+    x, y = square_center(square)
+    half = CELL // 2
+    return x - half, y - half, x + half - 1, y + half - 1
+
+
+def _move_path(ctx: RenderContext) -> tuple[int, ...]:
+    move = ctx.last_move
+    if not isinstance(move, HokitoMove):
+        return ()
+    if move.path:
+        return move.path
+    previous = ctx.previous
+    if isinstance(previous, HokitoState):
+        path = previous.destinations(move.origin).get(move.destination)
+        if path:
+            return path
+    return (move.origin, move.destination)
+
+
+def _draw_header(draw: ImageDraw.ImageDraw, state: HokitoState, ctx: RenderContext) -> None:
+    theme = ctx.theme
+    scores = state.scores()
+    outcome = state.outcome()
+    name_font = font(26, bold=True)
+    score_font = font(24)
+    half = WIDTH // 2
+    for seat in (0, 1):
+        left = 20 + seat * half
+        active = outcome is None and state.to_move == seat
+        if active:
+            draw.rounded_rectangle(
+                (left - 8, 10, left + half - 32, 86), radius=12, fill=MARK, outline=FRAME, width=2
+            )
+        disc = BLACK_PAWN if seat == 0 else WHITE_PAWN
+        draw.ellipse((left, 24, left + 32, 56), fill=disc, outline=OUTLINE, width=2)
+        name = fit_text(ctx.name(seat, SIDES[seat]), name_font, half - 100)
+        draw.text((left + 44, 22), name, font=name_font, fill=theme.ink)
+        draw.text(
+            (left + 44, 54), f"{SIDES[seat]} · {scores[seat]} pts", font=score_font, fill=theme.ink
+        )
+    if outcome is None:
+        status = f"{ctx.name(state.to_move, SIDES[state.to_move])} ({SIDES[state.to_move]}) to move"
+    else:
+        status = f"Game over: {outcome.reason}"
+    status_font = font(22, bold=outcome is not None)
+    text_center(
+        draw, (WIDTH // 2, 110), fit_text(status, status_font, WIDTH - 30), status_font, theme.ink
+    )
+
+
+def _draw_path(draw: ImageDraw.ImageDraw, path: tuple[int, ...], ctx: RenderContext) -> None:
+    colour = ctx.theme.path
+    points = [square_center(s) for s in path]
+    draw.line(points, fill=colour, width=7, joint="curve")
+    for x, y in points[1:-1]:
+        draw.ellipse((x - 7, y - 7, x + 7, y + 7), fill=colour)
+    x, y = points[0]
+    draw.ellipse((x - 20, y - 20, x + 20, y + 20), outline=colour, width=6)
+
+
+def _draw_stack(draw: ImageDraw.ImageDraw, square: int, stack: tuple[int, ...]) -> None:
+    x, y = square_center(square)
+    y -= min(len(stack) - 1, MAX_RINGS) * RING_STEP // 2
+    below = stack[:-1][-MAX_RINGS:]
+    for depth, pawn in enumerate(reversed(below), start=1):
+        cy = y + depth * RING_STEP
+        fill = BLACK_PAWN if pawn_colour(pawn) == 0 else WHITE_PAWN
+        draw.ellipse(
+            (x - RADIUS, cy - RADIUS, x + RADIUS, cy + RADIUS), fill=fill, outline=OUTLINE, width=2
+        )
+    top = stack[-1]
+    black = pawn_colour(top) == 0
+    draw.ellipse(
+        (x - RADIUS, y - RADIUS, x + RADIUS, y + RADIUS),
+        fill=BLACK_PAWN if black else WHITE_PAWN,
+        outline=OUTLINE,
+        width=3,
+    )
+    text_center(
+        draw, (x, y), str(abs(top)), font(40, bold=True), BLACK_TEXT if black else WHITE_TEXT
+    )
+    if len(stack) > 1:
+        label = f"×{len(stack)}"
+        badge_font = font(20, bold=True)
+        left, top_px, _, _ = _square_box(square)
+        width = int(badge_font.getlength(label)) + 12
+        box = (left + CELL - width - 3, top_px + 3, left + CELL - 3, top_px + 29)
+        draw.rounded_rectangle(box, radius=8, fill=BADGE)
+        text_center(
+            draw, ((box[0] + box[2]) / 2, (box[1] + box[3]) / 2 + 1), label, badge_font, BADGE_TEXT
+        )
+
+
+def render(state: HokitoState, ctx: RenderContext) -> Image.Image:
+    theme = ctx.theme
+    image, draw = new_canvas(WIDTH, HEIGHT, theme)
+    _draw_header(draw, state, ctx)
+
+    path = _move_path(ctx)
+    ends = {path[0], path[-1]} if path else set()
+    draw.rectangle(
+        (BOARD_X - 6, BOARD_Y - 6, BOARD_X + BOARD_PX + 5, BOARD_Y + BOARD_PX + 5), fill=FRAME
+    )
+    for square in range(SQUARES):
+        file, rank = square % SIZE, square // SIZE
+        fill = theme.highlight if square in ends else (DARK if (file + rank) % 2 == 0 else LIGHT)
+        draw.rectangle(_square_box(square), fill=fill)
+
+    label_font = font(26, bold=True)
+    for i in range(SIZE):
+        x = BOARD_X + i * CELL + CELL // 2
+        text_center(draw, (x, BOARD_Y + BOARD_PX + 28), "abcdef"[i], label_font, theme.ink)
+        y = BOARD_Y + (SIZE - 1 - i) * CELL + CELL // 2
+        text_center(draw, (BOARD_X - 30, y), str(i + 1), label_font, theme.ink)
+
+    if path:
+        _draw_path(draw, path, ctx)
+    for square, stack in enumerate(state.board):
+        if stack:
+            _draw_stack(draw, square, stack)
+    if ctx.caption:
+        cap_font = font(20)
+        text_center(
+            draw,
+            (WIDTH // 2, HEIGHT - 16),
+            fit_text(ctx.caption, cap_font, WIDTH - 30),
+            cap_font,
+            theme.muted,
+        )
+    return image
