@@ -280,6 +280,11 @@ class HokitoState(GameState[HokitoMove]):
     def parse_move(self, seat: int, text: str) -> HokitoMove:
         raw = text.strip()
         norm = raw.lower()
+        if norm == "pass":
+            # RULES.md 2(b)10: a player who can move must move.
+            raise IllegalMoveError(
+                t("{text}: there is no passing in Hokito; every turn is one move.", text=raw)
+            )
         if _PATH_RE.fullmatch(norm):
             names = [part.strip() for part in norm.split(">")]
             squares = [self._square(raw, name) for name in names]
@@ -310,20 +315,28 @@ class HokitoState(GameState[HokitoMove]):
         if seat != self.to_move:
             raise IllegalMoveError(t("It is {side}'s turn.", side=SIDES[self.to_move]))
 
-    def _check_origin(self, seat: int, origin: int) -> Stack:
+    def _check_origin(self, seat: int, raw: str, origin: int) -> Stack:
         name = SQUARE_NAMES[origin]
         stack = self.board[origin]
         if not stack:
-            raise IllegalMoveError(t("{sq}: that square is empty.", sq=name))
+            raise IllegalMoveError(
+                t("{text}: {sq} is empty; there is nothing to move.", text=raw, sq=name)
+            )
         owner = pawn_colour(stack[-1])
         if owner != seat:
             if len(stack) == 1:
                 raise IllegalMoveError(
-                    t("{sq}: that is {side}'s pawn.", sq=name, side=SIDES[owner])
+                    t(
+                        "{text}: {sq} is {side}'s pawn; move a pawn or stack of your colour.",
+                        text=raw,
+                        sq=name,
+                        side=SIDES[owner],
+                    )
                 )
             raise IllegalMoveError(
                 t(
-                    "{sq}: that stack is {side}'s (a {side} pawn is on top).",
+                    "{text}: the stack on {sq} is {side}'s (a {side} pawn is on top).",
+                    text=raw,
                     sq=name,
                     side=SIDES[owner],
                 )
@@ -358,7 +371,7 @@ class HokitoState(GameState[HokitoMove]):
 
     def _check(self, seat: int, raw: str, origin: int, destination: int) -> HokitoMove:
         self._check_turn(seat)
-        mover = self._check_origin(seat, origin)
+        mover = self._check_origin(seat, raw, origin)
         if origin == destination:
             raise IllegalMoveError(t("{text}: a move must end on another square.", text=raw))
         self._check_landing(raw, mover, destination)
@@ -382,7 +395,7 @@ class HokitoState(GameState[HokitoMove]):
     def _check_path(self, seat: int, raw: str, squares: list[int]) -> HokitoMove:
         self._check_turn(seat)
         origin = squares[0]
-        mover = self._check_origin(seat, origin)
+        mover = self._check_origin(seat, raw, origin)
         value = abs(mover[-1])
         jumps = len(squares) - 1
         if jumps != value:
@@ -401,6 +414,8 @@ class HokitoState(GameState[HokitoMove]):
         for at, to in pairwise(squares):
             direction = next((d for d in range(4) if to in RAYS[at][d]), -1)
             step = {"text": raw, "at": SQUARE_NAMES[at], "to": SQUARE_NAMES[to]}
+            if at == to:
+                raise IllegalMoveError(t("{text}: a jump from {at} must leave {at}.", **step))
             if direction < 0:
                 raise IllegalMoveError(
                     t(

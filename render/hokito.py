@@ -87,7 +87,12 @@ def _draw_header(draw: ImageDraw.ImageDraw, state: HokitoState, ctx: RenderConte
         status = f"{ctx.name(state.to_move, SIDES[state.to_move])} ({SIDES[state.to_move]}) to move"
     else:
         status = f"Game over: {outcome.reason}"
+    # The result sentence is long; shrink it before cutting it, so the score stays legible.
     status_font = font(22, bold=outcome is not None)
+    for size in (20, 18):
+        if status_font.getlength(status) <= WIDTH - 30:
+            break
+        status_font = font(size, bold=outcome is not None)
     text_center(
         draw, (WIDTH // 2, 110), fit_text(status, status_font, WIDTH - 30), status_font, theme.ink
     )

@@ -1,0 +1,179 @@
+"""Hokito board images: size, pixel probes at known squares, the last move's path, goldens."""
+
+from __future__ import annotations
+
+import io
+import os
+from pathlib import Path
+
+import pytest
+from PIL import Image, ImageChops
+
+from engine import registry
+from engine.hokito import HokitoMove, HokitoState
+from render.core import DEFAULT_THEME, RenderContext
+from render.hokito import render
+from render.registry import render_png
+
+GAME = registry.get("hokito")
+GOLDEN = Path(__file__).parent / "golden"
+SIZE = (720, 820)
+CELL, BOARD_X, BOARD_Y = 104, 56, 134
+BLACK_PAWN, WHITE_PAWN = (34, 32, 30), (250, 248, 242)
+DARK, LIGHT = (214, 184, 134), (236, 214, 170)
+
+
+def hokito(text: str) -> HokitoState:
+    state = GAME.from_text(text)
+    assert isinstance(state, HokitoState)
+    return state
+
+
+MID = hokito(
+    "w2,.,.,w1w1,w2w3,w2/w1,w1w2b3b3,.,.,w2b2,w1/.,.,.,.,w3,./b2w3w1b3,.,.,b3,b1w3,./"
+    "b1,b3b2,b1w3,.,b1w2b1b3,./b2,.,b1w3,b2,.,b2 b"
+)
+#: a3>a5>b5>e5: a black 3 goes north, east across an empty stretch, onto a stack.
+MOVE = MID.parse_move(0, "a3>a5>b5>e5")
+AFTER = MID.play(0, MOVE)
+#: White cannot move once Black plays a1-a2 here: the game is over, Black wins 35 to 3.
+STUCK = hokito(
+    ".,.,.,.,.,b1b1b1b1b2b2b2b2b2b3b3b3b3b3b3w1w1w1w1w1w1w2w2w2w2w2w2w3w3w3w3w3b1/"
+    ".,.,.,.,.,./.,.,w3,.,.,./.,.,.,.,.,./b2,.,.,.,.,./b1,.,.,.,.,. b"
+)
+
+
+def centre(square: str) -> tuple[int, int]:
+    file, rank = "abcdef".index(square[0]), int(square[1]) - 1
+    return BOARD_X + file * CELL + CELL // 2, BOARD_Y + (5 - rank) * CELL + CELL // 2
+
+
+def pixel(image: Image.Image, xy: tuple[int, int]) -> tuple[int, ...]:
+    value = image.getpixel(xy)
+    assert isinstance(value, tuple)
+    return value
+
+
+def near(a: tuple[int, ...], b: tuple[int, ...], tolerance: int = 12) -> bool:
+    return all(abs(x - y) <= tolerance for x, y in zip(a, b, strict=True))
+
+
+def count_colour(image: Image.Image, colour: tuple[int, int, int], tolerance: int = 10) -> int:
+    away = ImageChops.difference(image, Image.new("RGB", image.size, colour))
+    red, green, blue = away.split()
+    farthest = ImageChops.lighter(red, ImageChops.lighter(green, blue))
+    return sum(farthest.histogram()[: tolerance + 1])
+
+
+def scenes() -> dict[str, tuple[HokitoState, RenderContext]]:
+    start = GAME.new_state(1, 2, None)
+    assert isinstance(start, HokitoState)
+    last = STUCK.parse_move(0, "a1-a2")
+    return {
+        "start": (start, RenderContext(names=("Ada", "Bo"))),
+        "path": (AFTER, RenderContext(names=("Ada", "Bo"), last_move=MOVE, previous=MID)),
+        "over": (
+            STUCK.play(0, last),
+            RenderContext(names=("Ada", "Bo"), last_move=last, previous=STUCK),
+        ),
+    }
+
+
+def test_size_and_mode() -> None:
+    for state, ctx in scenes().values():
+        image = render(state, ctx)
+        assert image.size == SIZE and image.mode == "RGB"
+
+
+def test_png_is_small_and_deterministic() -> None:
+    state, ctx = scenes()["path"]
+    data = render_png(state, ctx)
+    assert data == render_png(state, ctx)
+    assert len(data) < 80_000
+    assert Image.open(io.BytesIO(data)).size == SIZE
+
+
+def test_probes_at_known_squares() -> None:
+    state, ctx = scenes()["start"]
+    image = render(state, ctx)
+    # Seed 1: a black 3 on a1, a white 3 on a6; probe the disc left of its digit.
+    for square, colour in (("a1", BLACK_PAWN), ("f2", BLACK_PAWN), ("a6", WHITE_PAWN)):
+        x, y = centre(square)
+        assert near(pixel(image, (x - 26, y)), colour), square
+        # The square's own colour shows in its corner (a1 dark, like every even square).
+        assert near(pixel(image, (x - 48, y + 48)), DARK if square != "a6" else LIGHT), square
+    # No move yet: no path colour anywhere.
+    assert count_colour(image, DEFAULT_THEME.path) == 0
+
+
+def test_empty_square_and_moved_pieces() -> None:
+    state, ctx = scenes()["path"]
+    image = render(state, ctx)
+    # d4 is empty (dark), c6 empty (light): their centres show the bare square.
+    assert near(pixel(image, centre("d4")), DARK)
+    assert near(pixel(image, centre("c6")), LIGHT)
+    # The black 3 now tops e5 (a stack of 6): black disc, and the badge in the corner.
+    x, y = centre("e5")
+    assert state.board[4 + 6 * 4][-1] == 3 and len(state.board[4 + 6 * 4]) == 6
+    assert near(pixel(image, (x - 26, y - 12)), BLACK_PAWN)
+    assert near(pixel(image, (x + 46, y - 36)), (46, 92, 168))
+
+
+def test_last_move_path_is_drawn() -> None:
+    state, ctx = scenes()["path"]
+    image = render(state, ctx)
+    path = DEFAULT_THEME.path
+    # a3 (origin) -> a5 -> b5 -> e5: the line crosses the empty a4, c5 and d5.
+    for square in ("a4", "c5", "d5"):
+        assert near(pixel(image, centre(square)), path), square
+    # Not drawn where the path does not go: b4, d4 and the straight a3-e5 line's c4.
+    for square in ("b4", "d4", "c4"):
+        assert not near(pixel(image, centre(square)), path), square
+    # Both ends are highlighted: the origin a3 (now empty) and the landing e5.
+    ax, ay = centre("a3")
+    assert near(pixel(image, (ax - 48, ay - 48)), DEFAULT_THEME.highlight)
+    ex, ey = centre("e5")
+    assert near(pixel(image, (ex - 48, ey + 48)), DEFAULT_THEME.highlight)
+    # The origin gets a ring in the path colour.
+    assert near(pixel(image, (ax - 17, ay)), path)
+
+
+def test_path_is_found_when_the_move_carries_none() -> None:
+    state, ctx = scenes()["path"]
+    bare = RenderContext(
+        names=ctx.names, last_move=HokitoMove(MOVE.origin, MOVE.destination), previous=MID
+    )
+    assert MID.destinations(MOVE.origin)[MOVE.destination] == MOVE.path
+    with_path = render(state, ctx)
+    without = render(state, bare)
+    assert ImageChops.difference(with_path, without).getbbox() is None
+
+
+def test_game_over_shows_no_turn_marker() -> None:
+    state, ctx = scenes()["over"]
+    assert state.is_over
+    over = render(state, ctx)
+    running, running_ctx = scenes()["start"]
+    marked = render(running, running_ctx)
+    # The yellow box marks whose turn it is, only while the game runs.
+    assert near(pixel(marked, (16, 48)), (250, 226, 150))
+    assert not near(pixel(over, (16, 48)), (250, 226, 150))
+    assert not near(pixel(over, (16 + 360, 48)), (250, 226, 150))
+    # The tall black stack on f6: black disc, 33 pawns.
+    x, y = centre("f6")
+    assert near(pixel(over, (x - 26, y - 10)), BLACK_PAWN)
+
+
+@pytest.mark.parametrize("name", ["start", "path", "over"])
+def test_golden(name: str) -> None:
+    state, ctx = scenes()[name]
+    image = render(state, ctx)
+    path = GOLDEN / f"hokito_{name}.png"
+    if os.environ.get("HILLTOP_UPDATE_GOLDEN") == "1":
+        GOLDEN.mkdir(exist_ok=True)
+        image.save(path)
+    expected = Image.open(path).convert("RGB")
+    assert expected.size == image.size
+    diff = ImageChops.difference(expected, image).convert("L")
+    changed = sum(diff.histogram()[25:])
+    assert changed <= image.size[0] * image.size[1] // 500, f"{changed} pixels differ"
