@@ -11,6 +11,7 @@ import aiosqlite
 
 from data.db import Database
 from data.repository import (
+    LIVE_STATUSES,
     ChannelBusyError,
     GameRecord,
     MoveRecord,
@@ -78,12 +79,7 @@ class SqliteGameRepository:
             )
 
     async def accept_seat(
-        self,
-        game_id: int,
-        seat: int,
-        activate: bool,
-        now: float,
-        deadline_at: float | None = None,
+        self, game_id: int, seat: int, now: float, deadline_at: float | None = None
     ) -> GameRecord:
         async with self.db.transaction() as conn:
             cur = await conn.execute(
@@ -93,12 +89,12 @@ class SqliteGameRepository:
             )
             if cur.rowcount != 1:
                 raise StalePlyError(f"seat {seat} of game {game_id} cannot accept now")
-            if activate:
-                await conn.execute(
-                    "UPDATE games SET status = 'active', updated_at = ?, deadline_at = ?"
-                    " WHERE id = ?",
-                    (now, deadline_at, game_id),
-                )
+            await conn.execute(
+                "UPDATE games SET status = 'active', updated_at = ?, deadline_at = ?"
+                " WHERE id = ? AND status = 'challenge' AND NOT EXISTS"
+                " (SELECT 1 FROM seats WHERE game_id = ? AND accepted = 0)",
+                (now, deadline_at, game_id, game_id),
+            )
             return await load_game(conn, game_id)
 
     async def close_game(
@@ -108,12 +104,14 @@ class SqliteGameRepository:
         status: Status,
         result: dict[str, Any] | None,
         now: float,
+        only_from: tuple[Status, ...] = LIVE_STATUSES,
     ) -> GameRecord:
+        marks = ",".join("?" * len(only_from))
         async with self.db.transaction() as conn:
             cur = await conn.execute(
-                "UPDATE games SET status = ?, result = ?, updated_at = ?, finished_at = ?"
-                " WHERE id = ? AND ply = ? AND status IN ('challenge', 'active')",
-                (status, _dump(result), now, now, game_id, expected_ply),
+                "UPDATE games SET status = ?, result = ?, updated_at = ?, finished_at = ?,"
+                f" deadline_at = NULL WHERE id = ? AND ply = ? AND status IN ({marks})",
+                (status, _dump(result), now, now, game_id, expected_ply, *only_from),
             )
             if cur.rowcount != 1:
                 raise StalePlyError(f"game {game_id} is not live at ply {expected_ply}")
@@ -136,6 +134,16 @@ class SqliteGameRepository:
                 "SELECT id FROM games WHERE deadline_at IS NOT NULL AND deadline_at <= ?"
                 " AND status = 'active' ORDER BY deadline_at",
                 (now,),
+            ) as cur,
+        ):
+            return [row[0] for row in await cur.fetchall()]
+
+    async def stale_challenges(self, before: float) -> list[int]:
+        async with (
+            self.db.read() as conn,
+            conn.execute(
+                "SELECT id FROM games WHERE status = 'challenge' AND created_at < ? ORDER BY id",
+                (before,),
             ) as cur,
         ):
             return [row[0] for row in await cur.fetchall()]

@@ -131,14 +131,11 @@ class GameRepository(Protocol):
     async def moves(self, game_id: int) -> list[MoveRecord]: ...
 
     async def accept_seat(
-        self,
-        game_id: int,
-        seat: int,
-        activate: bool,
-        now: float,
-        deadline_at: float | None = None,
+        self, game_id: int, seat: int, now: float, deadline_at: float | None = None
     ) -> GameRecord:
-        """Mark the seat accepted; with `activate` the challenge becomes an active game."""
+        """Mark the seat accepted; when no seat is left to accept, in the same transaction,
+        the challenge becomes an active game (with `deadline_at`). StalePlyError if the
+        seat cannot accept now."""
         ...
 
     async def close_game(
@@ -148,12 +145,18 @@ class GameRepository(Protocol):
         status: Status,
         result: dict[str, Any] | None,
         now: float,
+        only_from: tuple[Status, ...] = LIVE_STATUSES,
     ) -> GameRecord:
-        """Finish, abort or decline a live game at `expected_ply` (StalePlyError else)."""
+        """Finish, abort or decline a game at `expected_ply` whose status is one of
+        `only_from` (StalePlyError else)."""
         ...
 
     async def replace_seat(self, game_id: int, seat: int, user: UserRecord) -> GameRecord: ...
 
     async def due_games(self, now: float) -> list[int]:
         """Ids of active games whose deadline has passed."""
+        ...
+
+    async def stale_challenges(self, before: float) -> list[int]:
+        """Ids of challenges still unanswered that were made before `before`."""
         ...

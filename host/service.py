@@ -45,6 +45,8 @@ SEAT_CHOICES = ("first", "second", "random")
 #: A Discord embed holds 4,096 characters; long move lists are cut below that.
 MAX_LIST_CHARS = 3800
 MAX_DEADLINE_MINUTES = 7 * 24 * 60
+#: An unanswered challenge frees its channel after this long.
+CHALLENGE_SECONDS = 24 * 3600
 
 
 @dataclass(frozen=True)
@@ -263,8 +265,9 @@ class GameService:
             return [self._challenge_reply(record, game)]
         async with self._lock(record.id):
             loaded = self._remember(record, game, state, None, None, None)
-            loaded, bot_lines = await self._run_computers(loaded)
-        return [await self._board_reply(loaded, self._started_line(loaded), bot_lines)]
+            loaded, bot_lines = await self._run_computers_safely(loaded)
+        pings = self._pings(loaded, frozenset(), set())
+        return [await self._board_reply(loaded, self._started_line(loaded), bot_lines, pings)]
 
     def _seat_players(
         self, game: Game[Any], players: list[User], seat: str | None, seed: int
@@ -293,33 +296,26 @@ class GameService:
         if not seats:
             raise ServiceError(self._not_challenged(record, user))
         async with self._lock(record.id):
-            pending = [s for s in record.seats if not s.accepted]
-            activate = len(pending) == 1
+            game = self._game(record.game)
+            now = self.clock()
+            # Used only if this acceptance is the last one, decided in the transaction.
+            deadline_at = self._first_deadline(
+                game,
+                _state_of(game, record),
+                [_user(s.user) for s in record.seats],
+                record.options,
+                now,
+            )
             try:
-                game = self._game(record.game)
-                now = self.clock()
-                deadline_at = (
-                    self._first_deadline(
-                        game,
-                        _state_of(game, record),
-                        [_user(s.user) for s in record.seats],
-                        record.options,
-                        now,
-                    )
-                    if activate
-                    else None
-                )
-                record = await self.games.accept_seat(
-                    record.id, seats[0].seat, activate, now, deadline_at
-                )
+                record = await self.games.accept_seat(record.id, seats[0].seat, now, deadline_at)
             except StalePlyError:
                 raise ServiceError(t("That challenge was already answered.")) from None
-            game = self._game(record.game)
-            if not activate:
+            if record.status == "challenge":
                 return [self._challenge_reply(record, game, t("{name} accepted.", name=user.name))]
             loaded = self._remember(record, game, _state_of(game, record), None, None, None)
-            loaded, bot_lines = await self._run_computers(loaded)
-        return [await self._board_reply(loaded, self._started_line(loaded), bot_lines)]
+            loaded, bot_lines = await self._run_computers_safely(loaded)
+        pings = self._pings(loaded, frozenset(), set())
+        return [await self._board_reply(loaded, self._started_line(loaded), bot_lines, pings)]
 
     async def decline(self, place: Place, user: User) -> list[Reply]:
         record = await self._live_record(place)
@@ -334,9 +330,15 @@ class GameService:
             else t("{name} declined the challenge.", name=user.name)
         )
         try:
-            await self.games.close_game(
-                record.id, record.ply, "declined", {"reason": str(reason)}, self.clock()
-            )
+            async with self._lock(record.id):
+                await self.games.close_game(
+                    record.id,
+                    record.ply,
+                    "declined",
+                    {"reason": str(reason)},
+                    self.clock(),
+                    only_from=("challenge",),
+                )
         except StalePlyError:
             raise ServiceError(t("That challenge was already answered.")) from None
         return [Reply(title=str(t("Challenge closed")), text=str(reason), tone="over", edit=True)]
@@ -345,13 +347,19 @@ class GameService:
     async def move(self, place: Place, user: User, text: str) -> list[Reply]:
         """`/move text:<move>`."""
         record = await self._active_record(place)
-        return await self._play_text(record.id, record.ply, user, text)
+        return await self._play_text(record.id, None, user, text)
 
-    async def _play_text(self, game_id: int, ply: int, user: User, text: str) -> list[Reply]:
+    async def _play_text(self, game_id: int, ply: int | None, user: User, text: str) -> list[Reply]:
+        """Play `text` for `user`. With `ply` (a button), the game must still be where the
+        button was drawn; a typed move is checked against the position as it is."""
         async with self._lock(game_id):
-            loaded = await self._load(game_id)
-            self._check_current(loaded, ply)
+            loaded, caught_up = await self._load_caught_up(game_id)
+            if ply is not None:
+                self._check_current(loaded, ply)
+            elif loaded.record.status != "active":
+                raise ServiceError(t("This game is over; nothing more can be played on it."))
             seat = self._acting_seat(loaded, user)
+            before = loaded.state.to_act
             state = loaded.state
             try:
                 move = state.parse_move(seat, text.strip())
@@ -365,8 +373,9 @@ class GameService:
                 if secret
                 else t("{name} played {move}.", name=user.name, move=state.move_text(move))
             )
-            loaded, bot_lines = await self._run_computers(loaded)
-        replies = [await self._board_reply(loaded, line, bot_lines)]
+            loaded, bot_lines = await self._run_computers_safely(loaded)
+        pings = self._pings(loaded, before, {seat})
+        replies = [await self._board_reply(loaded, line, caught_up + bot_lines, pings)]
         if loaded.record.status == "finished":
             for hook in self.finish_hooks:
                 replies += await hook(loaded)
@@ -374,13 +383,12 @@ class GameService:
 
     async def play_in(self, game_id: int, user: User, text: str) -> list[Reply]:
         """A move in a game found by id (games not bound to a channel, like daily runs)."""
-        record = await self._record(game_id)
-        return await self._play_text(game_id, record.ply, user, text)
+        return await self._play_text(game_id, None, user, text)
 
     async def board_of(self, game_id: int, headline: Text | None = None) -> Reply:
         async with self._lock(game_id):
-            loaded = await self._load(game_id)
-        return await self._board_reply(loaded, headline, [])
+            loaded, caught_up = await self._load_caught_up(game_id)
+        return await self._board_reply(loaded, headline, caught_up)
 
     async def loaded(self, game_id: int) -> Loaded:
         async with self._lock(game_id):
@@ -465,35 +473,65 @@ class GameService:
         posts: list[tuple[Place, list[Reply]]] = []
         now = self.clock()
         for game_id in await self.games.due_games(now):
+            try:
+                post = await self._expire_game(game_id, now)
+            except Exception:
+                # One broken game must not hold up every other deadline.
+                log.exception("game %s: playing the default after its deadline failed", game_id)
+                continue
+            if post is not None:
+                posts.append(post)
+        for game_id in await self.games.stale_challenges(now - CHALLENGE_SECONDS):
+            reason = t("The challenge expired: nobody answered within a day.")
             async with self._lock(game_id):
-                loaded = await self._load(game_id)
-                record = loaded.record
-                if record.status != "active" or not record.deadline_at:
-                    continue
-                if record.deadline_at > now:
-                    continue
-                lines: list[Text] = []
-                for seat in sorted(loaded.state.to_act):
-                    if record.seats[seat].user.is_bot or loaded.record.status != "active":
-                        continue
-                    move = loaded.state.timeout_move(seat)
-                    if move is None or seat not in loaded.state.to_act:
-                        continue
-                    state = loaded.state
-                    user = _user(record.seats[seat].user)
-                    loaded = await self._commit(loaded, seat, user, move, state.play(seat, move))
-                    lines.append(
-                        t(
-                            "{name} ran out of time: {move}.",
-                            name=self._seat_label(loaded, seat),
-                            move=_timeout_text(state, move),
-                        )
+                try:
+                    record = await self.games.close_game(
+                        game_id,
+                        0,
+                        "declined",
+                        {"reason": str(reason)},
+                        now,
+                        only_from=("challenge",),
                     )
-                loaded, bot_lines = await self._run_computers(loaded)
-            if lines and record.channel_id is not None:
-                place = Place(record.channel_id, record.guild_id)
-                posts.append((place, [await self._board_reply(loaded, None, lines + bot_lines)]))
+                except StalePlyError:
+                    continue
+            if record.channel_id is not None:
+                closed = Reply(title=str(t("Challenge closed")), text=str(reason), tone="over")
+                posts.append((Place(record.channel_id, record.guild_id), [closed]))
         return posts
+
+    async def _expire_game(self, game_id: int, now: float) -> tuple[Place, list[Reply]] | None:
+        async with self._lock(game_id):
+            loaded = await self._load(game_id)
+            record = loaded.record
+            if record.status != "active" or not record.deadline_at or record.deadline_at > now:
+                return None
+            before = loaded.state.to_act
+            lines: list[Text] = []
+            late: set[int] = set()
+            for seat in sorted(loaded.state.to_act):
+                if record.seats[seat].user.is_bot or loaded.record.status != "active":
+                    continue
+                move = loaded.state.timeout_move(seat)
+                if move is None or seat not in loaded.state.to_act:
+                    continue
+                state = loaded.state
+                user = _user(record.seats[seat].user)
+                loaded = await self._commit(loaded, seat, user, move, state.play(seat, move))
+                late.add(seat)
+                lines.append(
+                    t(
+                        "{name} ran out of time: {move}.",
+                        name=self._seat_label(loaded, seat),
+                        move=_timeout_text(state, move),
+                    )
+                )
+            loaded, bot_lines = await self._run_computers_safely(loaded)
+        if not lines or record.channel_id is None:
+            return None
+        pings = self._pings(loaded, before - late, set())
+        board = await self._board_reply(loaded, None, lines + bot_lines, pings)
+        return Place(record.channel_id, record.guild_id), [board]
 
     async def _run_computers(self, loaded: Loaded) -> tuple[Loaded, list[Text]]:
         """Let every computer seat that is to act play, until a person must act."""
@@ -525,14 +563,18 @@ class GameService:
 
     async def resign(self, place: Place, user: User) -> list[Reply]:
         record = await self._active_record(place)
-        return await self._resign(record.id, record.ply, user)
+        return await self._resign(record.id, user)
 
-    async def _resign(self, game_id: int, ply: int, user: User) -> list[Reply]:
+    async def _resign(self, game_id: int, user: User) -> list[Reply]:
         async with self._lock(game_id):
             loaded = await self._load(game_id)
+            if loaded.record.status != "active":
+                raise ServiceError(t("This game is over; nothing more can be played on it."))
             seats = loaded.record.seats_of(user.id)
             if not seats:
                 raise ServiceError(self._not_a_player(loaded, user))
+            if len(loaded.record.seats) > 2:
+                return await self._hand_over(loaded, user, seats)
             others = [s.seat for s in loaded.record.seats if s.seat not in seats]
             scores = list(loaded.state.scores())
             reason = t("{name} resigned.", name=user.name)
@@ -556,7 +598,26 @@ class GameService:
                 loaded.last_move,
                 loaded.last_seat,
             )
-        return [await self._board_reply(loaded, None, [])]
+        return [await self._board_reply(loaded, None, [], self._everyone(loaded, user))]
+
+    async def _hand_over(self, loaded: Loaded, user: User, seats: tuple[int, ...]) -> list[Reply]:
+        """In a game of three or more, a computer takes over the resigner's seat and the
+        game goes on; the resigner can no longer win."""
+        record = loaded.record
+        for seat in seats:
+            record = await self.games.replace_seat(record.id, seat, _user_record(self.bot_user))
+        loaded = self._remember(
+            record, loaded.game, loaded.state, loaded.previous, loaded.last_move, loaded.last_seat
+        )
+        line = t(
+            "{name} resigned; a computer player takes over {seat}.",
+            name=user.name,
+            seat=", ".join(loaded.game.seat_names[s] for s in seats),
+        )
+        before = loaded.state.to_act
+        loaded, bot_lines = await self._run_computers_safely(loaded)
+        pings = self._pings(loaded, before, set(seats))
+        return [await self._board_reply(loaded, line, bot_lines, pings)]
 
     async def admin_end(self, place: Place, user: User) -> list[Reply]:
         self._require_admin(user)
@@ -584,7 +645,7 @@ class GameService:
                 loaded.last_move,
                 loaded.last_seat,
             )
-        return [await self._board_reply(loaded, None, [])]
+        return [await self._board_reply(loaded, None, [], self._everyone(loaded, user))]
 
     # === looking at games =================================================================
     async def board(self, place: Place) -> list[Reply]:
@@ -593,8 +654,8 @@ class GameService:
         if record.status == "challenge":
             return [self._challenge_reply(record, game)]
         async with self._lock(record.id):
-            loaded = await self._load(record.id)
-        return [await self._board_reply(loaded, None, [])]
+            loaded, caught_up = await self._load_caught_up(record.id)
+        return [await self._board_reply(loaded, None, caught_up)]
 
     async def legal_moves(self, place: Place, user: User, start: str | None = None) -> list[Reply]:
         """`/moves [from]`: the caller's legal moves, one per line, privately."""
@@ -649,8 +710,15 @@ class GameService:
         return await self.suggest_in(record.id, user, typed)
 
     async def suggest_in(self, game_id: int, user: User, typed: str) -> list[str]:
-        async with self._lock(game_id):
-            loaded = await self._load(game_id)
+        cached = self._cache.get(game_id)
+        record = await self.games.get_game(game_id)
+        if record is None:
+            return []
+        if cached is not None and cached.record.ply == record.ply:
+            loaded = cached  # no waiting for the lock: Discord wants choices within 3 s
+        else:
+            async with self._lock(game_id):
+                loaded = await self._load(game_id)
         if loaded.record.status != "active":
             return []
         seats = [s for s in loaded.record.seats_of(user.id) if s in loaded.state.to_act]
@@ -664,6 +732,8 @@ class GameService:
 
     async def list_games(self, place: Place, user: User) -> list[Reply]:
         records = await self.games.live_games(place.guild_id)
+        if place.guild_id is None:
+            records = [r for r in records if r.seats_of(user.id)]
         mine: list[str] = []
         others: list[str] = []
         for record in records:
@@ -752,7 +822,7 @@ class GameService:
                 )
             ]
         if action == "resign!":
-            return await self._resign(game_id, ply, user)
+            return await self._resign(game_id, user)
         if action == "moves":
             loaded = await self._check_press(game_id, ply, user)
             seat = self._acting_seat(loaded, user)
@@ -797,16 +867,27 @@ class GameService:
         record = await self._record(game_id)
         if not record.is_live:
             raise ServiceError(t("This game is over; nothing more can be played on it."))
-        if record.ply != ply:
+        async with self._lock(game_id):
+            loaded, _ = await self._load_caught_up(game_id)
+        if loaded.record.ply != ply and not await self._only_others_moved(loaded, ply, user):
             raise ServiceError(
                 t(
                     "This board is out of date: the game has moved on (ply {now}). Use the "
                     "latest board, or /board to post it again.",
-                    now=record.ply,
+                    now=loaded.record.ply,
                 )
             )
-        async with self._lock(game_id):
-            return await self._load(game_id)
+        return loaded
+
+    async def _only_others_moved(self, loaded: Loaded, ply: int, user: User) -> bool:
+        """True when every move since `ply` was another seat's and the user still has the
+        same decision to make (players planning at once do not spoil each other's
+        half-built plans); a repeated click of one's own move is never let through."""
+        mine = set(loaded.record.seats_of(user.id))
+        if ply > loaded.record.ply or not mine & loaded.state.to_act:
+            return False
+        later = [m for m in await self.games.moves(loaded.record.id) if m.ply > ply]
+        return all(m.seat not in mine for m in later)
 
     async def _builder_reply(
         self,
@@ -893,7 +974,11 @@ class GameService:
         return f"{user.name} ({role})"
 
     async def _board_reply(
-        self, loaded: Loaded, headline: Text | None, bot_lines: list[Text]
+        self,
+        loaded: Loaded,
+        headline: Text | None,
+        bot_lines: list[Text],
+        pings: tuple[User, ...] = (),
     ) -> Reply:
         record, state, game = loaded.record, loaded.state, loaded.game
         #: A daily run is played in private so that nobody else sees the hill.
@@ -910,6 +995,7 @@ class GameService:
         if record.status != "active":
             tone = "over"
             lines.append(self._result_line(loaded))
+            mentions = () if private else pings
         else:
             acting = sorted(state.to_act)
             humans = [s for s in acting if not record.seats[s].user.is_bot]
@@ -918,7 +1004,16 @@ class GameService:
                 lines.append(str(t("{names} to move.", names=names)))
             else:
                 lines.append(str(t("Waiting for: {names}.", names=names)))
-            mentions = () if private else tuple(_user(record.seats[s].user) for s in humans)
+            mentions = () if private else pings
+            if record.deadline_at is not None and humans:
+                lines.append(
+                    str(
+                        t(
+                            "Decide by <t:{when}:R>, or the default choice is played.",
+                            when=int(record.deadline_at),
+                        )
+                    )
+                )
             if len(humans) == 1 and len(acting) == 1:
                 options = state.move_options(humans[0], ())
                 if options.options:
@@ -932,8 +1027,7 @@ class GameService:
                 actions.append(Choice(f"resign:{base}:", str(t("Resign")), "danger"))
         scores = state.scores()
         fields = tuple(
-            (self._seat_label(loaded, s.seat), str(t("{n} points", n=scores[s.seat])))
-            for s in record.seats
+            (self._seat_label(loaded, s.seat), _points(scores[s.seat])) for s in record.seats
         )
         image, steps = await self._images(loaded) if self.render_images else (None, [])
         gallery = tuple((str(t("Step {n}", n=i)), png) for i, png in enumerate(steps, start=1))
@@ -949,7 +1043,7 @@ class GameService:
             mentions=mentions,
             tone=tone,
             fields=fields,
-            footer=str(t("Game {id} · seed {seed}", id=record.id, seed=record.seed)),
+            footer=self._footer(record),
         )
 
     def _result_line(self, loaded: Loaded) -> str:
@@ -995,6 +1089,48 @@ class GameService:
 
         return await asyncio.to_thread(draw)
 
+    def _footer(self, record: GameRecord) -> str:
+        """The seed would let anyone foresee dice and hills: shown once a game is over
+        (never for a daily run, whose hill others may still be playing)."""
+        if record.is_live or record.kind == "daily":
+            return str(t("Game {id}", id=record.id))
+        return str(t("Game {id} · seed {seed}", id=record.id, seed=record.seed))
+
+    def _pings(self, loaded: Loaded, before: frozenset[int], actors: set[int]) -> tuple[User, ...]:
+        """Who to notify after a move: people newly asked to act (not the one who just
+        acted), or everybody else once the game is over."""
+        record = loaded.record
+        if record.status != "active":
+            targets = {s.seat for s in record.seats} - actors
+        else:
+            targets = set(loaded.state.to_act - before) - actors
+        return tuple(_user(s.user) for s in record.seats if s.seat in targets and not s.user.is_bot)
+
+    def _everyone(self, loaded: Loaded, user: User) -> tuple[User, ...]:
+        return tuple(
+            _user(s.user) for s in loaded.record.seats if not s.user.is_bot and s.user.id != user.id
+        )
+
+    async def _load_caught_up(self, game_id: int) -> tuple[Loaded, list[Text]]:
+        """The game, after letting computer seats play any turn left pending (by a
+        restart or a failure in the middle of their turn). Call under the game's lock."""
+        loaded = await self._load(game_id)
+        if loaded.record.status != "active" or not any(
+            loaded.record.seats[s].user.is_bot for s in loaded.state.to_act
+        ):
+            return loaded, []
+        return await self._run_computers_safely(loaded)
+
+    async def _run_computers_safely(self, loaded: Loaded) -> tuple[Loaded, list[Text]]:
+        """Computer turns, never failing the person's move that came before them: what
+        the computer could not do is logged and retried when the game is next used."""
+        try:
+            return await self._run_computers(loaded)
+        except Exception:
+            log.exception("game %s: a computer turn failed", loaded.record.id)
+            current = self._cache.get(loaded.record.id, loaded)
+            return current, [t("The computer player could not move yet; it will try again.")]
+
     # === loading and checks ===============================================================
     def _lock(self, game_id: int) -> asyncio.Lock:
         lock = self._locks.get(game_id)
@@ -1012,7 +1148,10 @@ class GameService:
         last_seat: int | None,
     ) -> Loaded:
         loaded = Loaded(record, game, state, previous, last_move, last_seat)
-        self._cache[record.id] = loaded
+        if record.is_live:
+            self._cache[record.id] = loaded
+        else:
+            self._cache.pop(record.id, None)
         return loaded
 
     async def _load(self, game_id: int) -> Loaded:
@@ -1036,7 +1175,8 @@ class GameService:
         previous: GameState[Any] | None = None
         last_move: Hashable | None = None
         last_seat: int | None = None
-        for entry in await self.games.moves(game_id):
+        # Another process may have moved since the record was read: replay its plies only.
+        for entry in (await self.games.moves(game_id))[: record.ply]:
             move = state.parse_move(entry.seat, entry.text)
             previous, last_move, last_seat = state, move, entry.seat
             state = state.play(entry.seat, move)
@@ -1154,6 +1294,10 @@ def _pick_choices(
 def _timeout_text(state: GameState[Any], move: Hashable) -> str:
     """A default move as shown publicly: a secret plan stays secret."""
     return str(t("the default choice")) if len(state.to_act) > 1 else state.move_text(move)
+
+
+def _points(n: int) -> str:
+    return str(t("1 point")) if n == 1 else str(t("{n} points", n=n))
 
 
 def _user(record: UserRecord) -> User:

@@ -154,7 +154,7 @@ async def test_data_survives_reopen(tmp_path: Path) -> None:
     database = await Database.open(path)
     repo = SqliteGameRepository(database)
     game = await repo.create_game(new_game(status="challenge"), now=1.0)
-    await repo.accept_seat(game.id, 1, activate=True, now=2.0)
+    await repo.accept_seat(game.id, 1, now=2.0)
     await repo.append_move(game.id, 0, 0, 1, "a", "s1", now=3.0)
     await database.close()
     reopened = await Database.open(path)
@@ -170,9 +170,9 @@ async def test_data_survives_reopen(tmp_path: Path) -> None:
 async def test_accept_only_once_and_only_while_challenged(db: Database) -> None:
     repo = SqliteGameRepository(db)
     game = await repo.create_game(new_game(status="challenge"), now=1.0)
-    await repo.accept_seat(game.id, 1, activate=True, now=2.0)
+    await repo.accept_seat(game.id, 1, now=2.0)
     with pytest.raises(StalePlyError):
-        await repo.accept_seat(game.id, 1, activate=True, now=3.0)
+        await repo.accept_seat(game.id, 1, now=3.0)
 
 
 async def test_replace_seat(db: Database) -> None:

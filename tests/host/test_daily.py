@@ -86,11 +86,16 @@ async def test_first_call_starts_a_private_run_and_the_next_resumes_it(
 async def test_everyone_gets_the_same_hill_each_day(daily: DailyService, clock: Clock) -> None:
     [a] = await daily.play(HERE, ALICE)
     [b] = await daily.play(HERE, BOB)
-    seed_a = a.footer.split("seed ")[1]
-    assert seed_a == b.footer.split("seed ")[1]
-    assert daily.seed_for(date(2026, 11, 23)) != int(seed_a)
+    assert "seed" not in a.footer  # the seed would let anyone practise today's hill
+    runs = [await daily.daily.run_for(u.id, "2026-11-22") for u in (ALICE, BOB)]
+    games = [await daily.games.games.get_game(r.game_id) for r in runs if r is not None]
+    seeds = {g.seed for g in games if g is not None}
+    assert len(games) == 2 and len(seeds) == 1
+    [seed] = seeds
+    assert daily.seed_for(date(2026, 11, 22)) == seed
+    assert daily.seed_for(date(2026, 11, 23)) != seed
     other = DailyService(daily.games, daily.daily, secret="another", par_runner=fake_par)
-    assert other.seed_for(date(2026, 11, 22)) != int(seed_a)
+    assert other.seed_for(date(2026, 11, 22)) != seed
 
 
 async def test_a_finished_run_posts_a_summary_and_par(daily: DailyService) -> None:

@@ -271,12 +271,12 @@ async def test_board_images_are_pngs(db: Database) -> None:
 
 
 async def test_cached_record_matches_the_database_after_moves(service: GameService) -> None:
-    await service.play(HERE, ALICE, "hokito", [BOB], position=ENDGAME, seat="first")
-    await service.accept(HERE, BOB)
-    await service.move(HERE, ALICE, "a1-a2")  # the finishing move
+    await started(service)
+    await service.move(HERE, ALICE, "a1-b1")
     record = await service.games.get_game(1)
-    assert record is not None and record.status == "finished"
-    assert service._cache[1].record == record
+    assert record is not None and service._cache[1].record == record
+    await service.resign(HERE, BOB)
+    assert 1 not in service._cache  # finished games are not kept in memory
 
 
 async def test_long_move_lists_fit_in_one_message(service: GameService) -> None:
@@ -304,3 +304,115 @@ async def test_a_finished_position_cannot_start_a_game(service: GameService) -> 
     one_stack = "/".join([EMPTY_RANK] * 5 + [A1 + A2 + ",.,.,.,.,."]) + " b"  # White on top
     with pytest.raises(ServiceError, match="already over"):
         await service.play(HERE, ALICE, "hokito", [BOB], position=one_stack)
+
+
+async def test_simultaneous_accepts_start_the_game_once(service: GameService) -> None:
+    await service.play(HERE, ALICE, "everest", [BOB, CAROL], seed=2)
+    results = await asyncio.gather(
+        service.accept(HERE, BOB), service.accept(HERE, CAROL), return_exceptions=True
+    )
+    assert not any(isinstance(r, Exception) for r in results)
+    record = await service.games.get_game(1)
+    assert record is not None and record.status == "active"
+    started = [r for r in results if isinstance(r, list) and "The game begins" in r[0].text]
+    assert len(started) == 1
+
+
+async def test_accept_racing_a_withdrawal_never_starts_a_closed_game(
+    service: GameService,
+) -> None:
+    await service.play(HERE, ALICE, "hokito", [BOB], seed=2)
+    results = await asyncio.gather(
+        service.accept(HERE, BOB), service.decline(HERE, ALICE), return_exceptions=True
+    )
+    record = await service.games.get_game(1)
+    assert record is not None
+    won = [r for r in results if not isinstance(r, Exception)]
+    assert len(won) == 1
+    if record.status == "active":
+        assert "The game begins" in won[0][0].text
+    else:
+        assert record.status == "declined" and "withdrew" in won[0][0].text
+
+
+async def test_a_computer_turn_cut_short_is_played_when_the_game_is_next_used(
+    db: Database, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    service = make_service(db)
+    await service.play(HERE, ALICE, "hokito", [BOT], seed=3, seat="first")
+
+    def broken(*args: object) -> object:
+        raise RuntimeError("the computer crashed")
+
+    monkeypatch.setattr("engine.ai.choose_move", broken)
+    [after] = await service.move(HERE, ALICE, (await service.suggest_moves(HERE, ALICE, ""))[0])
+    assert "could not move yet" in after.text and "hilltop (White) to move" in after.text
+    monkeypatch.undo()
+    restarted = make_service(db)  # as after a restart
+    [board] = await restarted.board(HERE)
+    assert "hilltop (White) played" in board.text and "alice (Black) to move" in board.text
+
+
+async def test_players_planning_at_once_do_not_block_each_other(service: GameService) -> None:
+    await service.play(HERE, ALICE, "everest", [BOB, CAROL], seed=5)
+    await service.accept(HERE, BOB)
+    [board] = await service.accept(HERE, CAROL)
+    panel_button = next(a for a in board.actions if a.label == "Make my move")
+    results = await asyncio.gather(
+        service.move(HERE, ALICE, "4E 2N sAE"), service.move(HERE, BOB, "5W sAS 0N")
+    )
+    assert all("has made their choice" in r[0].text for r in results)
+    # carol's button was drawn before both plans: still good for her decision.
+    [panel] = await service.press(HERE, CAROL, panel_button.payload)
+    assert panel.ephemeral and panel.picks
+    with pytest.raises(ServiceError, match="out of date"):
+        await service.press(HERE, ALICE, panel_button.payload)  # alice has planned
+
+
+async def test_pings_go_to_whoever_is_newly_asked_to_act(service: GameService) -> None:
+    [solo] = await service.play(HERE, ALICE, "hillbert", seed=4)
+    assert solo.mentions == () or [u.name for u in solo.mentions] == ["alice"]
+    [moved] = await service.move(HERE, ALICE, (await service.suggest_moves(HERE, ALICE, ""))[0])
+    assert moved.mentions == ()  # nobody to tell: alice is playing alone
+    [again] = await service.board(HERE)
+    assert again.mentions == ()  # re-posting the board pings nobody
+    await service.play(THREAD, ALICE, "everest", [BOB, CAROL], seed=5)
+    await service.accept(THREAD, BOB)
+    [start] = await service.accept(THREAD, CAROL)
+    assert {u.name for u in start.mentions} == {"alice", "bob", "carol"}
+    [planned] = await service.move(THREAD, ALICE, "4E 2N sAE")
+    assert planned.mentions == ()  # bob and carol were already asked
+
+
+async def test_resigning_a_game_of_three_hands_the_seat_to_the_computer(
+    service: GameService,
+) -> None:
+    await service.play(HERE, ALICE, "everest", [BOB, CAROL], seed=5)
+    await service.accept(HERE, BOB)
+    await service.accept(HERE, CAROL)
+    [reply] = await service.resign(HERE, BOB)
+    assert "bob resigned; a computer player takes over Blue." in reply.text
+    record = await service.games.live_game_in_channel(HERE.channel_id)
+    assert record is not None and record.status == "active"
+    assert record.seats[1].user.is_bot and 1 not in record.seats_of(BOB.id)
+    with pytest.raises(ServiceError, match="not playing"):
+        await service.move(HERE, BOB, "4E 2N sAE")
+
+
+async def test_unanswered_challenges_expire_after_a_day(db: Database) -> None:
+    clock = [1_000_000.0]
+    service = GameService(
+        SqliteGameRepository(db), bot_user=BOT, clock=lambda: clock[0], render_images=False
+    )
+    await service.play(HERE, ALICE, "hokito", [BOB], seed=1)
+    assert await service.expire_due() == []
+    clock[0] += 24 * 3600 + 1
+    [(place, [closed])] = await service.expire_due()
+    assert place.channel_id == HERE.channel_id and "expired" in closed.text
+    assert await service.games.live_game_in_channel(HERE.channel_id) is None
+
+
+async def test_a_running_deadline_is_shown(service: GameService) -> None:
+    await service.play(HERE, ALICE, "everest", [BOB], seed=3, deadline_minutes=30)
+    [board] = await service.accept(HERE, BOB)
+    assert "Decide by <t:" in board.text
