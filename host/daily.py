@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import multiprocessing
 import time
 from collections.abc import Awaitable, Callable
 from concurrent.futures import ProcessPoolExecutor
@@ -94,13 +95,17 @@ class ProcessParRunner:
 
     async def __call__(self, seed: int) -> tuple[int, int]:
         if self._pool is None:
-            self._pool = ProcessPoolExecutor(max_workers=1)
+            # A forked child of a threaded process can inherit a held lock; spawn a
+            # fresh interpreter instead.
+            self._pool = ProcessPoolExecutor(
+                max_workers=1, mp_context=multiprocessing.get_context("spawn")
+            )
         loop = asyncio.get_running_loop()
         return await loop.run_in_executor(self._pool, _par_in_process, seed)
 
     def close(self) -> None:
         if self._pool is not None:
-            self._pool.shutdown(cancel_futures=True)
+            self._pool.shutdown(wait=False, cancel_futures=True)
 
 
 @dataclass(frozen=True)
@@ -173,6 +178,12 @@ class DailyService:
         if created:
             self._start_par(today)
         if record.status != "active":
+            run = await self.daily.run_by_game(record.id)
+            if run is not None and run.finished_at is None and record.status == "finished":
+                # The run ended but its result was never recorded (a crash in between):
+                # verify and record it now; it is idempotent.
+                loaded = await self.games.loaded(record.id)
+                await self._on_finish(loaded)
             return [await self._finished_reply(user, today.isoformat(), record.id)]
         if move:
             return await self.games.play_in(record.id, user, move)
@@ -294,7 +305,8 @@ class DailyService:
                 [
                     str(
                         t(
-                            "{name} finished today's hill: {score} rows in {turns} turns.",
+                            "{name} finished the hill of {day}: {score} rows in {turns} turns.",
+                            day=run.day,
                             name=user.name,
                             score=replayed.score,
                             turns=replayed.turns,
@@ -351,13 +363,15 @@ class DailyService:
             par_score, par_turns = await asyncio.wait_for(
                 asyncio.shield(self._par(date.fromisoformat(day))), timeout=2.0
             )
-        except TimeoutError:
+        except Exception:
+            task = self._par_tasks.get(day)
+            if task is not None and task.done():
+                # A failed search is dropped, so that the next call tries again.
+                log.error("par for %s failed", day, exc_info=task.exception())
+                del self._par_tasks[day]
             return Reply(
                 text=str(
-                    t(
-                        "Par for this hill is still being computed; ask again "
-                        "with /daily in a minute."
-                    )
+                    t("Par for this hill is not ready yet; ask again with /daily in a minute.")
                 ),
                 ephemeral=True,
             )
