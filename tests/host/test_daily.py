@@ -103,7 +103,7 @@ async def test_a_finished_run_posts_a_summary_and_par(daily: DailyService) -> No
     public = [r for r in replies if not r.ephemeral]
     private = [r for r in replies if r.ephemeral]
     [summary] = public
-    assert "alice finished today's hill" in summary.text
+    assert "alice finished the hill of 2026-11-22" in summary.text
     assert any(ch in summary.text for ch in "🟩🟨🟥")
     assert summary.image is None  # nothing that shows the hill
     assert any(
@@ -269,3 +269,41 @@ async def test_par_runs_in_a_worker_process() -> None:
     expected = par(12345)
     assert (score, turns) == (expected.score, expected.turns)
     assert score > 0 and 0 < turns <= DEFAULT_MAX_TURNS
+
+
+async def test_a_failed_par_search_does_not_lose_the_finishing_reply(
+    db: Database, clock: Clock
+) -> None:
+    calls = []
+
+    async def failing(seed: int) -> tuple[int, int]:
+        calls.append(seed)
+        raise RuntimeError("the search died")
+
+    games = GameService(SqliteGameRepository(db), bot_user=BOT, clock=clock, render_images=False)
+    daily = DailyService(games, SqliteDailyRepository(db), secret="s3cret", par_runner=failing)
+    replies = await finish_run(daily, ALICE)
+    assert any("finished the hill" in r.text for r in replies)
+    assert any("Par for this hill is not ready yet" in r.text for r in replies)
+    [done] = await daily.play(HERE, ALICE)
+    assert "You have played today's hill" in done.text
+    assert len(calls) >= 2  # the failed search was dropped and tried again
+
+
+async def test_a_run_finished_but_never_recorded_is_recorded_later(daily: DailyService) -> None:
+    hooks = list(daily.games.finish_hooks)
+    daily.games.finish_hooks.clear()  # as if the process died right after the last move
+    await finish_run_quietly(daily, ALICE)
+    run = await daily.daily.run_for(ALICE.id, "2026-11-22")
+    assert run is not None and run.finished_at is None
+    daily.games.finish_hooks.extend(hooks)
+    [done] = await daily.play(HERE, ALICE)
+    run = await daily.daily.run_for(ALICE.id, "2026-11-22")
+    assert run is not None and run.finished_at is not None and run.score is not None
+    assert f"{run.score} rows" in done.text
+
+
+async def finish_run_quietly(daily: DailyService, user: User) -> None:
+    await daily.play(HERE, user)
+    while moves := await daily.suggest(HERE, user, ""):
+        await daily.play(HERE, user, moves[0])
