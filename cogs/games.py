@@ -6,6 +6,7 @@ docstrings are what Discord shows as help.
 
 from __future__ import annotations
 
+import logging
 from typing import TYPE_CHECKING, Any
 
 import discord
@@ -20,6 +21,9 @@ from host.service import MAX_DEADLINE_MINUTES, SEAT_CHOICES, GameService
 if TYPE_CHECKING:
     from cogs.client import HilltopBot
 
+log = logging.getLogger("hilltop.discord")
+
+#: The levels offered on Discord; the engine has more, for measurement.
 LEVELS = ("easy", "normal", "hard")
 
 
@@ -116,17 +120,30 @@ class ThreadOffer(discord.ui.View):
         await interaction.response.edit_message(
             content="Starting your game in a new thread…", view=None
         )
-        thread = await channel.create_thread(
-            name=self.title[:100], type=discord.ChannelType.public_thread
-        )
+        try:
+            thread = await channel.create_thread(
+                name=self.title[:100], type=discord.ChannelType.public_thread
+            )
+        except discord.HTTPException:
+            await interaction.edit_original_response(
+                content="I may not create threads here. Ask an admin to allow it, or use "
+                "another channel."
+            )
+            return
         place = Place(thread.id, interaction.guild_id, thread.name)
         try:
             replies = await self.start(place)
+            for reply in replies:
+                await thread.send(**message_parts(reply))
         except ServiceError as exc:
             await interaction.edit_original_response(content=str(exc.text))
             return
-        for reply in replies:
-            await thread.send(**message_parts(reply))
+        except Exception:
+            log.exception("starting a game in a new thread failed")
+            await interaction.edit_original_response(
+                content="Something went wrong on my side and the error was logged."
+            )
+            return
         await interaction.edit_original_response(content=f"Your game is in {thread.mention}.")
 
 

@@ -11,6 +11,7 @@ kept in a small file beside the images so that `/press` works across runs too.
 from __future__ import annotations
 
 import json
+import logging
 import re
 import sys
 import time
@@ -24,6 +25,8 @@ from engine.text import t
 from host.daily import DailyService
 from host.model import Choice, Place, Reply, ServiceError, User
 from host.service import BOT_NAME, GameService
+
+log = logging.getLogger(__name__)
 
 CONSOLE_GUILD = 1
 DEFAULT_CHANNEL = "general"
@@ -203,8 +206,8 @@ class Console:
         line = line.strip()
         if not line or line.startswith("#!") or line.startswith("//"):
             return
-        await self.expire_deadlines()
         try:
+            await self.expire_deadlines()
             command = parse_line(line)
             replies = await self.dispatch(command)
         except ConsoleInputError as exc:
@@ -212,6 +215,11 @@ class Console:
             return
         except ServiceError as exc:
             self.say(f"! {exc.text}")
+            return
+        except Exception:
+            # As on Discord: the error is logged and the next line is read.
+            log.exception("console command failed: %s", line)
+            self.say("! Something went wrong on my side and the error was logged.")
             return
         for reply in replies:
             self.show(command, reply)

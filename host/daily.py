@@ -232,7 +232,7 @@ class DailyService:
             lines.append(str(t("Nobody has finished a run yet. Be the first: /daily")))
         if mine is not None and all(r.user_id != user.id for r in rows):
             lines += ["…", self._row_text(mine, period, True)]
-        elif mine is None:
+        elif mine is None and rows:
             lines.append(str(t("You have no finished run in this period yet.")))
         lines.append(str(t("Next hill <t:{when}:R>.", when=next_rollover(self.clock()))))
         where = str(t("this server")) if guild is not None else str(t("everyone"))

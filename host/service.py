@@ -1057,8 +1057,8 @@ class GameService:
             f"{self._seat_label(loaded, i)} {score}" for i, score in enumerate(scores)
         )
         if len(loaded.record.seats) == 1:
-            verdict = str(t("Final score {score}.", score=scores[0]))
-        elif len(winners) == 1:
+            return str(t("Game over. {reason}", reason=reason))
+        if len(winners) == 1:
             verdict = str(t("{name} wins.", name=self._seat_label(loaded, winners[0])))
         else:
             verdict = str(t("It is a draw."))
@@ -1237,6 +1237,8 @@ class GameService:
 
     def _not_challenged(self, record: GameRecord, user: User) -> Text:
         pending = ", ".join(s.user.name for s in record.seats if not s.accepted)
+        if any(s.user.id == user.id and s.accepted for s in record.seats):
+            return t("You have already accepted; waiting for {names}.", names=pending)
         return t("This challenge is for {names}, not for you.", names=pending)
 
     def _move_error(self, loaded: Loaded, exc: MoveError) -> Text:
