@@ -258,9 +258,11 @@ async def test_unknown_game_and_bad_options(service: GameService) -> None:
         await service.play(HERE, ALICE, "hokito", [ALICE])
 
 
-async def test_rules_ship_with_the_bot(service: GameService) -> None:
-    [reply] = service.rules("hokito")
+@pytest.mark.parametrize("game", [g.id for g in registry.all_games()])
+def test_every_game_ships_its_rules(service: GameService, game: str) -> None:
+    [reply] = service.rules(game)
     assert "House rules" in reply.text and len(reply.text) <= 4000
+    assert reply.ephemeral
 
 
 async def test_board_images_are_pngs(db: Database) -> None:
