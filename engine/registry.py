@@ -8,7 +8,7 @@ from typing import Any
 from engine.core import Game
 
 #: The modules that define games; each calls `register` once at import.
-GAME_MODULES: tuple[str, ...] = ("everest", "hillbert", "hokito", "hollowtown")
+GAME_MODULES: tuple[str, ...] = ("everest", "hillbert", "hokito", "hollowtown", "molehill")
 
 _GAMES: dict[str, Game[Any]] = {}
 _loaded = False

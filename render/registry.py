@@ -11,7 +11,7 @@ from engine.core import GameState
 from render.core import RenderContext, encode_png
 
 #: Games with a renderer; each module defines `render(state, ctx) -> Image`.
-RENDER_MODULES: tuple[str, ...] = ("everest", "hillbert", "hokito", "hollowtown")
+RENDER_MODULES: tuple[str, ...] = ("everest", "hillbert", "hokito", "hollowtown", "molehill")
 
 
 class Renderer(Protocol):

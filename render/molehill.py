@@ -1,0 +1,279 @@
+"""Mole Hill board: the lawn with rods, the mole's trail of pieces, flowers and scores."""
+
+from __future__ import annotations
+
+from PIL import Image, ImageDraw
+
+from engine.core import MoveError
+from engine.molehill import (
+    CENTRE,
+    COLS,
+    EAST_EDGES,
+    EDGE_SQUARES,
+    EDGES,
+    FILES,
+    NEIGHBOUR_DIRECTION,
+    ORANGE,
+    PIECES,
+    ROWS,
+    SEAT_NAMES,
+    MoleHillState,
+    Place,
+    Rod,
+    Step,
+    read_move,
+)
+from render.core import Color, RenderContext, fit_text, font, new_canvas, text_center
+
+CELL = 76
+BOARD_X = 40
+BOARD_Y = 120
+WIDTH = BOARD_X + COLS * CELL + 36
+HEIGHT = BOARD_Y + ROWS * CELL + 72
+
+LAWN: tuple[Color, Color] = ((124, 176, 92), (112, 164, 82))
+GRID: Color = (72, 112, 56)
+SOIL: Color = (150, 108, 66)
+SOIL_RIM: Color = (92, 62, 36)
+ORANGE_PIECE: Color = (243, 138, 28)
+DARK_PIECE: Color = (52, 46, 44)
+MOLE: Color = (104, 70, 46)
+ROD: Color = (250, 250, 244)
+ROD_EDGE: Color = (44, 44, 44)
+RED_FLOWER: Color = (214, 36, 44)
+WHITE_FLOWER: Color = (252, 252, 252)
+FLOWER_EYE: Color = (250, 204, 40)
+VISITED_BADGE: Color = (255, 226, 90)
+TARGET: Color = (255, 236, 120)
+WHITE: Color = (255, 255, 255)
+
+_PETALS = ((0, -7), (7, -2), (4, 6), (-4, 6), (-7, -2))
+
+
+def _cell_box(square: int) -> tuple[int, int, int, int]:
+    col, row = square % COLS, square // COLS
+    x0 = BOARD_X + col * CELL
+    y0 = BOARD_Y + (ROWS - 1 - row) * CELL
+    return x0, y0, x0 + CELL, y0 + CELL
+
+
+def _centre(square: int) -> tuple[int, int]:
+    x0, y0, _, _ = _cell_box(square)
+    return x0 + CELL // 2, y0 + CELL // 2
+
+
+def _last_move(ctx: RenderContext) -> Place | Step | Rod | None:
+    move = ctx.last_move
+    if isinstance(move, Place | Step | Rod):
+        return move
+    if isinstance(move, str):
+        try:
+            read = read_move(move)
+        except MoveError:
+            return None
+        return read if isinstance(read, Rod) else Step(read[1])
+    return None
+
+
+def _disc(draw: ImageDraw.ImageDraw, xy: tuple[int, int], r: int, fill: Color, line: Color) -> None:
+    x, y = xy
+    draw.ellipse((x - r, y - r, x + r, y + r), fill=fill, outline=line, width=2)
+
+
+def _flower(draw: ImageDraw.ImageDraw, square: int, fill: Color, visited: bool) -> None:
+    x0, y0, _, _ = _cell_box(square)
+    x, y = x0 + 17, y0 + 17
+    if visited:
+        _disc(draw, (x, y), 16, VISITED_BADGE, ROD_EDGE)
+    for dx, dy in _PETALS:
+        _disc(draw, (x + dx, y + dy), 6, fill, ROD_EDGE)
+    _disc(draw, (x, y), 4, FLOWER_EYE, ROD_EDGE)
+
+
+def _rod_box(edge: int) -> tuple[int, int, int, int]:
+    a, _ = EDGE_SQUARES[edge]
+    x0, y0, x1, y1 = _cell_box(a)
+    half = 5
+    if edge < EAST_EDGES:
+        return x1 - half, y0 - 2, x1 + half, y1 + 2
+    return x0 - 2, y0 - half, x1 + 2, y0 + half
+
+
+def _header(
+    draw: ImageDraw.ImageDraw, state: MoleHillState, ctx: RenderContext, names: tuple[str, str]
+) -> None:
+    theme = ctx.theme
+    mole, gardener = names[state.mole_seat], names[state.gardener_seat]
+    outcome = state.outcome()
+    if outcome is not None:
+        if outcome.is_draw:
+            status = f"Game over: a draw, {outcome.scores[0]}–{outcome.scores[1]}"
+        else:
+            (winner,) = outcome.winners
+            high, low = max(outcome.scores), min(outcome.scores)
+            status = f"Game over: {names[winner]} wins {high}–{low}"
+    elif state.phase == "g":
+        status = f"{gardener} (gardener) places a rod"
+    elif not state.path:
+        status = f"{mole} (mole) places the stack"
+    elif state.can_jump:
+        status = f"{mole} (mole) moves: may jump anywhere"
+    else:
+        status = f"{mole} (mole) moves"
+    bold = font(24, bold=True)
+    draw.text(
+        (BOARD_X, 10),
+        fit_text(status, bold, WIDTH - 2 * BOARD_X),
+        font=bold,
+        fill=theme.ink,
+    )
+    box_w = (WIDTH - 2 * BOARD_X - 12) // 2
+    small, score_font = font(16), font(19, bold=True)
+    for index in range(2):
+        x0 = BOARD_X + index * (box_w + 12)
+        current = state.round_no == index + 1 and outcome is None
+        draw.rounded_rectangle(
+            (x0, 46, x0 + box_w, 106),
+            radius=8,
+            fill=WHITE,
+            outline=theme.highlight if current else theme.muted,
+            width=4 if current else 1,
+        )
+        round_mole, round_gardener = names[index], names[1 - index]
+        line = f"Round {index + 1}: mole {round_mole}, gardener {round_gardener}"
+        draw.text((x0 + 10, 52), fit_text(line, small, box_w - 20), font=small, fill=theme.ink)
+        if index == 0:
+            score = state.first_score if state.round_no == 2 else state.round_score()
+            done = state.round_no == 2
+        else:
+            score = state.round_score() if state.round_no == 2 else -1
+            done = state.phase == "x"
+        if score < 0:
+            text = "not played yet"
+        elif done:
+            text = f"{round_mole} scored {score}"
+        else:
+            text = f"{round_mole}: {score} so far"
+        draw.text(
+            (x0 + 10, 76),
+            fit_text(text, score_font, box_w - 20),
+            font=score_font,
+            fill=theme.ink if score >= 0 else theme.muted,
+        )
+
+
+def render(state: MoleHillState, ctx: RenderContext) -> Image.Image:
+    theme = ctx.theme
+    image, draw = new_canvas(WIDTH, HEIGHT, theme)
+    names = (ctx.name(0, SEAT_NAMES[0]), ctx.name(1, SEAT_NAMES[1]))
+    _header(draw, state, ctx, names)
+
+    visited = set(state.path)
+    here = state.path[-1] if state.path else -1
+    last = _last_move(ctx)
+
+    # The lawn, the centre hole and the grid.
+    for square in range(COLS * ROWS):
+        box = _cell_box(square)
+        col, row = square % COLS, square // COLS
+        draw.rectangle(box, fill=SOIL if square == CENTRE else LAWN[(col + row) % 2])
+    x1, y1 = BOARD_X + COLS * CELL, BOARD_Y + ROWS * CELL
+    for col in range(COLS + 1):
+        x = BOARD_X + col * CELL
+        draw.line((x, BOARD_Y, x, y1), fill=GRID, width=1)
+    for row in range(ROWS + 1):
+        y = BOARD_Y + row * CELL
+        draw.line((BOARD_X, y, x1, y), fill=GRID, width=1)
+    draw.rectangle((BOARD_X - 2, BOARD_Y - 2, x1 + 2, y1 + 2), outline=ROD_EDGE, width=3)
+    cx, cy = _centre(CENTRE)
+    draw.ellipse((cx - 31, cy - 31, cx + 31, cy + 31), outline=SOIL_RIM, width=3)
+    if CENTRE not in visited:
+        text_center(draw, (cx, cy + 25), "jump", font(13, bold=True), WHITE)
+
+    # Coordinates.
+    label = font(18, bold=True)
+    for col in range(COLS):
+        text_center(draw, (BOARD_X + col * CELL + CELL // 2, y1 + 16), FILES[col], label, theme.ink)
+    for row in range(ROWS):
+        text_center(
+            draw,
+            (BOARD_X // 2, BOARD_Y + (ROWS - 1 - row) * CELL + CELL // 2),
+            str(row + 1),
+            label,
+            theme.ink,
+        )
+
+    # Where the mole may go next.
+    if state.phase == "m" and state.path:
+        jump = state.can_jump
+        for target in state.mole_targets():
+            x, y = _centre(target)
+            if not jump:
+                bx0, by0, bx1, by1 = _cell_box(target)
+                draw.rectangle((bx0 + 4, by0 + 4, bx1 - 4, by1 - 4), outline=TARGET, width=4)
+            _disc(draw, (x, y), 9, TARGET, ROD_EDGE)
+
+    # The trail: a line between squares entered by a step (a jump is left unjoined).
+    highlight_step = isinstance(last, Place | Step) and last.square == here
+    for index in range(1, len(state.path)):
+        a, b = state.path[index - 1], state.path[index]
+        if NEIGHBOUR_DIRECTION[a][b] < 0:
+            continue
+        is_last = highlight_step and index == len(state.path) - 1
+        draw.line(
+            (*_centre(a), *_centre(b)),
+            fill=theme.highlight if is_last else ROD_EDGE,
+            width=6 if is_last else 3,
+        )
+
+    number = font(17, bold=True)
+    for index, square in enumerate(state.path):
+        piece = ORANGE_PIECE if index < ORANGE else DARK_PIECE
+        xy = _centre(square)
+        if square == here:
+            continue
+        _disc(draw, xy, 20, piece, ROD_EDGE)
+        text_center(draw, xy, str(index + 1), number, ROD_EDGE if index < ORANGE else WHITE)
+
+    if here >= 0:
+        if highlight_step:
+            bx0, by0, bx1, by1 = _cell_box(here)
+            draw.rectangle((bx0 + 2, by0 + 2, bx1 - 2, by1 - 2), outline=theme.highlight, width=5)
+        piece = ORANGE_PIECE if len(state.path) <= ORANGE else DARK_PIECE
+        xy = _centre(here)
+        _disc(draw, xy, 29, piece, ROD_EDGE)
+        _disc(draw, xy, 21, MOLE, ROD_EDGE)
+        text_center(
+            draw, (xy[0], xy[1] - 4), str(PIECES - len(state.path)), font(19, bold=True), WHITE
+        )
+        text_center(draw, (xy[0], xy[1] + 12), "left", font(10, bold=True), WHITE)
+
+    # Flowers above the pieces, in the corner, so that both stay visible.
+    for square in state.red:
+        _flower(draw, square, RED_FLOWER, square in visited)
+    for square in state.white:
+        _flower(draw, square, WHITE_FLOWER, square in visited)
+
+    # Rods on top, the last one outlined in the highlight colour.
+    for edge in range(EDGES):
+        if state.rods >> edge & 1:
+            is_last = isinstance(last, Rod) and last.edge == edge
+            draw.rectangle(
+                _rod_box(edge),
+                fill=ROD,
+                outline=theme.highlight if is_last else ROD_EDGE,
+                width=3 if is_last else 2,
+            )
+
+    # Footer: the stack and the gardener's supply.
+    left = PIECES - len(state.path)
+    orange_left = max(0, ORANGE - len(state.path))
+    footer = (
+        f"Stack: {left} left ({orange_left} orange)   Rods placed: {state.rods_placed}   "
+        "Flowers: red +2, white +1"
+    )
+    small = font(16)
+    draw.text(
+        (BOARD_X, y1 + 34), fit_text(footer, small, WIDTH - 2 * BOARD_X), font=small, fill=theme.ink
+    )
+    return image

@@ -1,0 +1,546 @@
+"""Mole Hill (RULES.md section 1): one scenario per ruling, perft against a naive model,
+notation and invariants over random games."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from engine import registry
+from engine.core import IllegalMoveError, InvalidMoveError, NotationError
+from engine.molehill import MoleHillState, Place, Rod, Step
+
+GAME = registry.get("molehill")
+FLOWERS = "e1,a4,i4,e7/b2,h2,b6,h6"
+FILES = "abcdefghi"
+
+
+def pos(text: str) -> MoleHillState:
+    state = GAME.from_text(text)
+    assert isinstance(state, MoleHillState)
+    return state
+
+
+def names(moves: object) -> set[str]:
+    assert isinstance(moves, tuple)
+    return {str(m) for m in moves}
+
+
+def play(state: MoleHillState, *texts: str) -> MoleHillState:
+    for text in texts:
+        (seat,) = state.to_act
+        state = state.play(seat, state.parse_move(seat, text))
+    return state
+
+
+# --- an independent model: the notation read by hand, moves found by geometry ----------
+Square = tuple[int, int]
+SIDES = {"n": (0, 1), "e": (1, 0), "s": (0, -1), "w": (-1, 0)}
+
+
+def sq(name: str) -> Square:
+    return FILES.index(name[0]), int(name[1:]) - 1
+
+
+def sq_name(square: Square) -> str:
+    return f"{FILES[square[0]]}{square[1] + 1}"
+
+
+def inside(square: Square) -> bool:
+    return 0 <= square[0] < 9 and 0 <= square[1] < 7
+
+
+@dataclass
+class Naive:
+    round_no: int
+    phase: str
+    path: list[Square]
+    rods: set[frozenset[Square]]
+    red: list[Square]
+    white: list[Square]
+    first: int
+    log: list[str] = field(default_factory=list)
+
+    @staticmethod
+    def read(text: str) -> Naive:
+        head, path, rods, flowers, first = text.split()
+        red, white = flowers.split("/")
+        rod_set: set[frozenset[Square]] = set()
+        for rod in [] if rods == "-" else rods.split(","):
+            a = sq(rod[:-1])
+            dc, dr = SIDES[rod[-1]]
+            rod_set.add(frozenset({a, (a[0] + dc, a[1] + dr)}))
+        return Naive(
+            int(head[0]),
+            head[1],
+            [] if path == "-" else [sq(n) for n in path.split(",")],
+            rod_set,
+            [sq(n) for n in red.split(",")],
+            [sq(n) for n in white.split(",")],
+            -1 if first == "-" else int(first),
+        )
+
+    def score(self) -> int:
+        bonus = sum(2 for s in self.red if s in self.path)
+        bonus += sum(1 for s in self.white if s in self.path)
+        return max(0, len(self.path) - 10) + bonus
+
+    def open_between(self, a: Square, b: Square) -> bool:
+        return frozenset({a, b}) not in self.rods
+
+    def mole_squares(self) -> list[Square]:
+        everywhere = [(c, r) for c in range(9) for r in range(7)]
+        if not self.path:
+            return everywhere
+        here = self.path[-1]
+        if here == (4, 3):
+            return [s for s in everywhere if s not in self.path]
+        out = []
+        for s in everywhere:
+            dc, dr = s[0] - here[0], s[1] - here[1]
+            if s in self.path or max(abs(dc), abs(dr)) != 1:
+                continue
+            if dc == 0 or dr == 0:
+                ok = self.open_between(here, s)
+            else:
+                a, b = (here[0] + dc, here[1]), (here[0], here[1] + dr)
+                ok = (self.open_between(here, a) and self.open_between(a, s)) or (
+                    self.open_between(here, b) and self.open_between(b, s)
+                )
+            if ok:
+                out.append(s)
+        return out
+
+    def edges(self) -> list[frozenset[Square]]:
+        out = []
+        for c in range(9):
+            for r in range(7):
+                for nb in ((c + 1, r), (c, r + 1)):
+                    edge = frozenset({(c, r), nb})
+                    if inside(nb) and edge not in self.rods:
+                        out.append(edge)
+        return out
+
+    def children(self) -> list[Naive]:
+        if self.phase == "x":
+            return []
+        out = []
+        if self.phase == "g":
+            for edge in self.edges():
+                child = Naive(
+                    self.round_no,
+                    "m",
+                    self.path,
+                    self.rods | {edge},
+                    self.red,
+                    self.white,
+                    self.first,
+                )
+                if not child.mole_squares():
+                    child = child.ended()
+                out.append(child)
+            return out
+        for s in self.mole_squares():
+            child = Naive(
+                self.round_no, "g", [*self.path, s], self.rods, self.red, self.white, self.first
+            )
+            out.append(child.ended() if len(child.path) == 22 else child)
+        return out
+
+    def ended(self) -> Naive:
+        if self.round_no == 1:
+            return Naive(2, "m", [], set(), self.red, self.white, self.score())
+        return Naive(2, "x", self.path, self.rods, self.red, self.white, self.first)
+
+
+def naive_perft(node: Naive, depth: int) -> int:
+    if depth == 0:
+        return 1
+    return sum(naive_perft(child, depth - 1) for child in node.children())
+
+
+def perft(state: MoleHillState, depth: int) -> int:
+    if depth == 0:
+        return 1
+    total = 0
+    for seat in state.to_act:
+        for move in state.legal_moves(seat):
+            total += perft(state.play(seat, move), depth - 1)
+    return total
+
+
+SNAKE_21 = "a1,b1,c1,d1,e1,f1,g1,h1,i1,i2,h2,g2,f2,e2,d2,c2,b2,a2,a3,b3,c3"
+FAR_RODS_21 = "a7e,b7e,c7e,d7e,e7e,f7e,g7e,h7e,a6e,b6e,c6e,d6e,e6e,f6e,g6e,h6e,a5e,b5e,c5e,d5e,e5e"
+PERFT_POSITIONS = {
+    "start": (f"1m - - {FLOWERS} -", 2),
+    "near-centre": (f"1m d3,d4 a1e,h7e {FLOWERS} -", 3),
+    "on-centre": (f"1g c3,d3,e4 e4n,e3n {FLOWERS} -", 2),
+    "last-square": (f"1m {SNAKE_21} {FAR_RODS_21} {FLOWERS} -", 3),
+    "round2-trap": (f"2g b2,a1 a1n {FLOWERS} 5", 3),
+}
+
+
+@pytest.mark.parametrize("key", sorted(PERFT_POSITIONS))
+def test_perft_matches_a_naive_model(key: str) -> None:
+    text, depth = PERFT_POSITIONS[key]
+    for d in range(1, depth + 1):
+        assert perft(pos(text), d) == naive_perft(Naive.read(text), d), (key, d)
+
+
+def test_perft_known_counts() -> None:
+    # 63 squares to start on, then 110 interior edges for the first rod.
+    assert perft(pos(f"1m - - {FLOWERS} -"), 1) == 63
+    assert perft(pos(f"1m - - {FLOWERS} -"), 2) == 63 * 110
+    # On the centre: every one of the 63 - 3 unvisited squares.
+    assert perft(pos(f"1m c3,d3,e4 e4n,e3n,a1e {FLOWERS} -"), 1) == 60
+
+
+# --- 1(a) and 1(b): one scenario per ruling ---------------------------------------------
+def test_b1_board_is_nine_by_seven() -> None:
+    start = GAME.new_state(1, 2, None)
+    assert {str(m) for m in start.legal_moves(0)} == {
+        f"place {c}{r}" for c in FILES for r in range(1, 8)
+    }
+    for bad in ("j1", "a8", "a0"):
+        with pytest.raises(InvalidMoveError, match="no square"):
+            start.parse_move(0, bad)
+
+
+def test_b2_centre_is_e4_and_allows_a_jump() -> None:
+    state = pos(f"1m c3,d3,e4 a1e,a2e,a3e {FLOWERS} -")
+    assert state.can_jump
+    assert "i7" in names(state.legal_moves(0))
+    # d4 is a neighbour, not the centre: no jump from there.
+    assert not pos(f"1m c3,d4 a1e,a2e {FLOWERS} -").can_jump
+
+
+def test_b3_default_flowers_and_the_random_variant() -> None:
+    start = GAME.new_state(7, 2, None)
+    assert start.to_text() == f"1m - - {FLOWERS} -"
+    boards = set()
+    for seed in range(30):
+        state = GAME.new_state(seed, 2, "random-flowers")
+        assert isinstance(state, MoleHillState)
+        spots = state.red + state.white
+        assert len(set(spots)) == 8 and 31 not in spots
+        assert GAME.new_state(seed, 2, "random-flowers") == state
+        boards.add(spots)
+    assert len(boards) > 20
+    # The same flowers in round 2.
+    state = GAME.new_state(3, 2, "random-flowers")
+    assert isinstance(state, MoleHillState)
+    after = play(state, "place a1", "rod a1n", "b1", "rod b1n", "c1", "rod c1n")
+    after = play(after, "d1", "rod d1n", "e1", "rod e1n")
+    while after.round_no == 1:
+        (seat,) = after.to_act
+        after = after.play(seat, after.legal_moves(seat)[0])
+    assert (after.red, after.white) == (state.red, state.white)
+
+
+def test_b4_flowers_score_on_orange_pieces_too() -> None:
+    # Three squares, all orange: e1 red (+2), plus d2, c2 with nothing.
+    assert pos(f"1m e1,d2,c2 a7e,b7e,c7e {FLOWERS} -").round_score() == 2
+    # b2 white (+1) and a4 red... not visited: path b2,a3.
+    assert pos(f"1m b2,a3 a7e,b7e {FLOWERS} -").round_score() == 1
+
+
+def test_b5_pieces_beyond_the_tenth_score_one_each() -> None:
+    ten = "a3,b3,c3,d3,e3,f3,g3,h3,i3,i4"  # i4 is red: +2
+    nine_rods = "a7e,b7e,c7e,d7e,e7e,f7e,g7e,h7e,a6e"
+    # Ten orange pieces score nothing; only the flower counts.
+    assert pos(f"1g {ten} {nine_rods} {FLOWERS} -").round_score() == 2
+    # The eleventh square gets the first dark piece: one point.
+    assert pos(f"1g {ten},i5 {nine_rods},b6e {FLOWERS} -").round_score() == 3
+
+
+def test_b6_the_22nd_square_ends_the_round_at_once() -> None:
+    state = pos(f"1m {SNAKE_21} {FAR_RODS_21} {FLOWERS} -")
+    after = play(state, "d3")
+    # 12 dark pieces, e1 (+2), b2 (+1), h2 (+1).
+    assert after.to_text() == f"2m - - {FLOWERS} 16"
+    assert after.to_act == frozenset({1})
+    assert after.scores() == (16, 0)
+
+
+def test_b7_the_starting_square_counts_for_flowers() -> None:
+    state = play(GAME.new_state(1, 2, None), "place a4")
+    assert isinstance(state, MoleHillState)
+    assert state.round_score() == 2 and state.path == (27,)
+
+
+def test_b8_centre_jump_is_optional_ignores_rods_and_is_lost_after() -> None:
+    state = pos(f"1m c3,d3,e4 e4n,e4e,e3n {FLOWERS} -")
+    legal = names(state.legal_moves(0))
+    # Rods on every side of e4 do not stop the jump; visited squares stay closed.
+    assert {"e5", "f4", "e3", "i7", "a1"} <= legal
+    assert "d3" not in legal and "c3" not in legal
+    assert len(legal) == 60
+    # Optional: an ordinary step is among the moves; after a jump only steps remain.
+    after = play(state, "i7", "rod a1e")
+    assert names(after.legal_moves(0)) == {"h7", "i6", "h6"}
+    with pytest.raises(IllegalMoveError, match="neighbouring"):
+        after.parse_move(0, "a2")
+
+
+def test_b9_the_mole_may_start_on_the_centre() -> None:
+    state = play(GAME.new_state(1, 2, None), "place e4", "rod e4n")
+    assert len(state.legal_moves(0)) == 62
+    assert "a1" in names(state.legal_moves(0))
+
+
+def test_b10_diagonals_need_one_free_side_and_ignore_visited_squares() -> None:
+    # Both ways around the corner c3 -> d4 blocked: via d3 by c3e, via c4 by c4e.
+    blocked = pos(f"1m b3,c3 c3e,c4e {FLOWERS} -")
+    assert "d4" not in names(blocked.legal_moves(0))
+    with pytest.raises(IllegalMoveError, match="both ways around the corner"):
+        blocked.parse_move(0, "d4")
+    # One way free (via c4: c3n and c4e) is enough.
+    one_way = pos(f"1m b3,c3 c3e,d3n {FLOWERS} -")
+    assert "d4" in names(one_way.legal_moves(0))
+    # The way via d3 is free of rods although d3 was visited: still legal.
+    through_visited = pos(f"1m d3,c3 c3n,c4e {FLOWERS} -")
+    assert "d4" in names(through_visited.legal_moves(0))
+
+
+def test_a_straight_step_may_not_cross_a_rod_nor_revisit() -> None:
+    state = pos(f"1m d3,c3 c3n,c4e {FLOWERS} -")
+    with pytest.raises(IllegalMoveError, match="a rod blocks the way from c3 to c4"):
+        state.parse_move(0, "c4")
+    with pytest.raises(IllegalMoveError, match="already visited d3"):
+        state.parse_move(0, "d3")
+    with pytest.raises(IllegalMoveError, match="already on c3"):
+        state.parse_move(0, "c3")
+    assert names(state.legal_moves(0)) == {"d4", "d2", "c2", "b2", "b3", "b4"}
+
+
+def test_b11_rods_only_on_the_110_interior_edges() -> None:
+    state = play(GAME.new_state(1, 2, None), "place e4")
+    assert len(state.legal_moves(1)) == 110
+    for border in ("rod a1w", "rod a1s", "rod i7n", "rod i7e", "e1s"):
+        with pytest.raises(IllegalMoveError, match="edge of the lawn"):
+            state.parse_move(1, border)
+    with pytest.raises(InvalidMoveError, match="do not share a side"):
+        state.parse_move(1, "rod a1-c1")
+    after = play(state, "rod e4n", "e3")
+    with pytest.raises(IllegalMoveError, match="already a rod between e4 and e5"):
+        after.parse_move(1, "rod e5s")
+
+
+def test_b12_rods_stay_and_come_back_for_round_2() -> None:
+    state = play(pos(f"1m d3,c3 c3n,c4e {FLOWERS} -"), "d4", "rod a1e")
+    assert state.rods_placed == 3
+    with pytest.raises(IllegalMoveError, match="already a rod between c3 and c4"):
+        play(state, "e5").parse_move(1, "rod c4s")
+    for text in ("remove c3n", "take c3n", "rod"):
+        with pytest.raises(InvalidMoveError):
+            state.parse_move(0, text)
+    round2 = play(pos(f"1g b2,a1 a1n {FLOWERS} -"), "rod a1e")
+    assert round2.rods == 0 and round2.path == ()
+
+
+def test_b13_gardener_places_a_rod_even_after_a_dead_end() -> None:
+    state = play(pos(f"1m b1,a2,b2 f7e,g7e,h7e {FLOWERS} -"), "a1")
+    # The mole on a1 has every neighbour visited, yet the gardener still plays.
+    assert state.to_act == frozenset({1}) and not state.mole_targets()
+    assert len(state.legal_moves(1)) == 107
+    with pytest.raises(InvalidMoveError):
+        state.parse_move(1, "pass")
+    after = play(state, "rod i1n")
+    assert after.to_text() == f"2m - - {FLOWERS} 1"
+
+
+def test_b14_the_mole_may_not_pass() -> None:
+    state = pos(f"1m d3,c3 c3n,c4e {FLOWERS} -")
+    with pytest.raises(InvalidMoveError):
+        state.parse_move(0, "pass")
+    assert all(isinstance(m, Step) for m in state.legal_moves(0))
+
+
+def test_b15_a_blocked_mole_ends_the_round_at_its_turn() -> None:
+    state = pos(f"1g b2,a1 a1n {FLOWERS} -")
+    trapped = play(state, "rod a1e")
+    assert trapped.to_text() == f"2m - - {FLOWERS} 1"
+    free = play(state, "rod i1n")
+    assert free.round_no == 1 and names(free.legal_moves(0)) == {"b1"}
+
+
+def test_b16_seat_0_is_mole_first_then_gardener() -> None:
+    start = GAME.new_state(5, 2, None)
+    assert start.to_act == frozenset({0})
+    assert GAME.seat_names == ("First mole", "First gardener")
+    assert GAME.draw_seats
+    after = play(start, "place c3")
+    assert after.to_act == frozenset({1})
+    with pytest.raises(IllegalMoveError, match="not your turn"):
+        after.parse_move(0, "rod c3n")
+    round2 = pos(f"2m - - {FLOWERS} 4")
+    assert round2.to_act == frozenset({1})
+    assert play(round2, "place a1").to_act == frozenset({0})
+
+
+def test_b17_equal_totals_are_a_draw_and_higher_wins() -> None:
+    # Round 2: the second mole is trapped on a1 with b2 (white, +1) visited: 1 point.
+    draw = play(pos(f"2g b2,a1 a1n {FLOWERS} 1"), "rod a1e")
+    outcome = draw.outcome()
+    assert outcome is not None and outcome.is_draw and outcome.scores == (1, 1)
+    assert "Round 1" in str(outcome.reason) and "Round 2" in str(outcome.reason)
+    first_wins = play(pos(f"2g b2,a1 a1n {FLOWERS} 5"), "rod a1e").outcome()
+    assert first_wins is not None and first_wins.winners == {0}
+    assert "5" in str(first_wins.reason) and "1" in str(first_wins.reason)
+    second_wins = play(pos(f"2g b2,a1 a1n {FLOWERS} 0"), "rod a1e").outcome()
+    assert second_wins is not None and second_wins.winners == {1}
+
+
+def test_b18_twenty_two_pieces_at_most() -> None:
+    with pytest.raises(NotationError, match="22"):
+        pos(f"1g {SNAKE_21},d3,e3 {FAR_RODS_21},f5e {FLOWERS} -")
+
+
+# --- 1(c) notation and move syntax ---------------------------------------------------------
+def test_c_move_notation_forms() -> None:
+    start = GAME.new_state(1, 2, None)
+    assert start.parse_move(0, "place e4") == start.parse_move(0, "E4") == Place(31)
+    with pytest.raises(IllegalMoveError, match="place it first"):
+        start.parse_move(0, "move e4")
+    placed = play(start, "place e4")
+    forms = ("rod e4n", "rod e5s", "rod e4-e5", "rod e5-e4", "e4n", "e4 n", "ROD E5S", "e4 - e5")
+    assert {placed.parse_move(1, f) for f in forms} == {
+        Rod(56 + 3 * 9 + 4)
+    }  # north edges follow the 56 east edges
+    assert str(placed.parse_move(1, "rod e5s")) == "rod e4n"
+    assert str(placed.parse_move(1, "rod f4w")) == "rod e4e"
+    moved = play(placed, "rod a1e")
+    assert moved.parse_move(0, "f5") == moved.parse_move(0, "move f5") == Step(41)
+    with pytest.raises(IllegalMoveError, match="already on the lawn"):
+        moved.parse_move(0, "place f5")
+    with pytest.raises(IllegalMoveError, match="gardener's turn"):
+        placed.parse_move(1, "f5")
+    with pytest.raises(IllegalMoveError, match="mole's turn"):
+        moved.parse_move(0, "rod e4n")
+
+
+def test_c_position_notation_round_trips_and_rejects_nonsense() -> None:
+    text = f"1g c3,d3,e4 e3n,e4n {FLOWERS} -"
+    assert pos(text).to_text() == text
+    assert pos(f"1g c3,d3,e4 e4s,e5s {FLOWERS} -").to_text() == text
+    assert pos(text.upper()) == pos(text)
+    bad = {
+        f"1m - - {FLOWERS}": "5 fields",
+        f"3m - - {FLOWERS} -": "first field",
+        f"1m a1,a1 a1e,a2e {FLOWERS} -": "twice",
+        f"1m a1,c1 a1e,a2e {FLOWERS} -": "not neighbours",
+        f"1m a1,b1 a1e {FLOWERS} -": "one rod per visited square",
+        f"1g a1 a1e {FLOWERS} -": "one rod fewer",
+        "1m - - e1,a4,i4/b2,h2,b6,h6 -": "four red",
+        "1m - - e1,a4,i4,e4/b2,h2,b6,h6 -": "none of them e4",
+        f"1m - - {FLOWERS} 3": "written -",
+        f"2m - - {FLOWERS} x": "number",
+        f"1m b2,a1 a1n,a1e {FLOWERS} -": "already over",
+        f"1x b2,a1 a1n,a1e {FLOWERS} -": "round 2",
+        f"2x b2,a1 a1n,i1n {FLOWERS} 3": "cannot move",
+        f"1m a1 a1z {FLOWERS} -": "rods",
+        f"1m a1 a1e,a1e {FLOWERS} -": "twice",
+        f"1m k1 a1e {FLOWERS} -": "not a square",
+    }
+    for text, reason in bad.items():
+        with pytest.raises(NotationError, match=reason):
+            pos(text)
+
+
+# --- front-end helpers and evaluation ---------------------------------------------------
+def test_builder_labels_and_edges_around_mole() -> None:
+    state = pos(f"1m d3,c3 c3n,c4e {FLOWERS} -")
+    assert state.option_label((), "d4") == "↗ d4"
+    assert state.option_label((), "b3") == "← b3"
+    centre = pos(f"1m c3,d3,e4 e4n,e3n,a1e {FLOWERS} -")
+    assert centre.option_label((), "i7") == "i7"
+    assert centre.option_label((), "d5") == "↖ d5"
+    gardener = play(state, "d4")
+    # d4's west side (c4e) already holds a rod.
+    assert names(gardener.edges_around_mole()) == {"rod d4n", "rod d4e", "rod d3n"}
+    corner = play(pos(f"1m b1,a2,b2 f7e,g7e,h7e {FLOWERS} -"), "a1")
+    assert names(corner.edges_around_mole()) == {"rod a1n", "rod a1e"}
+    assert state.edges_around_mole() == ()
+    opts = gardener.move_options(1, ("d5",))
+    assert {o.token for o in opts.options} == {"n", "e", "s", "w"}
+    assert gardener.move_options(1, ("d5", "s")).complete == gardener.parse_move(1, "rod d4n")
+    assert gardener.option_label(("d5",), "s") == "↓ south"
+
+
+def test_evaluate_prefers_trapping_for_the_gardener() -> None:
+    state = pos(f"1g b2,a1 a1n {FLOWERS} -")
+    trap = play(state, "rod a1e")
+    far = play(state, "rod i1n")
+    assert trap.evaluate(1) > far.evaluate(1)
+    assert far.evaluate(0) == -far.evaluate(1)
+    open_lawn = pos(f"1m e2,f3 a1e,a2e {FLOWERS} -")
+    boxed = pos(f"1m e2,f3 f3n,f3e {FLOWERS} -")
+    assert open_lawn.evaluate(0) > boxed.evaluate(0)
+
+
+# --- random games: notation and invariants ---------------------------------------------
+def random_game(choices: list[int]) -> list[MoleHillState]:
+    state = GAME.new_state(choices[0], 2, None)
+    assert isinstance(state, MoleHillState)
+    states = [state]
+    i = 0
+    while state.to_act:
+        (seat,) = state.to_act
+        moves = state.legal_moves(seat)
+        state = state.play(seat, moves[choices[i % len(choices)] % len(moves)])
+        states.append(state)
+        i += 1
+    return states
+
+
+def recount(text: str) -> int:
+    """The current round's score from the notation alone."""
+    _, path, _, flowers, _ = text.split()
+    squares = [] if path == "-" else path.split(",")
+    red, white = (part.split(",") for part in flowers.split("/"))
+    return (
+        max(0, len(squares) - 10)
+        + 2 * len(set(red) & set(squares))
+        + len(set(white) & set(squares))
+    )
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.lists(st.integers(min_value=0, max_value=10_000), min_size=1, max_size=60))
+def test_random_games_round_trip_and_keep_invariants(choices: list[int]) -> None:
+    states = random_game(choices)
+    assert states[-1].outcome() is not None
+    for state in states:
+        text = state.to_text()
+        assert GAME.from_text(text) == state
+        assert len(state.path) <= 22 and state.rods_placed <= 21
+        assert len(set(state.path)) == len(state.path)
+        for a, b in zip(state.path, state.path[1:], strict=False):
+            near = max(abs(a % 9 - b % 9), abs(a // 9 - b // 9)) == 1
+            assert near or a == 31, (a, b)
+        assert state.rods_placed == len(state.path) - (1 if state.phase == "g" else 0) or (
+            state.phase == "x" and len(state.path) == 22 and state.rods_placed == 21
+        )
+        assert state.round_score() == recount(text)
+        if state.round_no == 2:
+            assert state.scores() == (state.first_score, recount(text))
+        else:
+            assert state.scores() == (recount(text), 0)
+    final = states[-1].outcome()
+    assert final is not None and final.scores == (
+        states[-1].first_score,
+        recount(states[-1].to_text()),
+    )
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.text(alphabet="12mgx -,/abcdefghijnesw0123456789", max_size=60))
+def test_garbage_notation_is_refused_or_round_trips(text: str) -> None:
+    try:
+        state = GAME.from_text(text)
+    except NotationError:
+        return
+    assert GAME.from_text(state.to_text()) == state

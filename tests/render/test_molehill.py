@@ -1,0 +1,177 @@
+"""Mole Hill board images: size, pixel probes at known squares and edges, goldens."""
+
+from __future__ import annotations
+
+import io
+import os
+from pathlib import Path
+
+import pytest
+from PIL import Image, ImageChops
+
+from engine import registry
+from engine.molehill import MoleHillState
+from render.core import DEFAULT_THEME, RenderContext
+from render.molehill import render
+from render.registry import render_png
+
+GAME = registry.get("molehill")
+GOLDEN = Path(__file__).parent / "golden"
+SIZE = (760, 724)
+CELL, BOARD_X, BOARD_Y = 76, 40, 120
+FLOWERS = "e1,a4,i4,e7/b2,h2,b6,h6"
+LAWN_EVEN, LAWN_ODD = (124, 176, 92), (112, 164, 82)
+SOIL = (150, 108, 66)
+ORANGE, DARK, MOLE = (243, 138, 28), (52, 46, 44), (104, 70, 46)
+ROD, TARGET = (250, 250, 244), (255, 236, 120)
+RED, EYE, BADGE = (214, 36, 44), (250, 204, 40), (255, 226, 90)
+
+#: Eleven squares (the eleventh dark) with the mole on c2; rods around it.
+MID = f"1m g2,h2,h1,g1,f1,e1,d1,e2,d2,c3,c2 a4e,h6e,f1n,g1n,i1n,i2n,a3n,b3n,d3n,h3n,i4n {FLOWERS} -"
+
+
+def molehill(text: str) -> MoleHillState:
+    state = GAME.from_text(text)
+    assert isinstance(state, MoleHillState)
+    return state
+
+
+def box(square: str) -> tuple[int, int, int, int]:
+    col, row = "abcdefghi".index(square[0]), int(square[1]) - 1
+    x0, y0 = BOARD_X + col * CELL, BOARD_Y + (6 - row) * CELL
+    return x0, y0, x0 + CELL, y0 + CELL
+
+
+def centre(square: str) -> tuple[int, int]:
+    x0, y0, _, _ = box(square)
+    return x0 + CELL // 2, y0 + CELL // 2
+
+
+def pixel(image: Image.Image, xy: tuple[int, int]) -> tuple[int, ...]:
+    value = image.getpixel(xy)
+    assert isinstance(value, tuple)
+    return value
+
+
+def near(a: tuple[int, ...], b: tuple[int, ...], tolerance: int = 12) -> bool:
+    return all(abs(x - y) <= tolerance for x, y in zip(a, b, strict=True))
+
+
+def scenes() -> dict[str, tuple[MoleHillState, RenderContext]]:
+    names = ("Ada", "Bo")
+    start = GAME.new_state(1, 2, None)
+    assert isinstance(start, MoleHillState)
+    before_rod = molehill(MID.replace("1m", "1g").replace(",i4n", ""))
+    rod = before_rod.parse_move(1, "rod i4n")
+    mole = before_rod.play(1, rod)
+    step = mole.parse_move(0, "b3")
+    gardener = mole.play(0, step)
+    trap = molehill(f"2g b2,a1 a1n {FLOWERS} 9")
+    last = trap.parse_move(0, "rod a1e")
+    return {
+        "start": (start, RenderContext(names=names)),
+        "mole": (mole, RenderContext(names=names, last_move=rod, previous=before_rod)),
+        "gardener": (gardener, RenderContext(names=names, last_move=step, previous=mole)),
+        "over": (trap.play(0, last), RenderContext(names=names, last_move=last, previous=trap)),
+    }
+
+
+def test_size_and_mode() -> None:
+    for state, ctx in scenes().values():
+        image = render(state, ctx)
+        assert image.size == SIZE and image.mode == "RGB"
+
+
+def test_png_is_small_and_deterministic() -> None:
+    state, ctx = scenes()["mole"]
+    data = render_png(state, ctx)
+    assert data == render_png(state, ctx)
+    assert len(data) < 80_000
+    assert Image.open(io.BytesIO(data)).size == SIZE
+
+
+def test_lawn_centre_and_flowers() -> None:
+    state, ctx = scenes()["start"]
+    image = render(state, ctx)
+    # Lawn squares alternate; the probe sits in the bottom-right corner of the square.
+    for square, colour in (("a1", LAWN_EVEN), ("b1", LAWN_ODD), ("i7", LAWN_EVEN)):
+        _, _, x1, y1 = box(square)
+        assert near(pixel(image, (x1 - 14, y1 - 14)), colour), square
+    x0, y0, _, _ = box("e4")
+    assert near(pixel(image, (x0 + 6, y0 + 6)), SOIL)
+    # The red flower of a4: yellow eye, red petal above it; no visited badge yet.
+    x0, y0, _, _ = box("a4")
+    assert near(pixel(image, (x0 + 17, y0 + 17)), EYE)
+    assert near(pixel(image, (x0 + 17, y0 + 10)), RED)
+    assert not near(pixel(image, (x0 + 17, y0 + 29)), BADGE)
+
+
+def test_pieces_stack_targets_and_rods() -> None:
+    state, ctx = scenes()["mole"]
+    image = render(state, ctx)
+    # Piece 1 on g2 is orange; the stack stands on c2 over the dark eleventh piece.
+    gx, gy = centre("g2")
+    assert near(pixel(image, (gx - 14, gy)), ORANGE)
+    cx, cy = centre("c2")
+    assert near(pixel(image, (cx - 16, cy)), MOLE)
+    assert near(pixel(image, (cx - 25, cy)), DARK)
+    # The mole's next squares: b1, b2, b3, c1, d3 are marked, d4 (not adjacent) is not.
+    for square in ("b1", "b2", "b3", "c1", "d3"):
+        assert near(pixel(image, centre(square)), TARGET), square
+    assert not near(pixel(image, centre("d4")), TARGET)
+    # Rod f1n lies on the line between f1 and f2, at the middle of that side.
+    x0, y0, x1, _ = box("f2")
+    assert near(pixel(image, ((x0 + x1) // 2, y0 + CELL)), ROD)
+    # The last rod (i4n) is outlined in the highlight colour, the others in dark ink.
+    ix0, iy0, ix1, _ = box("i4")
+    assert near(pixel(image, ((ix0 + ix1) // 2, iy0 - 5)), DEFAULT_THEME.highlight)
+    assert not near(pixel(image, ((x0 + x1) // 2, y0 + CELL - 5)), DEFAULT_THEME.highlight)
+    # e1 (red flower) was visited: its badge shows.
+    ex0, ey0, _, _ = box("e1")
+    assert near(pixel(image, (ex0 + 17, ey0 + 29)), BADGE)
+
+
+def test_last_step_is_highlighted_and_targets_hidden() -> None:
+    state, ctx = scenes()["gardener"]
+    image = render(state, ctx)
+    # The bottom-left corner of b3 (rods lie along its top).
+    x0, _, _, y1 = box("b3")
+    assert near(pixel(image, (x0 + 4, y1 - 4)), DEFAULT_THEME.highlight)
+    # The gardener is to act, so no squares are offered to the mole.
+    assert not near(pixel(image, centre("b2")), TARGET)
+    # c2 now holds the dark eleventh piece, the stack moved to b3.
+    cx, cy = centre("c2")
+    assert near(pixel(image, (cx - 14, cy)), DARK)
+    bx, by = centre("b3")
+    assert near(pixel(image, (bx - 16, by)), MOLE)
+
+
+def test_current_round_box_is_marked_while_running() -> None:
+    running = render(*scenes()["mole"])
+    over = render(*scenes()["over"])
+    # The round-1 box is outlined in the highlight colour while round 1 runs.
+    assert near(pixel(running, (BOARD_X + 1, 76)), DEFAULT_THEME.highlight)
+    assert not near(pixel(over, (BOARD_X + 1, 76)), DEFAULT_THEME.highlight)
+    assert not near(pixel(over, (BOARD_X + 346 + 1, 76)), DEFAULT_THEME.highlight)
+
+
+def test_text_last_move_draws_like_a_move_object() -> None:
+    state, ctx = scenes()["mole"]
+    as_text = RenderContext(names=ctx.names, last_move="rod i5s", previous=ctx.previous)
+    diff = ImageChops.difference(render(state, ctx), render(state, as_text))
+    assert diff.getbbox() is None
+
+
+@pytest.mark.parametrize("name", ["start", "mole", "gardener", "over"])
+def test_golden(name: str) -> None:
+    state, ctx = scenes()[name]
+    image = render(state, ctx)
+    path = GOLDEN / f"molehill_{name}.png"
+    if os.environ.get("HILLTOP_UPDATE_GOLDEN") == "1":
+        GOLDEN.mkdir(exist_ok=True)
+        image.save(path)
+    expected = Image.open(path).convert("RGB")
+    assert expected.size == image.size
+    diff = ImageChops.difference(expected, image).convert("L")
+    changed = sum(diff.histogram()[25:])
+    assert changed <= image.size[0] * image.size[1] // 500, f"{changed} pixels differ"
