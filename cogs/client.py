@@ -4,6 +4,7 @@ restart-proof components are registered and the slash commands synced."""
 from __future__ import annotations
 
 import logging
+import os
 from typing import Any
 
 import discord
@@ -13,6 +14,7 @@ from discord.ext import commands
 from cogs.views import PayloadButton, PayloadSelect
 from data.daily import DailyRepository
 from data.repository import GameRepository
+from host.ai_turns import ComputerPlayers, PooledComputers
 from host.daily import DailyService
 from host.model import User
 from host.service import GameService
@@ -53,18 +55,23 @@ class HilltopBot(commands.Bot):
             raise RuntimeError("the daily service exists once the bot has logged in")
         return self._daily
 
-    def build_services(self, bot_user: User) -> None:
-        self._service = GameService(self.games_repo, bot_user=bot_user)
+    def build_services(self, bot_user: User, computers: ComputerPlayers | None = None) -> None:
+        self._service = GameService(self.games_repo, bot_user=bot_user, computers=computers)
         self._daily = DailyService(self._service, self.daily_repo, secret=self.daily_secret)
 
     async def close(self) -> None:
         if self._daily is not None:
             self._daily.close()
+        if self._service is not None:
+            self._service.computers.close()
         await super().close()
 
     async def setup_hook(self) -> None:
         me = self.user
-        self.build_services(User(me.id if me else 0, me.name if me else "hilltop", is_bot=True))
+        self.build_services(
+            User(me.id if me else 0, me.name if me else "hilltop", is_bot=True),
+            PooledComputers(workers=max(1, (os.cpu_count() or 2) - 1)),
+        )
         self.add_dynamic_items(PayloadButton, PayloadSelect)
         for extension in EXTENSIONS:
             await self.load_extension(extension)

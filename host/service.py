@@ -29,6 +29,7 @@ from engine import ai, registry
 from engine.core import Game, GameState, MoveError, NotationError, Option, Outcome
 from engine.rng import Rng
 from engine.text import Text, t
+from host.ai_turns import ComputerPlayers, ThreadedComputers
 from host.model import ChannelBusyError as ChannelTaken
 from host.model import Choice, Place, Reply, ServiceError, User
 from host.rules import rules_text
@@ -75,11 +76,13 @@ class GameService:
         bot_user: User,
         clock: Callable[[], float] = time.time,
         render_images: bool = True,
+        computers: ComputerPlayers | None = None,
     ) -> None:
         self.games = games
         self.bot_user = bot_user
         self.clock = clock
         self.render_images = render_images
+        self.computers: ComputerPlayers = computers or ThreadedComputers()
         registry.all_games()
         load_renderers()
         self._locks: dict[int, asyncio.Lock] = {}
@@ -549,7 +552,7 @@ class GameService:
             seat = bots[0]
             level = str(loaded.record.options.get("level", ai.DEFAULT_LEVEL))
             state = loaded.state
-            move = await asyncio.to_thread(ai.choose_move, state, seat, level)
+            move = await self.computers.choose(state, seat, level)
             after = state.play(seat, move)
             secret = len(state.to_act) > 1
             loaded = await self._commit(loaded, seat, self.bot_user, move, after)
