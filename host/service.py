@@ -826,6 +826,14 @@ class GameService:
             ]
         if action == "resign!":
             return await self._resign(game_id, user)
+        if action == "hint":
+            loaded = await self._check_press(game_id, ply, user)
+            seat = self._acting_seat(loaded, user)
+            if loaded.record.kind == "daily":
+                raise ServiceError(t("No hints in the daily challenge: it is your own run."))
+            move = await self.computers.choose(loaded.state, seat, "hard")
+            text = t("Hint: the bot would play {move}.", move=loaded.state.move_text(move))
+            return [Reply(text=str(text), ephemeral=True)]
         if action == "moves":
             loaded = await self._check_press(game_id, ply, user)
             seat = self._acting_seat(loaded, user)
@@ -1026,6 +1034,9 @@ class GameService:
             elif humans:
                 actions.append(Choice(f"open:{base}:", str(t("Make my move")), "primary"))
             actions.append(Choice(f"moves:{base}:", str(t("Legal moves"))))
+            if game.max_players == 1 and not private:
+                # Practice only: a hint in the scored daily run would defeat it.
+                actions.append(Choice(f"hint:{base}:", str(t("Hint"))))
             if not private:
                 actions.append(Choice(f"resign:{base}:", str(t("Resign")), "danger"))
         scores = state.scores()

@@ -418,3 +418,14 @@ async def test_a_running_deadline_is_shown(service: GameService) -> None:
     await service.play(HERE, ALICE, "everest", [BOB], seed=3, deadline_minutes=30)
     [board] = await service.accept(HERE, BOB)
     assert "Decide by <t:" in board.text
+
+
+async def test_practice_games_of_a_solo_game_offer_a_hint(service: GameService) -> None:
+    [board] = await service.play(HERE, ALICE, "hillbert", seed=4)
+    hint = next(a for a in board.actions if a.label == "Hint")
+    [reply] = await service.press(HERE, ALICE, hint.payload)
+    assert reply.ephemeral and reply.text.startswith("Hint: the bot would play ")
+    suggested = reply.text.removeprefix("Hint: the bot would play ").rstrip(".")
+    assert suggested in await service.suggest_moves(HERE, ALICE, suggested)
+    [duel] = await service.play(THREAD, ALICE, "hokito", [BOT], seed=4, seat="first")
+    assert all(a.label != "Hint" for a in duel.actions)
