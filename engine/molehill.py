@@ -618,6 +618,16 @@ class MoleHillState(GameState[Move]):
     def rods_placed(self) -> int:
         return self.rods.bit_count()
 
+    @property
+    def pieces_left(self) -> int:
+        """The mole's stack and supply together: 22 minus the squares visited (RULES.md
+        1(b)5); the orange ones go first."""
+        return PIECES - len(self.path)
+
+    @property
+    def orange_left(self) -> int:
+        return max(0, ORANGE - len(self.path))
+
     def move_tokens(self, move: Move) -> tuple[str, ...]:
         if isinstance(move, Rod):
             a, _ = EDGE_SQUARES[move.edge]
@@ -625,14 +635,15 @@ class MoleHillState(GameState[Move]):
         return (SQUARE_NAMES[move.square],)
 
     def move_options(self, seat: int, prefix: tuple[str, ...] = ()) -> MoveOptions[Move]:
-        """The mole picks a square in one step. The gardener picks any square, then any
-        free side of it, so each edge can be reached from both of its squares."""
+        """The mole picks a square in one step. The gardener picks any square (the
+        mole's is labelled), then any free side of it, so each edge can be reached from
+        both of its squares; more than 25 squares are grouped by column by the front-end."""
         if self.phase != "g" or seat not in self.to_act:
             return GameState.move_options(self, seat, prefix)
         prompt = self.option_prompt(prefix)
         if not prefix:
             options = tuple(
-                Option(SQUARE_NAMES[s], SQUARE_NAMES[s])
+                Option(SQUARE_NAMES[s], self.option_label(prefix, SQUARE_NAMES[s]))
                 for s in range(SQUARES)
                 if any(e >= 0 and not self.rods >> e & 1 for e in SIDE_EDGES[s])
             )
@@ -659,6 +670,9 @@ class MoleHillState(GameState[Move]):
             if len(prefix) == 1 and token in SIDE_LETTERS:
                 side = SIDE_LETTERS.index(token)
                 return f"{SIDE_ARROWS[side]} {SIDE_WORDS[side]}"
+            # The mole's own square is the usual pick: its four sides fence it in.
+            if not prefix and token == SQUARE_NAMES[self.path[-1]]:
+                return str(t("{square} (mole)", square=token))
             return token
         square = SQUARE_INDEX.get(token, -1)
         if not self.path or square < 0:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from functools import lru_cache
+
 from PIL import Image, ImageDraw
 
 from engine.core import MoveError
@@ -14,7 +16,6 @@ from engine.molehill import (
     FILES,
     NEIGHBOUR_DIRECTION,
     ORANGE,
-    PIECES,
     ROWS,
     SEAT_NAMES,
     MoleHillState,
@@ -23,7 +24,7 @@ from engine.molehill import (
     Step,
     read_move,
 )
-from render.core import Color, RenderContext, fit_text, font, new_canvas, text_center
+from render.core import Color, RenderContext, Theme, fit_text, font, new_canvas, text_center
 
 CELL = 76
 BOARD_X = 40
@@ -71,7 +72,10 @@ def _last_move(ctx: RenderContext) -> Place | Step | Rod | None:
             read = read_move(move)
         except MoveError:
             return None
-        return read if isinstance(read, Rod) else Step(read[1])
+        if isinstance(read, Rod):
+            return read
+        keyword, square = read
+        return Place(square) if keyword == "place" else Step(square)
     return None
 
 
@@ -100,7 +104,11 @@ def _rod_box(edge: int) -> tuple[int, int, int, int]:
 
 
 def _header(
-    draw: ImageDraw.ImageDraw, state: MoleHillState, ctx: RenderContext, names: tuple[str, str]
+    draw: ImageDraw.ImageDraw,
+    state: MoleHillState,
+    ctx: RenderContext,
+    names: tuple[str, str],
+    last: Place | Step | Rod | None,
 ) -> None:
     theme = ctx.theme
     mole, gardener = names[state.mole_seat], names[state.gardener_seat]
@@ -121,12 +129,14 @@ def _header(
     else:
         status = f"{mole} (mole) moves"
     bold = font(24, bold=True)
-    draw.text(
-        (BOARD_X, 10),
-        fit_text(status, bold, WIDTH - 2 * BOARD_X),
-        font=bold,
-        fill=theme.ink,
-    )
+    room = WIDTH - 2 * BOARD_X
+    if last is not None:
+        # The last move in words, right-aligned beside the status.
+        small_bold = font(18, bold=True)
+        said = f"Last: {last}"
+        draw.text((WIDTH - BOARD_X, 32), said, font=small_bold, fill=theme.muted, anchor="rs")
+        room -= int(small_bold.getlength(said)) + 16
+    draw.text((BOARD_X, 10), fit_text(status, bold, room), font=bold, fill=theme.ink)
     box_w = (WIDTH - 2 * BOARD_X - 12) // 2
     small, score_font = font(16), font(19, bold=True)
     for index in range(2):
@@ -162,21 +172,13 @@ def _header(
         )
 
 
-def render(state: MoleHillState, ctx: RenderContext) -> Image.Image:
-    theme = ctx.theme
+@lru_cache(maxsize=4)
+def _lawn(theme: Theme) -> Image.Image:
+    """What never changes: the background, lawn, grid, centre hole and coordinates."""
     image, draw = new_canvas(WIDTH, HEIGHT, theme)
-    names = (ctx.name(0, SEAT_NAMES[0]), ctx.name(1, SEAT_NAMES[1]))
-    _header(draw, state, ctx, names)
-
-    visited = set(state.path)
-    here = state.path[-1] if state.path else -1
-    last = _last_move(ctx)
-
-    # The lawn, the centre hole and the grid.
     for square in range(COLS * ROWS):
-        box = _cell_box(square)
         col, row = square % COLS, square // COLS
-        draw.rectangle(box, fill=SOIL if square == CENTRE else LAWN[(col + row) % 2])
+        draw.rectangle(_cell_box(square), fill=SOIL if square == CENTRE else LAWN[(col + row) % 2])
     x1, y1 = BOARD_X + COLS * CELL, BOARD_Y + ROWS * CELL
     for col in range(COLS + 1):
         x = BOARD_X + col * CELL
@@ -187,10 +189,6 @@ def render(state: MoleHillState, ctx: RenderContext) -> Image.Image:
     draw.rectangle((BOARD_X - 2, BOARD_Y - 2, x1 + 2, y1 + 2), outline=ROD_EDGE, width=3)
     cx, cy = _centre(CENTRE)
     draw.ellipse((cx - 31, cy - 31, cx + 31, cy + 31), outline=SOIL_RIM, width=3)
-    if CENTRE not in visited:
-        text_center(draw, (cx, cy + 25), "jump", font(13, bold=True), WHITE)
-
-    # Coordinates.
     label = font(18, bold=True)
     for col in range(COLS):
         text_center(draw, (BOARD_X + col * CELL + CELL // 2, y1 + 16), FILES[col], label, theme.ink)
@@ -202,6 +200,23 @@ def render(state: MoleHillState, ctx: RenderContext) -> Image.Image:
             label,
             theme.ink,
         )
+    return image
+
+
+def render(state: MoleHillState, ctx: RenderContext) -> Image.Image:
+    theme = ctx.theme
+    image = _lawn(theme).copy()
+    draw = ImageDraw.Draw(image)
+    names = (ctx.name(0, SEAT_NAMES[0]), ctx.name(1, SEAT_NAMES[1]))
+    last = _last_move(ctx)
+    _header(draw, state, ctx, names, last)
+
+    visited = set(state.path)
+    here = state.path[-1] if state.path else -1
+    y1 = BOARD_Y + ROWS * CELL
+    if CENTRE not in visited:
+        cx, cy = _centre(CENTRE)
+        text_center(draw, (cx, cy + 25), "jump", font(13, bold=True), WHITE)
 
     # Where the mole may go next.
     if state.phase == "m" and state.path:
@@ -243,9 +258,7 @@ def render(state: MoleHillState, ctx: RenderContext) -> Image.Image:
         xy = _centre(here)
         _disc(draw, xy, 29, piece, ROD_EDGE)
         _disc(draw, xy, 21, MOLE, ROD_EDGE)
-        text_center(
-            draw, (xy[0], xy[1] - 4), str(PIECES - len(state.path)), font(19, bold=True), WHITE
-        )
+        text_center(draw, (xy[0], xy[1] - 4), str(state.pieces_left), font(19, bold=True), WHITE)
         text_center(draw, (xy[0], xy[1] + 12), "left", font(10, bold=True), WHITE)
 
     # Flowers above the pieces, in the corner, so that both stay visible.
@@ -254,20 +267,16 @@ def render(state: MoleHillState, ctx: RenderContext) -> Image.Image:
     for square in state.white:
         _flower(draw, square, WHITE_FLOWER, square in visited)
 
-    # Rods on top, the last one outlined in the highlight colour.
+    # Rods on top, the last one filled with the highlight colour.
     for edge in range(EDGES):
         if state.rods >> edge & 1:
             is_last = isinstance(last, Rod) and last.edge == edge
             draw.rectangle(
-                _rod_box(edge),
-                fill=ROD,
-                outline=theme.highlight if is_last else ROD_EDGE,
-                width=3 if is_last else 2,
+                _rod_box(edge), fill=theme.highlight if is_last else ROD, outline=ROD_EDGE, width=2
             )
 
     # Footer: the stack and the gardener's supply.
-    left = PIECES - len(state.path)
-    orange_left = max(0, ORANGE - len(state.path))
+    left, orange_left = state.pieces_left, state.orange_left
     footer = (
         f"Stack: {left} left ({orange_left} orange)   Rods placed: {state.rods_placed}   "
         "Flowers: red +2, white +1"

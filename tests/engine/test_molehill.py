@@ -24,6 +24,12 @@ def pos(text: str) -> MoleHillState:
     return state
 
 
+def fresh(seed: int, variant: str | None = None) -> MoleHillState:
+    state = GAME.new_state(seed, 2, variant)
+    assert isinstance(state, MoleHillState)
+    return state
+
+
 def names(moves: object) -> set[str]:
     assert isinstance(moves, tuple)
     return {str(m) for m in moves}
@@ -174,33 +180,34 @@ def perft(state: MoleHillState, depth: int) -> int:
 
 SNAKE_21 = "a1,b1,c1,d1,e1,f1,g1,h1,i1,i2,h2,g2,f2,e2,d2,c2,b2,a2,a3,b3,c3"
 FAR_RODS_21 = "a7e,b7e,c7e,d7e,e7e,f7e,g7e,h7e,a6e,b6e,c6e,d6e,e6e,f6e,g6e,h6e,a5e,b5e,c5e,d5e,e5e"
+#: Position -> leaf counts at depth 1, 2, ... (worked out by hand where small: 63 squares
+#: then 110 edges; on the centre 108 free edges then 60 unvisited squares; in the round-2
+#: trap one rod of 109 ends the game, the other 108 leave the single step to b1).
 PERFT_POSITIONS = {
-    "start": (f"1m - - {FLOWERS} -", 2),
-    "near-centre": (f"1m d3,d4 a1e,h7e {FLOWERS} -", 3),
-    "on-centre": (f"1g c3,d3,e4 e4n,e3n {FLOWERS} -", 2),
-    "last-square": (f"1m {SNAKE_21} {FAR_RODS_21} {FLOWERS} -", 3),
-    "round2-trap": (f"2g b2,a1 a1n {FLOWERS} 5", 3),
+    "start": (f"1m - - {FLOWERS} -", (63, 6930)),
+    "near-centre": (f"1m d3,d4 a1e,h7e {FLOWERS} -", (7, 756, 10672)),
+    "on-centre": (f"1g c3,d3,e4 e4n,e3n {FLOWERS} -", (108, 6480)),
+    "last-square": (f"1m {SNAKE_21} {FAR_RODS_21} {FLOWERS} -", (4, 252, 27720)),
+    "round2-trap": (f"2g b2,a1 a1n {FLOWERS} 5", (109, 108, 11664)),
 }
 
 
 @pytest.mark.parametrize("key", sorted(PERFT_POSITIONS))
-def test_perft_matches_a_naive_model(key: str) -> None:
-    text, depth = PERFT_POSITIONS[key]
-    for d in range(1, depth + 1):
-        assert perft(pos(text), d) == naive_perft(Naive.read(text), d), (key, d)
+def test_perft_matches_a_naive_model_and_the_table(key: str) -> None:
+    text, counts = PERFT_POSITIONS[key]
+    for depth, expected in enumerate(counts, start=1):
+        assert naive_perft(Naive.read(text), depth) == expected, (key, depth, "naive")
+        assert perft(pos(text), depth) == expected, (key, depth)
 
 
 def test_perft_known_counts() -> None:
-    # 63 squares to start on, then 110 interior edges for the first rod.
-    assert perft(pos(f"1m - - {FLOWERS} -"), 1) == 63
-    assert perft(pos(f"1m - - {FLOWERS} -"), 2) == 63 * 110
     # On the centre: every one of the 63 - 3 unvisited squares.
     assert perft(pos(f"1m c3,d3,e4 e4n,e3n,a1e {FLOWERS} -"), 1) == 60
 
 
 # --- 1(a) and 1(b): one scenario per ruling ---------------------------------------------
 def test_b1_board_is_nine_by_seven() -> None:
-    start = GAME.new_state(1, 2, None)
+    start = fresh(1)
     assert {str(m) for m in start.legal_moves(0)} == {
         f"place {c}{r}" for c in FILES for r in range(1, 8)
     }
@@ -218,20 +225,18 @@ def test_b2_centre_is_e4_and_allows_a_jump() -> None:
 
 
 def test_b3_default_flowers_and_the_random_variant() -> None:
-    start = GAME.new_state(7, 2, None)
+    start = fresh(7)
     assert start.to_text() == f"1m - - {FLOWERS} -"
     boards = set()
     for seed in range(30):
-        state = GAME.new_state(seed, 2, "random-flowers")
-        assert isinstance(state, MoleHillState)
+        state = fresh(seed, "random-flowers")
         spots = state.red + state.white
         assert len(set(spots)) == 8 and 31 not in spots
-        assert GAME.new_state(seed, 2, "random-flowers") == state
+        assert fresh(seed, "random-flowers") == state
         boards.add(spots)
     assert len(boards) > 20
     # The same flowers in round 2.
-    state = GAME.new_state(3, 2, "random-flowers")
-    assert isinstance(state, MoleHillState)
+    state = fresh(3, "random-flowers")
     after = play(state, "place a1", "rod a1n", "b1", "rod b1n", "c1", "rod c1n")
     after = play(after, "d1", "rod d1n", "e1", "rod e1n")
     while after.round_no == 1:
@@ -266,7 +271,7 @@ def test_b6_the_22nd_square_ends_the_round_at_once() -> None:
 
 
 def test_b7_the_starting_square_counts_for_flowers() -> None:
-    state = play(GAME.new_state(1, 2, None), "place a4")
+    state = play(fresh(1), "place a4")
     assert isinstance(state, MoleHillState)
     assert state.round_score() == 2 and state.path == (27,)
 
@@ -286,7 +291,7 @@ def test_b8_centre_jump_is_optional_ignores_rods_and_is_lost_after() -> None:
 
 
 def test_b9_the_mole_may_start_on_the_centre() -> None:
-    state = play(GAME.new_state(1, 2, None), "place e4", "rod e4n")
+    state = play(fresh(1), "place e4", "rod e4n")
     assert len(state.legal_moves(0)) == 62
     assert "a1" in names(state.legal_moves(0))
 
@@ -317,7 +322,7 @@ def test_a_straight_step_may_not_cross_a_rod_nor_revisit() -> None:
 
 
 def test_b11_rods_only_on_the_110_interior_edges() -> None:
-    state = play(GAME.new_state(1, 2, None), "place e4")
+    state = play(fresh(1), "place e4")
     assert len(state.legal_moves(1)) == 110
     for border in ("rod a1w", "rod a1s", "rod i7n", "rod i7e", "e1s"):
         with pytest.raises(IllegalMoveError, match="edge of the lawn"):
@@ -368,7 +373,7 @@ def test_b15_a_blocked_mole_ends_the_round_at_its_turn() -> None:
 
 
 def test_b16_seat_0_is_mole_first_then_gardener() -> None:
-    start = GAME.new_state(5, 2, None)
+    start = fresh(5)
     assert start.to_act == frozenset({0})
     assert GAME.seat_names == ("First mole", "First gardener")
     assert GAME.draw_seats
@@ -401,7 +406,7 @@ def test_b18_twenty_two_pieces_at_most() -> None:
 
 # --- 1(c) notation and move syntax ---------------------------------------------------------
 def test_c_move_notation_forms() -> None:
-    start = GAME.new_state(1, 2, None)
+    start = fresh(1)
     assert start.parse_move(0, "place e4") == start.parse_move(0, "E4") == Place(31)
     with pytest.raises(IllegalMoveError, match="place it first"):
         start.parse_move(0, "move e4")
@@ -464,6 +469,9 @@ def test_builder_labels_and_edges_around_mole() -> None:
     corner = play(pos(f"1m b1,a2,b2 f7e,g7e,h7e {FLOWERS} -"), "a1")
     assert names(corner.edges_around_mole()) == {"rod a1n", "rod a1e"}
     assert state.edges_around_mole() == ()
+    top = gardener.move_options(1, ())
+    labels = {o.token: o.label for o in top.options}
+    assert len(labels) == 63 and labels["d4"] == "d4 (mole)" and labels["d5"] == "d5"
     opts = gardener.move_options(1, ("d5",))
     assert {o.token for o in opts.options} == {"n", "e", "s", "w"}
     assert gardener.move_options(1, ("d5", "s")).complete == gardener.parse_move(1, "rod d4n")
@@ -483,8 +491,7 @@ def test_evaluate_prefers_trapping_for_the_gardener() -> None:
 
 # --- random games: notation and invariants ---------------------------------------------
 def random_game(choices: list[int]) -> list[MoleHillState]:
-    state = GAME.new_state(choices[0], 2, None)
-    assert isinstance(state, MoleHillState)
+    state = fresh(choices[0])
     states = [state]
     i = 0
     while state.to_act:
@@ -525,6 +532,10 @@ def test_random_games_round_trip_and_keep_invariants(choices: list[int]) -> None
             state.phase == "x" and len(state.path) == 22 and state.rods_placed == 21
         )
         assert state.round_score() == recount(text)
+        squares = text.split()[1]
+        visited = 0 if squares == "-" else len(squares.split(","))
+        assert state.pieces_left == 22 - visited
+        assert state.orange_left == max(0, 10 - visited)
         if state.round_no == 2:
             assert state.scores() == (state.first_score, recount(text))
         else:
@@ -534,6 +545,41 @@ def test_random_games_round_trip_and_keep_invariants(choices: list[int]) -> None
         states[-1].first_score,
         recount(states[-1].to_text()),
     )
+
+
+OPPOSITE = {"n": "s", "s": "n", "e": "w", "w": "e"}
+
+
+def other_forms(move: Place | Step | Rod) -> list[str]:
+    """Every other way to write `move` that RULES.md 1(c) accepts, built by hand."""
+    text = str(move)
+    if isinstance(move, Rod):
+        square, side = text[4:-1], text[-1]
+        dc, dr = SIDES[side]
+        col, row = sq(square)
+        neighbour = sq_name((col + dc, row + dr))
+        return [
+            f"rod {neighbour}{OPPOSITE[side]}",
+            f"rod {square}-{neighbour}",
+            f"{neighbour}-{square}",
+            f"{square} {side}",
+            text.upper(),
+        ]
+    if isinstance(move, Place):
+        return [text[6:], text.upper()]
+    return [f"move {text}", text.upper()]
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.integers(min_value=0, max_value=2**32), st.integers(min_value=0, max_value=40))
+def test_move_notation_round_trips(seed: int, plies: int) -> None:
+    states = random_game([seed, seed // 7, seed // 13])
+    state = states[min(plies, len(states) - 1)]
+    for seat in state.to_act:
+        for move in state.legal_moves(seat):
+            assert state.parse_move(seat, str(move)) == move
+            for form in other_forms(move):
+                assert state.parse_move(seat, form) == move, form
 
 
 @settings(max_examples=200, deadline=None)

@@ -10,7 +10,7 @@ import pytest
 from PIL import Image, ImageChops
 
 from engine import registry
-from engine.molehill import MoleHillState
+from engine.molehill import MoleHillState, Place
 from render.core import DEFAULT_THEME, RenderContext
 from render.molehill import render
 from render.registry import render_png
@@ -122,10 +122,10 @@ def test_pieces_stack_targets_and_rods() -> None:
     # Rod f1n lies on the line between f1 and f2, at the middle of that side.
     x0, y0, x1, _ = box("f2")
     assert near(pixel(image, ((x0 + x1) // 2, y0 + CELL)), ROD)
-    # The last rod (i4n) is outlined in the highlight colour, the others in dark ink.
+    # The last rod (i4n) is filled with the highlight colour, the others white.
     ix0, iy0, ix1, _ = box("i4")
-    assert near(pixel(image, ((ix0 + ix1) // 2, iy0 - 5)), DEFAULT_THEME.highlight)
-    assert not near(pixel(image, ((x0 + x1) // 2, y0 + CELL - 5)), DEFAULT_THEME.highlight)
+    assert near(pixel(image, ((ix0 + ix1) // 2, iy0)), DEFAULT_THEME.highlight)
+    assert not near(pixel(image, ((x0 + x1) // 2, y0 + CELL)), DEFAULT_THEME.highlight)
     # e1 (red flower) was visited: its badge shows.
     ex0, ey0, _, _ = box("e1")
     assert near(pixel(image, (ex0 + 17, ey0 + 29)), BADGE)
@@ -155,6 +155,15 @@ def test_current_round_box_is_marked_while_running() -> None:
     assert not near(pixel(over, (BOARD_X + 346 + 1, 76)), DEFAULT_THEME.highlight)
 
 
+def test_last_move_is_written_top_right() -> None:
+    state, ctx = scenes()["mole"]
+    with_move = render(state, ctx)
+    without = render(state, RenderContext(names=ctx.names))
+    diff = ImageChops.difference(with_move, without).crop((BOARD_X, 0, SIZE[0], 40))
+    bbox = diff.getbbox()
+    assert bbox is not None and bbox[0] > SIZE[0] // 2
+
+
 def test_text_last_move_draws_like_a_move_object() -> None:
     state, ctx = scenes()["mole"]
     as_text = RenderContext(names=ctx.names, last_move="rod i5s", previous=ctx.previous)
@@ -175,3 +184,12 @@ def test_golden(name: str) -> None:
     diff = ImageChops.difference(expected, image).convert("L")
     changed = sum(diff.histogram()[25:])
     assert changed <= image.size[0] * image.size[1] // 500, f"{changed} pixels differ"
+
+
+def test_text_placement_draws_like_a_place_object() -> None:
+    start = GAME.new_state(1, 2, None)
+    assert isinstance(start, MoleHillState)
+    placed = start.play(0, start.parse_move(0, "place c3"))
+    by_text = RenderContext(names=("Ada", "Bo"), last_move="place c3", previous=start)
+    by_move = RenderContext(names=("Ada", "Bo"), last_move=Place(20), previous=start)
+    assert ImageChops.difference(render(placed, by_text), render(placed, by_move)).getbbox() is None
