@@ -23,6 +23,7 @@ from data.repository import (
     GameRepository,
     NewGame,
     StalePlyError,
+    Status,
     UserRecord,
 )
 from engine import ai, registry
@@ -587,21 +588,7 @@ class GameService:
                 "reason": str(reason),
                 "resigned": list(seats),
             }
-            try:
-                record = await self.games.close_game(
-                    game_id, loaded.record.ply, "finished", result, self.clock()
-                )
-            except StalePlyError:
-                raise ServiceError(t("The game moved on; try again.")) from None
-            loaded = self._remember(
-                record,
-                loaded.game,
-                loaded.state,
-                loaded.previous,
-                loaded.last_move,
-                loaded.last_seat,
-            )
-        return [await self._board_reply(loaded, None, [], self._everyone(loaded, user))]
+            return await self._close(loaded, "finished", result, user)
 
     async def _hand_over(self, loaded: Loaded, user: User, seats: tuple[int, ...]) -> list[Reply]:
         """In a game of three or more, a computer takes over the resigner's seat and the
@@ -634,20 +621,22 @@ class GameService:
                 "reason": str(reason),
                 "aborted": True,
             }
-            try:
-                record = await self.games.close_game(
-                    record.id, loaded.record.ply, "aborted", result, self.clock()
-                )
-            except StalePlyError:
-                raise ServiceError(t("The game moved on; try again.")) from None
-            loaded = self._remember(
-                record,
-                loaded.game,
-                loaded.state,
-                loaded.previous,
-                loaded.last_move,
-                loaded.last_seat,
+            return await self._close(loaded, "aborted", result, user)
+
+    async def _close(
+        self, loaded: Loaded, status: Status, result: dict[str, Any], user: User
+    ) -> list[Reply]:
+        """End a game that is not over by its rules (resigned, ended by an admin): its
+        final board, pinging the other players. Call under the game's lock."""
+        try:
+            record = await self.games.close_game(
+                loaded.record.id, loaded.record.ply, status, result, self.clock()
             )
+        except StalePlyError:
+            raise ServiceError(t("The game moved on; try again.")) from None
+        loaded = self._remember(
+            record, loaded.game, loaded.state, loaded.previous, loaded.last_move, loaded.last_seat
+        )
         return [await self._board_reply(loaded, None, [], self._everyone(loaded, user))]
 
     # === looking at games =================================================================
