@@ -4,8 +4,6 @@ size, pixel probes at known squares, the reconstruction of positions, golden PNG
 from __future__ import annotations
 
 import io
-import os
-from pathlib import Path
 
 import pytest
 from PIL import Image, ImageChops
@@ -24,10 +22,16 @@ from render.everest import (
     render_steps,
     step_scenes,
 )
-from render.registry import options_png, render_png, step_pngs
+from render.registry import options_png, step_pngs
+from tests.render.support import (
+    assert_matches_golden,
+    assert_renders_rgb_at,
+    assert_small_deterministic_png,
+    near,
+    pixel,
+)
 
 GAME = registry.get("everest")
-GOLDEN = Path(__file__).parent / "golden"
 CELL, LEFT, TOP = 86, 36, 50
 NAMES = ("Ann", "Bob", "Cy", "Di")
 
@@ -58,16 +62,6 @@ def centre(name: str) -> tuple[int, int]:
     return LEFT + col * CELL + CELL // 2, TOP + (6 - row) * CELL + CELL // 2
 
 
-def pixel(image: Image.Image, xy: tuple[int, int]) -> tuple[int, ...]:
-    value = image.getpixel(xy)
-    assert isinstance(value, tuple)
-    return value
-
-
-def near(a: tuple[int, ...], b: tuple[int, ...], tolerance: int = 12) -> bool:
-    return all(abs(x - y) <= tolerance for x, y in zip(a, b, strict=True))
-
-
 def scenes() -> dict[str, tuple[EverestState, RenderContext]]:
     start = GAME.new_state(3, 4, None)
     assert isinstance(start, EverestState)
@@ -79,17 +73,11 @@ def scenes() -> dict[str, tuple[EverestState, RenderContext]]:
 
 
 def test_size_and_mode() -> None:
-    for state, ctx in scenes().values():
-        image = render(state, ctx)
-        assert image.size == (760, 732) and image.mode == "RGB"
+    assert_renders_rgb_at(render, scenes().values(), (760, 732))
 
 
 def test_png_is_small_and_deterministic() -> None:
-    state, ctx = scenes()["action"]
-    data = render_png(state, ctx)
-    assert data == render_png(state, ctx)
-    assert len(data) < 80_000
-    assert Image.open(io.BytesIO(data)).size == (760, 732)
+    assert_small_deterministic_png(*scenes()["action"], (760, 732))
 
 
 def test_heights_are_shaded_by_level() -> None:
@@ -139,22 +127,10 @@ def test_outcome_thumbnails_differ_per_outcome() -> None:
     assert ImageChops.difference(images[0], images[1]).getbbox() is not None
 
 
-def compare_golden(image: Image.Image, name: str) -> None:
-    path = GOLDEN / f"everest_{name}.png"
-    if os.environ.get("HILLTOP_UPDATE_GOLDEN") == "1":
-        GOLDEN.mkdir(exist_ok=True)
-        image.save(path)
-    expected = Image.open(path).convert("RGB")
-    assert expected.size == image.size
-    diff = ImageChops.difference(expected, image).convert("L")
-    changed = sum(diff.histogram()[25:])
-    assert changed <= image.size[0] * image.size[1] // 500, f"{changed} pixels differ"
-
-
 @pytest.mark.parametrize("name", ["start", "conflict", "action"])
 def test_golden(name: str) -> None:
     state, ctx = scenes()[name]
-    compare_golden(render(state, ctx), name)
+    assert_matches_golden(render(state, ctx), f"everest_{name}")
 
 
 # --- the steps of a resolution ----------------------------------------------------------
@@ -379,15 +355,15 @@ def test_outcome_choice_shows_each_outcome_in_pick_order(state: EverestState, co
 
 @pytest.mark.parametrize("step", [1, 2, 3])
 def test_golden_steps(step: int) -> None:
-    compare_golden(render_steps(ROUND, ROUND_CTX)[step - 1], f"step{step}")
+    assert_matches_golden(render_steps(ROUND, ROUND_CTX)[step - 1], f"everest_step{step}")
 
 
 def test_golden_roll_off_step() -> None:
     (image,) = render_steps(TIED, RenderContext(names=NAMES))
-    compare_golden(image, "step_rolloff")
+    assert_matches_golden(image, "everest_step_rolloff")
 
 
 def test_golden_pick() -> None:
     image = render_options(TIED, 0, (), RenderContext(names=NAMES))
     assert image is not None
-    compare_golden(image, "pick")
+    assert_matches_golden(image, "everest_pick")

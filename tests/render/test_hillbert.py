@@ -2,21 +2,21 @@
 
 from __future__ import annotations
 
-import io
-import os
-from pathlib import Path
-
 import pytest
-from PIL import Image, ImageChops
 
 from engine import registry
 from engine.hillbert import HillbertState
 from render.core import DEFAULT_THEME, RenderContext
 from render.hillbert import render
-from render.registry import render_png
+from tests.render.support import (
+    assert_matches_golden,
+    assert_renders_rgb_at,
+    assert_small_deterministic_png,
+    near,
+    pixel,
+)
 
 GAME = registry.get("hillbert")
-GOLDEN = Path(__file__).parent / "golden"
 SIZE = (700, 690)
 CELL, BOARD_X, BOARD_Y, GHOST_ROW = 66, 44, 172, 26
 TAIL = " score={score} turns={turns} hungry={hungry} facing={facing} jumped={jumped} seed=0"
@@ -46,16 +46,6 @@ def cell_box(col: str, row: int) -> tuple[int, int]:
     return BOARD_X + "abcdefg".index(col) * CELL, BOARD_Y + (row - 1) * CELL
 
 
-def pixel(image: Image.Image, xy: tuple[int, int]) -> tuple[int, ...]:
-    value = image.getpixel(xy)
-    assert isinstance(value, tuple)
-    return value
-
-
-def near(a: tuple[int, ...], b: tuple[int, ...], tolerance: int = 12) -> bool:
-    return all(abs(x - y) <= tolerance for x, y in zip(a, b, strict=True))
-
-
 def scenes() -> dict[str, tuple[HillbertState, RenderContext]]:
     big = position("..HHHbb/..HHHBB/..HHH../.mm.o../s....../.....bb/.....BB", score=40)
     return {
@@ -67,17 +57,11 @@ def scenes() -> dict[str, tuple[HillbertState, RenderContext]]:
 
 
 def test_size_and_mode() -> None:
-    for state, ctx in scenes().values():
-        image = render(state, ctx)
-        assert image.size == SIZE and image.mode == "RGB"
+    assert_renders_rgb_at(render, scenes().values(), SIZE)
 
 
 def test_png_is_small_and_deterministic() -> None:
-    state, ctx = scenes()["move"]
-    data = render_png(state, ctx)
-    assert data == render_png(state, ctx)
-    assert len(data) < 80_000
-    assert Image.open(io.BytesIO(data)).size == SIZE
+    assert_small_deterministic_png(*scenes()["move"], SIZE)
 
 
 def test_probes_at_known_cells() -> None:
@@ -138,13 +122,4 @@ def test_game_over_banner() -> None:
 @pytest.mark.parametrize("name", ["start", "move", "big", "over"])
 def test_golden(name: str) -> None:
     state, ctx = scenes()[name]
-    image = render(state, ctx)
-    path = GOLDEN / f"hillbert_{name}.png"
-    if os.environ.get("HILLTOP_UPDATE_GOLDEN") == "1":
-        GOLDEN.mkdir(exist_ok=True)
-        image.save(path)
-    expected = Image.open(path).convert("RGB")
-    assert expected.size == image.size
-    diff = ImageChops.difference(expected, image).convert("L")
-    changed = sum(diff.histogram()[25:])
-    assert changed <= image.size[0] * image.size[1] // 500, f"{changed} pixels differ"
+    assert_matches_golden(render(state, ctx), f"hillbert_{name}")

@@ -2,21 +2,23 @@
 
 from __future__ import annotations
 
-import io
-import os
-from pathlib import Path
-
 import pytest
-from PIL import Image, ImageChops
+from PIL import ImageChops
 
 from engine import registry
 from engine.hokito import HokitoMove, HokitoState
 from render.core import DEFAULT_THEME, RenderContext
 from render.hokito import render
-from render.registry import render_png
+from tests.render.support import (
+    assert_matches_golden,
+    assert_renders_rgb_at,
+    assert_small_deterministic_png,
+    count_colour,
+    near,
+    pixel,
+)
 
 GAME = registry.get("hokito")
-GOLDEN = Path(__file__).parent / "golden"
 SIZE = (720, 820)
 CELL, BOARD_X, BOARD_Y = 104, 56, 134
 BLACK_PAWN, WHITE_PAWN = (34, 32, 30), (250, 248, 242)
@@ -48,23 +50,6 @@ def centre(square: str) -> tuple[int, int]:
     return BOARD_X + file * CELL + CELL // 2, BOARD_Y + (5 - rank) * CELL + CELL // 2
 
 
-def pixel(image: Image.Image, xy: tuple[int, int]) -> tuple[int, ...]:
-    value = image.getpixel(xy)
-    assert isinstance(value, tuple)
-    return value
-
-
-def near(a: tuple[int, ...], b: tuple[int, ...], tolerance: int = 12) -> bool:
-    return all(abs(x - y) <= tolerance for x, y in zip(a, b, strict=True))
-
-
-def count_colour(image: Image.Image, colour: tuple[int, int, int], tolerance: int = 10) -> int:
-    away = ImageChops.difference(image, Image.new("RGB", image.size, colour))
-    red, green, blue = away.split()
-    farthest = ImageChops.lighter(red, ImageChops.lighter(green, blue))
-    return sum(farthest.histogram()[: tolerance + 1])
-
-
 def scenes() -> dict[str, tuple[HokitoState, RenderContext]]:
     start = GAME.new_state(1, 2, None)
     assert isinstance(start, HokitoState)
@@ -80,17 +65,11 @@ def scenes() -> dict[str, tuple[HokitoState, RenderContext]]:
 
 
 def test_size_and_mode() -> None:
-    for state, ctx in scenes().values():
-        image = render(state, ctx)
-        assert image.size == SIZE and image.mode == "RGB"
+    assert_renders_rgb_at(render, scenes().values(), SIZE)
 
 
 def test_png_is_small_and_deterministic() -> None:
-    state, ctx = scenes()["path"]
-    data = render_png(state, ctx)
-    assert data == render_png(state, ctx)
-    assert len(data) < 80_000
-    assert Image.open(io.BytesIO(data)).size == SIZE
+    assert_small_deterministic_png(*scenes()["path"], SIZE)
 
 
 def test_probes_at_known_squares() -> None:
@@ -167,13 +146,4 @@ def test_game_over_shows_no_turn_marker() -> None:
 @pytest.mark.parametrize("name", ["start", "path", "over"])
 def test_golden(name: str) -> None:
     state, ctx = scenes()[name]
-    image = render(state, ctx)
-    path = GOLDEN / f"hokito_{name}.png"
-    if os.environ.get("HILLTOP_UPDATE_GOLDEN") == "1":
-        GOLDEN.mkdir(exist_ok=True)
-        image.save(path)
-    expected = Image.open(path).convert("RGB")
-    assert expected.size == image.size
-    diff = ImageChops.difference(expected, image).convert("L")
-    changed = sum(diff.histogram()[25:])
-    assert changed <= image.size[0] * image.size[1] // 500, f"{changed} pixels differ"
+    assert_matches_golden(render(state, ctx), f"hokito_{name}")

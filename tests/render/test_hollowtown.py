@@ -2,21 +2,22 @@
 
 from __future__ import annotations
 
-import io
-import os
-from pathlib import Path
-
 import pytest
-from PIL import Image, ImageChops
 
 from engine import registry
 from engine.hollowtown import HollowtownMove, HollowtownState
 from render.core import DEFAULT_THEME, RenderContext
 from render.hollowtown import render
-from render.registry import render_png
+from tests.render.support import (
+    assert_matches_golden,
+    assert_renders_rgb_at,
+    assert_small_deterministic_png,
+    count_colour,
+    near,
+    pixel,
+)
 
 GAME = registry.get("hollowtown")
-GOLDEN = Path(__file__).parent / "golden"
 CELL, TOWN_X, TOWN_Y = 124, 44, 92
 HOLLOW_RED, DOOKY_BLUE = DEFAULT_THEME.seats[0], DEFAULT_THEME.seats[1]
 
@@ -31,16 +32,6 @@ AFTER_HARVEST = MID.play(1, MID.parse_move(1, "move down"))
 def cell_origin(name: str) -> tuple[int, int]:
     column, row = "ABC".index(name[0]), int(name[1]) - 1
     return TOWN_X + column * CELL, TOWN_Y + row * CELL
-
-
-def pixel(image: Image.Image, xy: tuple[int, int]) -> tuple[int, ...]:
-    value = image.getpixel(xy)
-    assert isinstance(value, tuple)
-    return value
-
-
-def near(a: tuple[int, ...], b: tuple[int, ...], tolerance: int = 12) -> bool:
-    return all(abs(x - y) <= tolerance for x, y in zip(a, b, strict=True))
 
 
 def scenes() -> dict[str, tuple[HollowtownState, RenderContext]]:
@@ -68,17 +59,11 @@ def scenes() -> dict[str, tuple[HollowtownState, RenderContext]]:
 
 
 def test_size_and_mode() -> None:
-    for state, ctx in scenes().values():
-        image = render(state, ctx)
-        assert image.size == (760, 516) and image.mode == "RGB"
+    assert_renders_rgb_at(render, scenes().values(), (760, 516))
 
 
 def test_png_is_small_and_deterministic() -> None:
-    state, ctx = scenes()["harvest"]
-    data = render_png(state, ctx)
-    assert data == render_png(state, ctx)
-    assert len(data) < 80_000
-    assert Image.open(io.BytesIO(data)).size == (760, 516)
+    assert_small_deterministic_png(*scenes()["harvest"], (760, 516))
 
 
 def test_probes_at_known_cells() -> None:
@@ -110,23 +95,10 @@ def test_an_empty_town_has_no_buttons_drawn() -> None:
     state, ctx = scenes()["start"]
     image = render(state, ctx)
     town = image.crop((TOWN_X, TOWN_Y, TOWN_X + 3 * CELL, TOWN_Y + 3 * CELL))
-    away = ImageChops.difference(town, Image.new("RGB", town.size, (112, 62, 156)))
-    red, green, blue = away.split()
-    farthest = ImageChops.lighter(red, ImageChops.lighter(green, blue))
-    purple = sum(farthest.histogram()[:11])
-    assert purple == 0
+    assert count_colour(town, (112, 62, 156)) == 0
 
 
 @pytest.mark.parametrize("name", ["start", "harvest", "over"])
 def test_golden(name: str) -> None:
     state, ctx = scenes()[name]
-    image = render(state, ctx)
-    path = GOLDEN / f"hollowtown_{name}.png"
-    if os.environ.get("HILLTOP_UPDATE_GOLDEN") == "1":
-        GOLDEN.mkdir(exist_ok=True)
-        image.save(path)
-    expected = Image.open(path).convert("RGB")
-    assert expected.size == image.size
-    diff = ImageChops.difference(expected, image).convert("L")
-    changed = sum(diff.histogram()[25:])
-    assert changed <= image.size[0] * image.size[1] // 500, f"{changed} pixels differ"
+    assert_matches_golden(render(state, ctx), f"hollowtown_{name}")

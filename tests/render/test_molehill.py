@@ -2,21 +2,22 @@
 
 from __future__ import annotations
 
-import io
-import os
-from pathlib import Path
-
 import pytest
-from PIL import Image, ImageChops
+from PIL import ImageChops
 
 from engine import registry
 from engine.molehill import MoleHillState, Place
 from render.core import DEFAULT_THEME, RenderContext
 from render.molehill import render
-from render.registry import render_png
+from tests.render.support import (
+    assert_matches_golden,
+    assert_renders_rgb_at,
+    assert_small_deterministic_png,
+    near,
+    pixel,
+)
 
 GAME = registry.get("molehill")
-GOLDEN = Path(__file__).parent / "golden"
 SIZE = (760, 724)
 CELL, BOARD_X, BOARD_Y = 76, 40, 120
 FLOWERS = "e1,a4,i4,e7/b2,h2,b6,h6"
@@ -47,16 +48,6 @@ def centre(square: str) -> tuple[int, int]:
     return x0 + CELL // 2, y0 + CELL // 2
 
 
-def pixel(image: Image.Image, xy: tuple[int, int]) -> tuple[int, ...]:
-    value = image.getpixel(xy)
-    assert isinstance(value, tuple)
-    return value
-
-
-def near(a: tuple[int, ...], b: tuple[int, ...], tolerance: int = 12) -> bool:
-    return all(abs(x - y) <= tolerance for x, y in zip(a, b, strict=True))
-
-
 def scenes() -> dict[str, tuple[MoleHillState, RenderContext]]:
     names = ("Ada", "Bo")
     start = GAME.new_state(1, 2, None)
@@ -77,17 +68,11 @@ def scenes() -> dict[str, tuple[MoleHillState, RenderContext]]:
 
 
 def test_size_and_mode() -> None:
-    for state, ctx in scenes().values():
-        image = render(state, ctx)
-        assert image.size == SIZE and image.mode == "RGB"
+    assert_renders_rgb_at(render, scenes().values(), SIZE)
 
 
 def test_png_is_small_and_deterministic() -> None:
-    state, ctx = scenes()["mole"]
-    data = render_png(state, ctx)
-    assert data == render_png(state, ctx)
-    assert len(data) < 80_000
-    assert Image.open(io.BytesIO(data)).size == SIZE
+    assert_small_deterministic_png(*scenes()["mole"], SIZE)
 
 
 def test_lawn_centre_and_flowers() -> None:
@@ -174,16 +159,7 @@ def test_text_last_move_draws_like_a_move_object() -> None:
 @pytest.mark.parametrize("name", ["start", "mole", "gardener", "over"])
 def test_golden(name: str) -> None:
     state, ctx = scenes()[name]
-    image = render(state, ctx)
-    path = GOLDEN / f"molehill_{name}.png"
-    if os.environ.get("HILLTOP_UPDATE_GOLDEN") == "1":
-        GOLDEN.mkdir(exist_ok=True)
-        image.save(path)
-    expected = Image.open(path).convert("RGB")
-    assert expected.size == image.size
-    diff = ImageChops.difference(expected, image).convert("L")
-    changed = sum(diff.histogram()[25:])
-    assert changed <= image.size[0] * image.size[1] // 500, f"{changed} pixels differ"
+    assert_matches_golden(render(state, ctx), f"molehill_{name}")
 
 
 def test_text_placement_draws_like_a_place_object() -> None:

@@ -1,0 +1,82 @@
+"""Helpers shared by the board-render tests: pixel probes, colour comparison, golden images
+and the checks every game's render makes (RGB at its size, a small deterministic PNG)."""
+
+from __future__ import annotations
+
+import io
+import os
+from collections.abc import Callable, Iterable
+from pathlib import Path
+from typing import Any
+
+from PIL import Image, ImageChops
+
+from engine.core import GameState
+from render.core import RenderContext
+from render.registry import render_png
+
+GOLDEN = Path(__file__).parent / "golden"
+
+Colour = tuple[int, ...]
+Scene = tuple[GameState[Any], RenderContext]
+
+
+def pixel(image: Image.Image, xy: tuple[int, int]) -> Colour:
+    """The colour of one pixel of a multi-band image."""
+    value = image.getpixel(xy)
+    assert isinstance(value, tuple)
+    return value
+
+
+def near(a: Colour, b: Colour, tolerance: int = 12) -> bool:
+    """Whether every channel of ``a`` is within ``tolerance`` of the same channel of ``b``."""
+    return all(abs(x - y) <= tolerance for x, y in zip(a, b, strict=True))
+
+
+def count_colour(image: Image.Image, colour: tuple[int, int, int], tolerance: int = 10) -> int:
+    """How many pixels of an RGB image have every channel within ``tolerance`` of ``colour``."""
+    away = ImageChops.difference(image, Image.new("RGB", image.size, colour))
+    red, green, blue = away.split()
+    farthest = ImageChops.lighter(red, ImageChops.lighter(green, blue))
+    return sum(farthest.histogram()[: tolerance + 1])
+
+
+def assert_matches_golden(
+    image: Image.Image, name: str, tolerance: int = 24, one_in: int = 500
+) -> None:
+    """Compare ``image`` with ``golden/<name>.png`` by decoded pixels.
+
+    A pixel counts as changed when its grey-level difference exceeds ``tolerance``; at most
+    one pixel in ``one_in`` may change. With ``HILLTOP_UPDATE_GOLDEN=1`` the golden is
+    written from ``image`` first.
+    """
+    path = GOLDEN / f"{name}.png"
+    if os.environ.get("HILLTOP_UPDATE_GOLDEN") == "1":
+        GOLDEN.mkdir(exist_ok=True)
+        image.save(path)
+    expected = Image.open(path).convert("RGB")
+    assert expected.size == image.size
+    diff = ImageChops.difference(expected, image).convert("L")
+    changed = sum(diff.histogram()[tolerance + 1 :])
+    assert changed <= image.size[0] * image.size[1] // one_in, f"{changed} pixels differ"
+
+
+def assert_renders_rgb_at(
+    render: Callable[[Any, RenderContext], Image.Image],
+    scenes: Iterable[Scene],
+    size: tuple[int, int],
+) -> None:
+    """Every scene renders to an RGB image of ``size``."""
+    for state, ctx in scenes:
+        image = render(state, ctx)
+        assert image.size == size and image.mode == "RGB"
+
+
+def assert_small_deterministic_png(
+    state: GameState[Any], ctx: RenderContext, size: tuple[int, int], limit: int = 80_000
+) -> None:
+    """``render_png`` gives the same bytes twice, under ``limit``, decoding to ``size``."""
+    data = render_png(state, ctx)
+    assert data == render_png(state, ctx)
+    assert len(data) < limit
+    assert Image.open(io.BytesIO(data)).size == size
