@@ -29,8 +29,8 @@ def playout(game: Game[Any], seed: int, players: int) -> list[GameState[Any]]:
         if not state.to_act:
             break
         seat, rng = rng.choice(sorted(state.to_act))
-        moves = list(state.legal_moves(seat))
-        assert moves, f"{game.id}: seat {seat} is to act but has no legal move"
+        moves = state.legal_moves(seat)
+        assert len(moves), f"{game.id}: seat {seat} is to act but has no legal move"
         move, rng = rng.choice(moves)
         state = state.play(seat, move)
         states.append(state)
@@ -80,7 +80,7 @@ def test_replay_from_seed_and_log_is_exact(game: Game[Any]) -> None:
     state = game.new_state(11, game.max_players, None)
     for _ in range(len(states) - 1):
         seat, rng = rng.choice(sorted(state.to_act))
-        move, rng = rng.choice(list(state.legal_moves(seat)))
+        move, rng = rng.choice(state.legal_moves(seat))
         log.append((seat, state.move_text(move)))
         state = state.play(seat, move)
     replayed = game.new_state(11, game.max_players, None)
