@@ -21,9 +21,9 @@ def round_resolution(rounds: int = 200) -> tuple[float, float, float]:
         state = game.new_state(seed, 4, None)
         rng = Rng(seed)
         for seat in (0, 1, 2):
-            plan, rng = rng.choice(list(state.legal_moves(seat)))
+            plan, rng = rng.choice(state.legal_moves(seat))
             state = state.play(seat, plan)
-        last, rng = rng.choice(list(state.legal_moves(3)))
+        last, rng = rng.choice(state.legal_moves(3))
         start = time.perf_counter()
         state = state.play(3, last)
         conflict = False

@@ -85,7 +85,7 @@ async def _drive(
         if game is None:
             continue
         seat = min(game.state.to_act)
-        move, rng = rng.choice(list(game.state.legal_moves(seat)))
+        move, rng = rng.choice(game.state.legal_moves(seat))
         text = game.state.move_text(move)
         game.state = game.state.play(seat, move)
         game.plies += 1

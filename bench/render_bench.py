@@ -18,7 +18,7 @@ def midgame(game_id: str, plies: int = 12) -> tuple[object, object, object]:
         if not state.to_act:
             break
         seat, rng = rng.choice(sorted(state.to_act))
-        move, rng = rng.choice(list(state.legal_moves(seat)))
+        move, rng = rng.choice(state.legal_moves(seat))
         previous, state = state, state.play(seat, move)
     return state, previous, move
 

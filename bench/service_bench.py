@@ -35,7 +35,7 @@ async def _games(service: GameService, count: int, game_id: str = "hokito") -> l
 
 def _next_move(state: Any, rng: Rng) -> tuple[User, str, Any, Rng]:
     seat = min(state.to_act)
-    move, rng = rng.choice(list(state.legal_moves(seat)))
+    move, rng = rng.choice(state.legal_moves(seat))
     return (ALICE, BOB)[seat], state.move_text(move), state.play(seat, move), rng
 
 
