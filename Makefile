@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: run test lint bench clean
+.PHONY: run test lint bench strength clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -25,6 +25,10 @@ test: lint
 
 bench: $(STAMP)
 	$(BIN)/python -m bench
+
+# The computer levels matched against each other (slow; GAMES=20 for a quick look).
+strength: $(STAMP)
+	$(BIN)/python -m bench.strength --games $(or $(GAMES),100) --jobs 2
 
 clean:
 	rm -rf $(VENV) var .pytest_cache .mypy_cache .ruff_cache .hypothesis
