@@ -13,6 +13,7 @@ from bench.service_bench import (
     discord_move_latency,
     move_through_service,
 )
+from bench.strength import timing_rows
 from engine import registry
 
 
@@ -35,11 +36,20 @@ def main() -> None:
             f"| {game_id}: render p50 / p95 | {p50:.1f} / {p95:.1f} ms, "
             f"PNG {size / 1024:.0f} KB | p50 ≤ 10 ms, ≤ 80 KB |"
         )
-    p50, p95 = asyncio.run(move_through_service())
+    for game in registry.all_games():
+        p50, p95 = asyncio.run(move_through_service(game.id))
+        print(
+            f"| {game.id}: one move through the service p50 / p95 | {p50:.1f} / {p95:.1f} ms "
+            "| p50 ≤ 25 ms |"
+        )
     print(
-        f"| hokito: one move through the service p50 / p95 | {p50:.1f} / {p95:.1f} ms "
-        "| p50 ≤ 25 ms |"
+        "\nComputer players: hard's MCTS simulations per second, and seconds per decision"
+        " (mean / max) for easy, normal, hard.\n"
     )
+    print("| game (seats) | sims/s | easy | normal | hard |")
+    print("| --- | --- | --- | --- | --- |")
+    print("\n".join(timing_rows(3)))
+    print()
     rate = asyncio.run(committed_moves_per_second())
     print(f"| SQLite committed moves per second | {rate:,.0f} | ≥ 1,000 |")
     p50, p95 = asyncio.run(discord_move_latency())

@@ -22,33 +22,40 @@ BOB = User(2, "bob")
 BOT = User(9000, "hilltop", is_bot=True)
 
 
-async def _games(service: GameService, count: int, game_id: str = "hokito") -> list[Any]:
-    """Start `count` games in their own channels; returns (place, engine state) mirrors."""
+PEOPLE = (ALICE, BOB, User(3, "carol"), User(4, "dave"))
+
+
+async def _games(service: GameService, count: int, game_id: str = "hokito") -> list[list[Any]]:
+    """Start `count` games of people in their own channels; returns (place, engine state)
+    mirrors that tell the benchmark which moves are legal."""
     game = registry.get(game_id)
+    players = list(PEOPLE[: game.min_players])
     games = []
     for i in range(count):
         place = Place(10_000 + i, 1, f"c{i}")
-        await service.admin_start(place, ALICE, game_id, [ALICE, BOB], seed=i + 1)
-        games.append([place, game.new_state(i + 1, 2, None)])
+        await service.admin_start(place, ALICE, game_id, players, seed=i + 1)
+        games.append([place, game.new_state(i + 1, len(players), None)])
     return games
 
 
 def _next_move(state: Any, rng: Rng) -> tuple[User, str, Any, Rng]:
-    seat = min(state.to_act)
+    seat, rng = rng.choice(sorted(state.to_act))
     move, rng = rng.choice(state.legal_moves(seat))
-    return (ALICE, BOB)[seat], state.move_text(move), state.play(seat, move), rng
+    return PEOPLE[seat], state.move_text(move), state.play(seat, move), rng
 
 
-async def move_through_service(moves: int = 300) -> tuple[float, float]:
+async def move_through_service(game_id: str = "hokito", moves: int = 200) -> tuple[float, float]:
     """(p50, p95) ms of one /move: parse, play, persist, render the PNG."""
     with tempfile.TemporaryDirectory() as tmp:
         db = await Database.open(Path(tmp) / "bench.sqlite3")
         try:
             service = GameService(SqliteGameRepository(db), bot_user=BOT)
-            games = await _games(service, 20)
+            games = await _games(service, 20, game_id)
             rng = Rng(3)
             samples = []
-            for i in range(moves):
+            for i in range(moves * 3):
+                if len(samples) == moves:
+                    break
                 entry = games[i % len(games)]
                 if not entry[1].to_act:
                     continue
@@ -105,7 +112,7 @@ async def discord_move_latency(active_games: int = 50, moves: int = 300) -> tupl
         try:
             games = await _games(bot.service, active_games)
             cog: Any = bot.get_cog("GamesCog")
-            people = {ALICE.id: member(ALICE.id, "alice"), BOB.id: member(BOB.id, "bob")}
+            people = {p.id: member(p.id, p.name) for p in PEOPLE}
             rng = Rng(5)
             samples = []
             for i in range(moves):
