@@ -319,7 +319,8 @@ class Console:
             names = ", ".join(u.name for u in reply.mentions)
             self.say(f"  (pings {names})")
         for index, (caption, png) in enumerate(reply.gallery, start=1):
-            path = self.out_dir / f"{self._stem(cmd.channel, reply)}-step{index}.png"
+            slug = re.sub(r"[^\w]+", "-", caption).strip("-").lower() or str(index)
+            path = self.out_dir / f"{self._stem(cmd.channel, reply)}-{slug}.png"
             self.out_dir.mkdir(parents=True, exist_ok=True)
             path.write_bytes(png)
             self.say(f"  {caption}: {path}")

@@ -1009,7 +1009,7 @@ class GameService:
                 lines.append(
                     str(
                         t(
-                            "Decide by <t:{when}:R>, or the default choice is played.",
+                            "Without a decision, the default choice is played <t:{when}:R>.",
                             when=int(record.deadline_at),
                         )
                     )
@@ -1032,8 +1032,12 @@ class GameService:
         fields = tuple(
             (self._seat_label(loaded, s.seat), _points(scores[s.seat])) for s in record.seats
         )
-        image, steps = await self._images(loaded) if self.render_images else (None, [])
+        image, steps, choices = (
+            await self._images(loaded) if self.render_images else (None, [], None)
+        )
         gallery = tuple((str(t("Step {n}", n=i)), png) for i, png in enumerate(steps, start=1))
+        if choices is not None:
+            gallery += ((str(t("The choices")), choices),)
         return Reply(
             title=str(t("{game} · ply {ply}", game=game.name, ply=record.ply)),
             text="\n".join(lines),
@@ -1082,13 +1086,17 @@ class GameService:
             viewer=viewer,
         )
 
-    async def _images(self, loaded: Loaded) -> tuple[bytes, list[bytes]]:
-        """The board, and one picture per step of what the last move set off."""
+    async def _images(self, loaded: Loaded) -> tuple[bytes, list[bytes], bytes | None]:
+        """The board, one picture per step of what the last move set off, and a picture
+        of the choices when one player must choose among drawn outcomes (a roll-off's
+        outcomes are public: everyone saw the dice)."""
         ctx = self._render_context(loaded)
         view = loaded.state.view(None)
+        acting = sorted(loaded.state.to_act) if loaded.record.status == "active" else []
 
-        def draw() -> tuple[bytes, list[bytes]]:
-            return render_png(view, ctx), step_pngs(view, ctx)
+        def draw() -> tuple[bytes, list[bytes], bytes | None]:
+            choices = options_png(view, acting[0], (), ctx) if len(acting) == 1 else None
+            return render_png(view, ctx), step_pngs(view, ctx), choices
 
         return await asyncio.to_thread(draw)
 

@@ -417,7 +417,7 @@ async def test_unanswered_challenges_expire_after_a_day(db: Database) -> None:
 async def test_a_running_deadline_is_shown(service: GameService) -> None:
     await service.play(HERE, ALICE, "everest", [BOB], seed=3, deadline_minutes=30)
     [board] = await service.accept(HERE, BOB)
-    assert "Decide by <t:" in board.text
+    assert "the default choice is played <t:" in board.text
 
 
 async def test_practice_games_of_a_solo_game_offer_a_hint(service: GameService) -> None:
@@ -429,3 +429,16 @@ async def test_practice_games_of_a_solo_game_offer_a_hint(service: GameService) 
     assert suggested in await service.suggest_moves(HERE, ALICE, suggested)
     [duel] = await service.play(THREAD, ALICE, "hokito", [BOT], seed=4, seat="first")
     assert all(a.label != "Hint" for a in duel.actions)
+
+
+async def test_a_roll_off_board_shows_the_outcomes_to_everyone(db: Database) -> None:
+    service = make_service(db, images=True)
+    conflict = (
+        "everest n=2 cap=30 round=2 stage=pick step=1 pos=a1,e1 aside=-,- dmg=0,0 peak=- "
+        "plans=2E+s0N+sAN,2W+s0N+sAN pick=act:1 result=- rng=0:0 ev=reveal,step.1,dice.3.5"
+    )
+    await service.admin_start(HERE, ADMIN, "everest", [ALICE, BOB], position=conflict)
+    [board] = await service.board(HERE)
+    assert [caption for caption, _ in board.gallery][-1] == "The choices"
+    assert board.gallery[-1][1][:8] == b"\x89PNG\r\n\x1a\n"
+    assert [p.label for p in board.picks][:1] and "bob (Blue) to move" in board.text
