@@ -60,7 +60,7 @@ class AdminCog(commands.GroupCog, group_name="admin"):
         level: str | None = None,
         deadline: app_commands.Range[int, 1, MAX_DEADLINE_MINUTES] | None = None,
     ) -> None:
-        """Start a match here with no challenge step; both players are pinged."""
+        """Start a match here with no challenge step; whoever moves first is pinged."""
 
         async def call() -> list[Any]:
             players = [player_of(interaction, m) for m in (player1, player2, player3, player4) if m]

@@ -14,6 +14,7 @@ from discord.ext import commands
 from cogs.views import PayloadButton, PayloadSelect
 from data.daily import DailyRepository
 from data.repository import GameRepository
+from engine.text import t
 from host.ai_turns import ComputerPlayers, PooledComputers
 from host.daily import DailyService
 from host.model import User
@@ -101,10 +102,10 @@ class HilltopBot(commands.Bot):
         self, interaction: discord.Interaction[Any], error: app_commands.AppCommandError
     ) -> None:
         if isinstance(error, app_commands.CheckFailure):
-            text = "You may not use this command here."
+            text = str(t("You may not use this command here."))
         else:
             log.error("command failed", exc_info=error)
-            text = "Something went wrong on my side and the error was logged."
+            text = str(t("Something went wrong on my side and the error was logged."))
         if interaction.response.is_done():
             await interaction.followup.send(text, ephemeral=True)
         else:

@@ -15,6 +15,7 @@ from discord.ext import commands
 
 from cogs.respond import place_of, respond, send_replies, user_of
 from cogs.views import message_parts
+from engine.text import t
 from host.model import ChannelBusyError, Place, ServiceError, User
 from host.service import MAX_DEADLINE_MINUTES, SEAT_CHOICES, GameService
 
@@ -47,8 +48,12 @@ def player_of(interaction: discord.Interaction[Any], member: discord.abc.User) -
         return User(member.id, member.display_name, is_bot=True)
     if member.bot:
         raise ServiceError(
-            f"{member.display_name} is a bot and cannot play. Choose a person, or me "
-            f"(@{me.display_name if me else 'Hilltop'}) as a computer opponent."
+            t(
+                "{name} is a bot and cannot play. Choose a person, or me (@{me}) as a "
+                "computer opponent.",
+                name=member.display_name,
+                me=me.display_name if me else "Hilltop",
+            )
         )
     return User(member.id, member.display_name)
 
@@ -105,12 +110,12 @@ class ThreadOffer(discord.ui.View):
         channel = interaction.channel
         if not isinstance(channel, discord.TextChannel):
             await interaction.response.send_message(
-                "Threads cannot be made here; try another channel.", ephemeral=True
+                str(t("Threads cannot be made here; try another channel.")), ephemeral=True
             )
             return
         if self.used:
             await interaction.response.send_message(
-                "That game is already being started.", ephemeral=True
+                str(t("That game is already being started.")), ephemeral=True
             )
             return
         # Answer at once (Discord allows 3 s) and remove the button: a second click
@@ -118,7 +123,7 @@ class ThreadOffer(discord.ui.View):
         self.used = True
         self.stop()
         await interaction.response.edit_message(
-            content="Starting your game in a new thread…", view=None
+            content=str(t("Starting your game in a new thread…")), view=None
         )
         try:
             thread = await channel.create_thread(
@@ -126,8 +131,12 @@ class ThreadOffer(discord.ui.View):
             )
         except discord.HTTPException:
             await interaction.edit_original_response(
-                content="I may not create threads here. Ask an admin to allow it, or use "
-                "another channel."
+                content=str(
+                    t(
+                        "I may not create threads here. Ask an admin to allow it, or use "
+                        "another channel."
+                    )
+                )
             )
             return
         place = Place(thread.id, interaction.guild_id, thread.name)
@@ -141,10 +150,12 @@ class ThreadOffer(discord.ui.View):
         except Exception:
             log.exception("starting a game in a new thread failed")
             await interaction.edit_original_response(
-                content="Something went wrong on my side and the error was logged."
+                content=str(t("Something went wrong on my side and the error was logged."))
             )
             return
-        await interaction.edit_original_response(content=f"Your game is in {thread.mention}.")
+        await interaction.edit_original_response(
+            content=str(t("Your game is in {thread}.", thread=thread.mention))
+        )
 
 
 class GamesCog(commands.Cog):

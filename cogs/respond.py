@@ -17,6 +17,7 @@ from typing import Any
 import discord
 
 from cogs.views import message_parts
+from engine.text import t
 from host.model import Place, Reply, ServiceError, User
 
 log = logging.getLogger("hilltop.discord")
@@ -76,7 +77,7 @@ async def respond(
         log.exception("%s failed", command_name(interaction))
         await send_error(
             interaction,
-            "Something went wrong on my side and the error was logged. Please try again.",
+            str(t("Something went wrong on my side and the error was logged. Please try again.")),
             deferred=deferred,
             public=public,
         )
