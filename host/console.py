@@ -76,6 +76,7 @@ COMMANDS: dict[str, tuple[str, ...]] = {
 }
 
 _RELATIVE_TIME = re.compile(r"<t:(\d+):R>")
+_CHANNEL = re.compile(r"<#(\d+)>")
 _LINE = re.compile(r"^\s*(?:#(?P<channel>[\w-]+)\s+)?@?(?P<user>[\w.-]+)\s+/(?P<rest>.+)$")
 
 
@@ -312,7 +313,10 @@ class Console:
         head = f"[#{cmd.channel}] {prefix}{reply.title}".rstrip()
         self.say(head)
         if reply.text:
-            self.say(_RELATIVE_TIME.sub(lambda m: _relative(int(m.group(1))), reply.text))
+            text = _RELATIVE_TIME.sub(lambda m: _relative(int(m.group(1))), reply.text)
+            channels: dict[str, str] = self.buttons.data.get("channels", {})
+            text = _CHANNEL.sub(lambda m: "#" + channels.get(m.group(1), m.group(1)), text)
+            self.say(text)
         if reply.fields:
             self.say("  " + " | ".join(f"{name}: {value}" for name, value in reply.fields))
         if reply.mentions:
