@@ -1,10 +1,19 @@
-"""The SQLite connection: pragmas, numbered migrations, one writer at a time.
+"""The SQLite connections: pragmas, numbered migrations, one writer and lock-free reads.
 
-A `Database` owns one aiosqlite connection. SQLite allows one writer, and a connection
-shared by coroutines must not interleave two transactions, so every unit of work runs
-under `Database.transaction()` (writes) or `Database.read()` (reads), which take the
-same lock. WAL with synchronous=NORMAL keeps every committed transaction across a process
-crash (only an OS crash or power loss can drop the last few).
+A `Database` owns two aiosqlite connections to one file, each with its own thread:
+
+- the writer. SQLite allows one writer at a time, and a connection shared by coroutines
+  must not interleave two transactions, so writes are serialised here: a single-statement
+  write (`write`, one round trip to the connection's thread) or a multi-statement
+  `transaction()`. Only writers wait for each other.
+- the reader, for `read()`. Nothing is locked: WAL gives every statement a consistent view
+  of the last committed state while the writer works, and the connection's thread runs
+  the statements of all readers one after another. It is opened `query_only`.
+
+Other processes on the same file are serialised by SQLite itself (WAL, busy timeout), so
+several bot processes can share one database. WAL with synchronous=NORMAL keeps every
+committed transaction across a process crash (only an OS crash or power loss can drop the
+last few).
 """
 
 from __future__ import annotations
@@ -13,10 +22,11 @@ import asyncio
 import os
 import re
 import sqlite3
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager
 from importlib import resources
 from pathlib import Path
+from typing import Any
 
 import aiosqlite
 
@@ -43,29 +53,45 @@ def migrations() -> list[tuple[int, str, str]]:
     return found
 
 
+async def _connect(target: Path, *, query_only: bool) -> aiosqlite.Connection:
+    conn = await aiosqlite.connect(str(target), isolation_level=None)
+    conn.row_factory = aiosqlite.Row
+    await conn.execute("PRAGMA journal_mode=WAL")
+    await conn.execute("PRAGMA synchronous=NORMAL")
+    await conn.execute("PRAGMA foreign_keys=ON")
+    await conn.execute("PRAGMA busy_timeout=5000")
+    if query_only:
+        await conn.execute("PRAGMA query_only=ON")
+    return conn
+
+
 class Database:
-    def __init__(self, conn: aiosqlite.Connection, path: Path) -> None:
-        self._conn = conn
+    def __init__(self, writer: aiosqlite.Connection, reader: aiosqlite.Connection, path: Path):
+        self._writer = writer
+        self._reader = reader
         self.path = path
-        self._lock = asyncio.Lock()
+        #: Held by writes only; readers never wait for it.
+        self._write_lock = asyncio.Lock()
 
     @classmethod
     async def open(cls, path: Path | str | None = None) -> Database:
+        """Open (creating it if need be) and migrate the database file at `path`."""
         target = Path(path) if path is not None else default_path()
-        if str(target) != ":memory:":
-            target.parent.mkdir(parents=True, exist_ok=True)
-        conn = await aiosqlite.connect(str(target), isolation_level=None)
-        conn.row_factory = aiosqlite.Row
-        await conn.execute("PRAGMA journal_mode=WAL")
-        await conn.execute("PRAGMA synchronous=NORMAL")
-        await conn.execute("PRAGMA foreign_keys=ON")
-        await conn.execute("PRAGMA busy_timeout=5000")
-        db = cls(conn, target)
+        if str(target) == ":memory:":
+            raise ValueError("Database needs a file: its reader and writer share it")
+        target.parent.mkdir(parents=True, exist_ok=True)
+        writer = await _connect(target, query_only=False)
+        try:
+            db = cls(writer, await _connect(target, query_only=True), target)
+        except BaseException:
+            await writer.close()
+            raise
         await db.migrate()
         return db
 
     async def close(self) -> None:
-        await self._conn.close()
+        await self._reader.close()
+        await self._writer.close()
 
     async def migrate(self) -> int:
         """Apply the migrations not applied yet; returns the schema version."""
@@ -82,22 +108,32 @@ class Database:
                     current = version
             return current
 
+    async def write(self, sql: str, params: Sequence[Any] = ()) -> list[sqlite3.Row]:
+        """One statement, atomic on its own, in one round trip; its RETURNING rows."""
+        async with self._write_lock:
+            return list(await self._writer.execute_fetchall(sql, params))
+
     @asynccontextmanager
     async def transaction(self) -> AsyncIterator[aiosqlite.Connection]:
-        """A write transaction: committed on success, rolled back on any exception."""
-        async with self._lock:
-            await self._conn.execute("BEGIN IMMEDIATE")
+        """A write transaction of several statements: committed on success, rolled back
+        on any exception."""
+        async with self._write_lock:
+            await self._writer.execute("BEGIN IMMEDIATE")
             try:
-                yield self._conn
+                yield self._writer
             except BaseException:
-                await self._conn.execute("ROLLBACK")
+                await self._writer.execute("ROLLBACK")
                 raise
-            await self._conn.execute("COMMIT")
+            await self._writer.execute("COMMIT")
+
+    async def fetch(self, sql: str, params: Sequence[Any] = ()) -> list[sqlite3.Row]:
+        """The rows of one query, in one round trip, without waiting for any writer."""
+        return list(await self._reader.execute_fetchall(sql, params))
 
     @asynccontextmanager
     async def read(self) -> AsyncIterator[aiosqlite.Connection]:
-        async with self._lock:
-            yield self._conn
+        """The reader connection, for reads of several statements."""
+        yield self._reader
 
 
 def _split_sql(script: str) -> list[str]:

@@ -51,32 +51,33 @@ class SqliteGameRepository:
         result: dict[str, Any] | None = None,
         deadline_at: float | None = None,
     ) -> None:
-        async with self.db.transaction() as conn:
-            cur = await conn.execute(
-                "UPDATE games SET ply = ply + 1, snapshot = ?, updated_at = ?, deadline_at = ?,"
-                " status = CASE WHEN ? IS NULL THEN status ELSE 'finished' END,"
-                " result = COALESCE(?, result),"
-                " finished_at = CASE WHEN ? IS NULL THEN finished_at ELSE ? END"
-                " WHERE id = ? AND ply = ? AND status = 'active'",
-                (
-                    snapshot,
-                    now,
-                    deadline_at,
-                    _dump(result),
-                    _dump(result),
-                    _dump(result),
-                    now,
-                    game_id,
-                    expected_ply,
-                ),
-            )
-            if cur.rowcount != 1:
-                raise StalePlyError(f"game {game_id} is not live at ply {expected_ply}")
-            await conn.execute(
-                "INSERT INTO moves (game_id, ply, seat, user_id, text, created_at)"
-                " VALUES (?,?,?,?,?,?)",
-                (game_id, expected_ply + 1, seat, user_id, text, now),
-            )
+        # One statement: the ply check, the new snapshot and (by trigger) the log entry
+        # commit together or not at all.
+        done = _dump(result)
+        rows = await self.db.write(
+            "UPDATE games SET ply = ply + 1, snapshot = ?, updated_at = ?, deadline_at = ?,"
+            " last_seat = ?, last_user_id = ?, last_move = ?,"
+            " status = CASE WHEN ? IS NULL THEN status ELSE 'finished' END,"
+            " result = COALESCE(?, result),"
+            " finished_at = CASE WHEN ? IS NULL THEN finished_at ELSE ? END"
+            " WHERE id = ? AND ply = ? AND status = 'active' RETURNING ply",
+            (
+                snapshot,
+                now,
+                deadline_at,
+                seat,
+                user_id,
+                text,
+                done,
+                done,
+                done,
+                now,
+                game_id,
+                expected_ply,
+            ),
+        )
+        if not rows:
+            raise StalePlyError(f"game {game_id} is not live at ply {expected_ply}")
 
     async def accept_seat(
         self, game_id: int, seat: int, now: float, deadline_at: float | None = None
@@ -128,59 +129,50 @@ class SqliteGameRepository:
             return await load_game(conn, game_id)
 
     async def due_games(self, now: float) -> list[int]:
-        async with (
-            self.db.read() as conn,
-            conn.execute(
-                "SELECT id FROM games WHERE deadline_at IS NOT NULL AND deadline_at <= ?"
-                " AND status = 'active' ORDER BY deadline_at",
-                (now,),
-            ) as cur,
-        ):
-            return [row[0] for row in await cur.fetchall()]
+        rows = await self.db.fetch(
+            "SELECT id FROM games WHERE deadline_at IS NOT NULL AND deadline_at <= ?"
+            " AND status = 'active' ORDER BY deadline_at",
+            (now,),
+        )
+        return [row[0] for row in rows]
 
     async def stale_challenges(self, before: float) -> list[int]:
-        async with (
-            self.db.read() as conn,
-            conn.execute(
-                "SELECT id FROM games WHERE status = 'challenge' AND created_at < ? ORDER BY id",
-                (before,),
-            ) as cur,
-        ):
-            return [row[0] for row in await cur.fetchall()]
+        rows = await self.db.fetch(
+            "SELECT id FROM games WHERE status = 'challenge' AND created_at < ? ORDER BY id",
+            (before,),
+        )
+        return [row[0] for row in rows]
 
     # --- reads ------------------------------------------------------------------------
     async def get_game(self, game_id: int) -> GameRecord | None:
-        async with self.db.read() as conn:
-            records = await _load_many(conn, "id = ?", (game_id,))
+        records = _records(await self.db.fetch(_select("g.id = ?"), (game_id,)))
         return records[0] if records else None
 
+    async def game_with_moves(self, game_id: int) -> tuple[GameRecord, list[MoveRecord]] | None:
+        rows = await self.db.fetch(_select("g.id = ?", with_moves=True), (game_id,))
+        if not rows:
+            return None
+        return _records(rows)[0], _moves(rows[0]["log"])
+
     async def live_game_in_channel(self, channel_id: int) -> GameRecord | None:
-        async with self.db.read() as conn:
-            records = await _load_many(
-                conn,
-                "channel_id = ? AND kind = 'channel' AND status IN ('challenge', 'active')",
-                (channel_id,),
-            )
+        records = _records(await self.db.fetch(_select(_LIVE_IN_CHANNEL), (channel_id,)))
         return records[0] if records else None
 
     async def live_games(self, guild_id: int | None) -> list[GameRecord]:
-        async with self.db.read() as conn:
-            return await _load_many(
-                conn,
-                "guild_id IS ? AND kind = 'channel' AND status IN ('challenge', 'active')",
+        return _records(
+            await self.db.fetch(
+                _select(
+                    "g.guild_id IS ? AND g.kind = 'channel' AND g.status IN ('challenge', 'active')"
+                ),
                 (guild_id,),
             )
+        )
 
     async def moves(self, game_id: int) -> list[MoveRecord]:
-        async with (
-            self.db.read() as conn,
-            conn.execute(
-                "SELECT ply, seat, user_id, text, created_at FROM moves WHERE game_id = ?"
-                " ORDER BY ply",
-                (game_id,),
-            ) as cur,
-        ):
-            rows = await cur.fetchall()
+        rows = await self.db.fetch(
+            "SELECT ply, seat, user_id, text, created_at FROM moves WHERE game_id = ? ORDER BY ply",
+            (game_id,),
+        )
         return [MoveRecord(r[0], r[1], r[2], r[3], r[4]) for r in rows]
 
 
@@ -240,30 +232,34 @@ async def upsert_user(conn: aiosqlite.Connection, user: UserRecord) -> None:
 
 
 async def load_game(conn: aiosqlite.Connection, game_id: int) -> GameRecord:
-    records = await _load_many(conn, "id = ?", (game_id,))
-    return records[0]
+    """A game as the caller's connection sees it (inside its transaction)."""
+    return _records(await conn.execute_fetchall(_select("g.id = ?"), (game_id,)))[0]
 
 
-async def _load_many(
-    conn: aiosqlite.Connection, where: str, params: Iterable[Any]
-) -> list[GameRecord]:
-    async with conn.execute(
-        f"SELECT {_GAME_COLUMNS} FROM games WHERE {where} ORDER BY id", tuple(params)
-    ) as cur:
-        rows = list(await cur.fetchall())
-    if not rows:
-        return []
-    ids = [row["id"] for row in rows]
-    marks = ",".join("?" * len(ids))
-    seats: dict[int, list[SeatRecord]] = {i: [] for i in ids}
-    async with conn.execute(
-        "SELECT s.game_id, s.seat, s.accepted, u.id, u.name, s.is_bot FROM seats s"
-        f" JOIN users u ON u.id = s.user_id WHERE s.game_id IN ({marks})"
-        " ORDER BY s.game_id, s.seat",
-        ids,
-    ) as cur:
-        for r in await cur.fetchall():
-            seats[r[0]].append(SeatRecord(r[1], UserRecord(r[3], r[4], bool(r[5])), bool(r[2])))
+_LIVE_IN_CHANNEL = "g.channel_id = ? AND g.kind = 'channel' AND g.status IN ('challenge', 'active')"
+_SEATS = (
+    "(SELECT json_group_array(json_array(s.seat, s.accepted, u.id, u.name, s.is_bot))"
+    " FROM seats s JOIN users u ON u.id = s.user_id WHERE s.game_id = g.id) AS seat_list"
+)
+_LOG = (
+    "(SELECT json_group_array(json_array(m.ply, m.seat, m.user_id, m.text, m.created_at))"
+    " FROM moves m WHERE m.game_id = g.id) AS log"
+)
+
+
+def _select(where: str, *, with_moves: bool = False) -> str:
+    """One query for whole games: their row, their seats and, if asked, their move log,
+    so that a load is one round trip and one consistent snapshot of the database."""
+    columns = ", ".join(f"g.{c.strip()}" for c in _GAME_COLUMNS.split(","))
+    log = f", {_LOG}" if with_moves else ""
+    return f"SELECT {columns}, {_SEATS}{log} FROM games g WHERE {where} ORDER BY g.id"
+
+
+def _moves(log: str) -> list[MoveRecord]:
+    return [MoveRecord(*entry) for entry in sorted(json.loads(log))]
+
+
+def _records(rows: Iterable[sqlite3.Row]) -> list[GameRecord]:
     return [
         GameRecord(
             id=row["id"],
@@ -284,7 +280,10 @@ async def _load_many(
             created_at=row["created_at"],
             updated_at=row["updated_at"],
             finished_at=row["finished_at"],
-            seats=tuple(seats[row["id"]]),
+            seats=tuple(
+                SeatRecord(seat, UserRecord(uid, name, bool(is_bot)), bool(accepted))
+                for seat, accepted, uid, name, is_bot in sorted(json.loads(row["seat_list"]))
+            ),
             deadline_at=row["deadline_at"],
         )
         for row in rows

@@ -106,6 +106,10 @@ class GameRepository(Protocol):
 
     async def get_game(self, game_id: int) -> GameRecord | None: ...
 
+    async def game_with_moves(self, game_id: int) -> tuple[GameRecord, list[MoveRecord]] | None:
+        """The game and its whole move log, read together (one consistent snapshot)."""
+        ...
+
     async def live_game_in_channel(self, channel_id: int) -> GameRecord | None: ...
 
     async def live_games(self, guild_id: int | None) -> list[GameRecord]: ...
@@ -123,7 +127,9 @@ class GameRepository(Protocol):
         deadline_at: float | None = None,
     ) -> None:
         """Log the move that takes the game from `expected_ply` to `expected_ply + 1` and
-        store the new snapshot, in one transaction; with `result` the game finishes.
+        store the new snapshot, atomically (no lock is held between the ply check and the
+        write, so several processes may share the database); with `result` the game
+        finishes.
         StalePlyError if the game is not live at `expected_ply` (nothing is written).
         Nothing else changes, so the caller knows the new record without reading it."""
         ...

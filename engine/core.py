@@ -137,6 +137,12 @@ class GameState(ABC, Generic[M]):
         """The canonical notation of `move` (what the move log stores)."""
         return str(move)
 
+    def move_texts(self, seat: int) -> Sequence[str]:
+        """The notation of every legal move of `seat`, in `legal_moves` order, for move
+        lists and autocomplete. Games with very many moves override it with a table
+        that is cheaper than writing each move out."""
+        return [self.move_text(move) for move in self.legal_moves(seat)]
+
     # --- notation and hidden information ------------------------------------------------
     @abstractmethod
     def to_text(self) -> str:

@@ -442,10 +442,26 @@ class PlanSpace(Sequence[Plan]):
             return False
         return tuple(a & ~3 for a in item.actions) in self._index
 
+    def texts(self) -> tuple[str, ...]:
+        """The notation of every plan, in order: each slot's text is written once and
+        the plans are joined from them (a table of 14,656 in a few milliseconds)."""
+        slots = {a: [action_text(a + d) for d in range(4)] for t in self._templates for a in t}
+        directions = list(itertools.product(range(4), repeat=self._size))
+        return tuple(
+            " ".join(slots[a][d] for a, d in zip(template, dirs, strict=True)) or str(Plan(()))
+            for template in self._templates
+            for dirs in directions
+        )
+
 
 @lru_cache(maxsize=64)
 def _plan_space(mask: int) -> PlanSpace:
     return PlanSpace(mask)
+
+
+@lru_cache(maxsize=64)
+def _plan_texts(mask: int) -> tuple[str, ...]:
+    return _plan_space(mask).texts()
 
 
 # --- the state --------------------------------------------------------------------------
@@ -564,6 +580,11 @@ class EverestState(GameState[Move]):
         coins = [c for c in range(5, -1, -1) if avail >> c & 1]
         combos = itertools.combinations(coins, need)
         return tuple(Aside(sum(1 << c for c in combo)) for combo in combos)
+
+    def move_texts(self, seat: int) -> Sequence[str]:
+        if seat in self.to_act and self.stage == "plan":
+            return _plan_texts(self.available(seat))
+        return GameState.move_texts(self, seat)
 
     def parse_move(self, seat: int, text: str) -> Move:
         move = _parse_move_text(text, self, seat)

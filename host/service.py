@@ -13,8 +13,9 @@ import asyncio
 import logging
 import secrets
 import time
+from collections import OrderedDict
 from collections.abc import Awaitable, Callable, Hashable, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from data.repository import (
@@ -49,6 +50,9 @@ MAX_LIST_CHARS = 3800
 MAX_DEADLINE_MINUTES = 7 * 24 * 60
 #: An unanswered challenge frees its channel after this long.
 CHALLENGE_SECONDS = 24 * 3600
+#: Live games kept replayed in memory; the least recently used beyond this are dropped
+#: (and replayed from the database when next used).
+CACHE_GAMES = 5000
 
 
 @dataclass(frozen=True)
@@ -61,6 +65,24 @@ class Loaded:
     previous: GameState[Any] | None
     last_move: Hashable | None
     last_seat: int | None
+    #: Per seat, its legal moves written out with their search keys (lower case, no
+    #: spaces), made on first use: autocomplete asks for them before every move.
+    move_keys: dict[int, tuple[tuple[str, str], ...]] = field(
+        default_factory=dict, compare=False, repr=False
+    )
+
+    def keyed_moves(self, seat: int) -> tuple[tuple[str, str], ...]:
+        """(search key, text) of every legal move of `seat`, in the engine's order."""
+        keyed = self.move_keys.get(seat)
+        if keyed is None:
+            keyed = self.move_keys[seat] = tuple(
+                (_search_key(text), text) for text in self.state.move_texts(seat)
+            )
+        return keyed
+
+
+def _search_key(text: str) -> str:
+    return "".join(text.lower().split())
 
 
 def _state_of(game: Game[Any], record: GameRecord) -> GameState[Any]:
@@ -87,7 +109,13 @@ class GameService:
         registry.all_games()
         load_renderers()
         self._locks: dict[int, asyncio.Lock] = {}
-        self._cache: dict[int, Loaded] = {}
+        #: Live games by id, most recently used last. A game's moves are committed only
+        #: through this process's cache or against the stored ply, so an entry is current
+        #: unless another process moved; then the ply-guarded commit refuses, the entry
+        #: is dropped and the game is read afresh.
+        self._cache: OrderedDict[int, Loaded] = OrderedDict()
+        #: The live game of each channel whose game is cached.
+        self._channels: dict[int, int] = {}
         #: Called after a move finishes a game; their replies follow the final board.
         self.finish_hooks: list[Callable[[Loaded], Awaitable[list[Reply]]]] = []
 
@@ -293,7 +321,7 @@ class GameService:
         return players
 
     async def accept(self, place: Place, user: User) -> list[Reply]:
-        record = await self._live_record(place)
+        record = (await self._live_game(place)).record
         if record.status != "challenge":
             raise ServiceError(t("The game in this channel has already started."))
         seats = [s for s in record.seats if s.user.id == user.id and not s.accepted]
@@ -322,7 +350,7 @@ class GameService:
         return [await self._board_reply(loaded, self._started_line(loaded), bot_lines, pings)]
 
     async def decline(self, place: Place, user: User) -> list[Reply]:
-        record = await self._live_record(place)
+        record = (await self._live_game(place)).record
         if record.status != "challenge":
             raise ServiceError(t("The game has started; to give up, use /resign."))
         if not record.seats_of(user.id):
@@ -335,6 +363,7 @@ class GameService:
         )
         try:
             async with self._lock(record.id):
+                self._forget(record.id)
                 await self.games.close_game(
                     record.id,
                     record.ply,
@@ -350,7 +379,7 @@ class GameService:
     # === moves ============================================================================
     async def move(self, place: Place, user: User, text: str) -> list[Reply]:
         """`/move text:<move>`."""
-        record = await self._active_record(place)
+        record = (await self._active_game(place)).record
         return await self._play_text(record.id, None, user, text)
 
     async def _play_text(self, game_id: int, ply: int | None, user: User, text: str) -> list[Reply]:
@@ -358,20 +387,20 @@ class GameService:
         button was drawn; a typed move is checked against the position as it is."""
         async with self._lock(game_id):
             loaded, caught_up = await self._load_caught_up(game_id)
-            if ply is not None:
-                self._check_current(loaded, ply)
-            elif loaded.record.status != "active":
-                raise ServiceError(t("This game is over; nothing more can be played on it."))
-            seat = self._acting_seat(loaded, user)
-            before = loaded.state.to_act
-            state = loaded.state
             try:
-                move = state.parse_move(seat, text.strip())
-                after = state.play(seat, move)
-            except MoveError as exc:
-                raise ServiceError(self._move_error(loaded, exc)) from None
+                seat, move, after = self._checked_move(loaded, ply, user, text)
+                committed = await self._commit(loaded, seat, user, move, after)
+            except ServiceError:
+                # Judged on this process's memory of the game: if another process has
+                # moved it on meanwhile, judge again on the stored game.
+                if not await self._changed_elsewhere(loaded):
+                    raise
+                loaded, caught_up = await self._load_caught_up(game_id)
+                seat, move, after = self._checked_move(loaded, ply, user, text)
+                committed = await self._commit(loaded, seat, user, move, after)
+            state, before = loaded.state, loaded.state.to_act
             secret = len(state.to_act) > 1
-            loaded = await self._commit(loaded, seat, user, move, after)
+            loaded = committed
             line = (
                 t("{name} has made their choice.", name=user.name)
                 if secret
@@ -384,6 +413,34 @@ class GameService:
             for hook in self.finish_hooks:
                 replies += await hook(loaded)
         return replies
+
+    def _checked_move(
+        self, loaded: Loaded, ply: int | None, user: User, text: str
+    ) -> tuple[int, Hashable, GameState[Any]]:
+        """(seat, move, state after it) if `user` may play `text` now, else ServiceError.
+        With `ply` (a button), the game must still be where the button was drawn."""
+        if ply is not None:
+            self._check_current(loaded, ply)
+        elif loaded.record.status != "active":
+            raise ServiceError(t("This game is over; nothing more can be played on it."))
+        seat = self._acting_seat(loaded, user)
+        try:
+            move = loaded.state.parse_move(seat, text.strip())
+            return seat, move, loaded.state.play(seat, move)
+        except MoveError as exc:
+            raise ServiceError(self._move_error(loaded, exc)) from None
+
+    async def _changed_elsewhere(self, loaded: Loaded) -> bool:
+        """Whether the stored game is no longer the one in memory (another process moved
+        or ended it); if so it is dropped from memory, to be read afresh."""
+        stored = await self.games.get_game(loaded.record.id)
+        if stored is not None and (stored.ply, stored.status) == (
+            loaded.record.ply,
+            loaded.record.status,
+        ):
+            return False
+        self._forget(loaded.record.id)
+        return True
 
     async def play_in(self, game_id: int, user: User, text: str) -> list[Reply]:
         """A move in a game found by id (games not bound to a channel, like daily runs)."""
@@ -426,7 +483,7 @@ class GameService:
                 deadline_at,
             )
         except StalePlyError:
-            self._cache.pop(record.id, None)
+            self._forget(record.id)
             raise ServiceError(
                 t(
                     "The game moved on while you were choosing; nothing was changed. "
@@ -488,6 +545,7 @@ class GameService:
         for game_id in await self.games.stale_challenges(now - CHALLENGE_SECONDS):
             reason = t("The challenge expired: nobody answered within a day.")
             async with self._lock(game_id):
+                self._forget(game_id)
                 try:
                     record = await self.games.close_game(
                         game_id,
@@ -566,7 +624,7 @@ class GameService:
         return loaded, lines
 
     async def resign(self, place: Place, user: User) -> list[Reply]:
-        record = await self._active_record(place)
+        record = (await self._active_game(place)).record
         return await self._resign(record.id, user)
 
     async def _resign(self, game_id: int, user: User) -> list[Reply]:
@@ -611,9 +669,9 @@ class GameService:
 
     async def admin_end(self, place: Place, user: User) -> list[Reply]:
         self._require_admin(user)
-        record = await self._live_record(place)
+        record = (await self._live_game(place)).record
         async with self._lock(record.id):
-            loaded = await self._load(record.id)
+            loaded = await self._load(record.id, fresh=True)
             reason = t("Ended by {name}, an admin.", name=user.name)
             result = {
                 "scores": list(loaded.state.scores()),
@@ -641,19 +699,17 @@ class GameService:
 
     # === looking at games =================================================================
     async def board(self, place: Place) -> list[Reply]:
-        record = await self._live_record(place)
-        game = self._game(record.game)
-        if record.status == "challenge":
-            return [self._challenge_reply(record, game)]
+        record = (await self._live_game(place)).record
         async with self._lock(record.id):
-            loaded, caught_up = await self._load_caught_up(record.id)
+            # Asked for the latest board: make sure no other process has moved since.
+            loaded, caught_up = await self._load_caught_up(record.id, fresh=True)
+        if loaded.record.status == "challenge":
+            return [self._challenge_reply(loaded.record, loaded.game)]
         return [await self._board_reply(loaded, None, caught_up)]
 
     async def legal_moves(self, place: Place, user: User, start: str | None = None) -> list[Reply]:
         """`/moves [from]`: the caller's legal moves, one per line, privately."""
-        record = await self._active_record(place)
-        async with self._lock(record.id):
-            loaded = await self._load(record.id)
+        loaded = await self._active_game(place)
         seat = self._acting_seat(loaded, user)
         moves = self._move_texts(loaded, seat, start)
         if start and not moves:
@@ -681,46 +737,52 @@ class GameService:
         return Reply(title=title, text=text, ephemeral=True)
 
     def _move_texts(self, loaded: Loaded, seat: int, start: str | None) -> list[str]:
+        """The seat's legal moves, or those starting with `start` (a square, a piece or
+        the first letters of the notation)."""
+        keyed = loaded.keyed_moves(seat)
+        if not start:
+            return [text for _, text in keyed]
+        key = _search_key(start)
+        first = start.strip().lower()
         state = loaded.state
-        texts = [state.move_text(m) for m in state.legal_moves(seat)]
-        if start:
-            key = start.strip().lower()
-            texts = [
-                text
-                for text, move in zip(texts, state.legal_moves(seat), strict=True)
-                if text.lower().startswith(key)
-                or (state.move_tokens(move)[:1] and state.move_tokens(move)[0].lower() == key)
-            ]
-        return texts
+        return [
+            text
+            for (k, text), move in zip(keyed, state.legal_moves(seat), strict=True)
+            if k.startswith(key) or [x.lower() for x in state.move_tokens(move)[:1]] == [first]
+        ]
 
     async def suggest_moves(self, place: Place, user: User, typed: str) -> list[str]:
         """Autocomplete for `/move`: the caller's legal moves matching what they typed,
-        those starting with it first; empty for anyone who is not to act."""
-        record = await self.games.live_game_in_channel(place.channel_id)
-        if record is None or record.status != "active":
+        those starting with it first; empty for anyone who is not to act. Served from
+        memory: Discord wants the choices within 3 s and a player types fast."""
+        try:
+            loaded = await self._active_game(place)
+        except ServiceError:
             return []
-        return await self.suggest_in(record.id, user, typed)
+        return self._suggest(loaded, user, typed)
 
     async def suggest_in(self, game_id: int, user: User, typed: str) -> list[str]:
-        cached = self._cache.get(game_id)
-        record = await self.games.get_game(game_id)
-        if record is None:
-            return []
-        if cached is not None and cached.record.ply == record.ply:
-            loaded = cached  # no waiting for the lock: Discord wants choices within 3 s
-        else:
-            async with self._lock(game_id):
-                loaded = await self._load(game_id)
+        loaded = self._cache.get(game_id)
+        if loaded is None:
+            try:
+                async with self._lock(game_id):
+                    loaded = await self._load(game_id)
+            except ServiceError:
+                return []
+        return self._suggest(loaded, user, typed)
+
+    def _suggest(self, loaded: Loaded, user: User, typed: str) -> list[str]:
         if loaded.record.status != "active":
             return []
         seats = [s for s in loaded.record.seats_of(user.id) if s in loaded.state.to_act]
         if not seats:
             return []
-        texts = [loaded.state.move_text(m) for m in loaded.state.legal_moves(seats[0])]
-        key = "".join(typed.lower().split())
-        starts = [m for m in texts if "".join(m.lower().split()).startswith(key)]
-        contains = [m for m in texts if key in "".join(m.lower().split()) and m not in starts]
-        return (starts + contains)[:MAX_PICKS]
+        key = _search_key(typed)
+        keyed = loaded.keyed_moves(seats[0])
+        starts = [text for k, text in keyed if k.startswith(key)][:MAX_PICKS]
+        if len(starts) < MAX_PICKS:
+            starts += [text for k, text in keyed if key in k and not k.startswith(key)]
+        return starts[:MAX_PICKS]
 
     async def list_games(self, place: Place, user: User) -> list[Reply]:
         records = await self.games.live_games(place.guild_id)
@@ -864,11 +926,10 @@ class GameService:
         return [done, *replies]
 
     async def _check_press(self, game_id: int, ply: int, user: User) -> Loaded:
-        record = await self._record(game_id)
-        if not record.is_live:
-            raise ServiceError(t("This game is over; nothing more can be played on it."))
         async with self._lock(game_id):
             loaded, _ = await self._load_caught_up(game_id)
+        if not loaded.record.is_live:
+            raise ServiceError(t("This game is over; nothing more can be played on it."))
         if loaded.record.ply != ply and not await self._only_others_moved(loaded, ply, user):
             raise ServiceError(
                 t(
@@ -1122,10 +1183,12 @@ class GameService:
             _user(s.user) for s in loaded.record.seats if not s.user.is_bot and s.user.id != user.id
         )
 
-    async def _load_caught_up(self, game_id: int) -> tuple[Loaded, list[Text]]:
+    async def _load_caught_up(
+        self, game_id: int, *, fresh: bool = False
+    ) -> tuple[Loaded, list[Text]]:
         """The game, after letting computer seats play any turn left pending (by a
         restart or a failure in the middle of their turn). Call under the game's lock."""
-        loaded = await self._load(game_id)
+        loaded = await self._load(game_id, fresh=fresh)
         if loaded.record.status != "active" or not any(
             loaded.record.seats[s].user.is_bot for s in loaded.state.to_act
         ):
@@ -1159,20 +1222,42 @@ class GameService:
         last_seat: int | None,
     ) -> Loaded:
         loaded = Loaded(record, game, state, previous, last_move, last_seat)
-        if record.is_live:
-            self._cache[record.id] = loaded
-        else:
-            self._cache.pop(record.id, None)
+        if not record.is_live:
+            self._forget(record.id)
+            return loaded
+        self._cache[record.id] = loaded
+        self._cache.move_to_end(record.id)
+        if record.kind == "channel" and record.channel_id is not None:
+            self._channels[record.channel_id] = record.id
+        while len(self._cache) > CACHE_GAMES:
+            _, dropped = self._cache.popitem(last=False)
+            self._unbind(dropped.record)
         return loaded
 
-    async def _load(self, game_id: int) -> Loaded:
-        """The game at its stored ply: from the cache when it is current, else replayed
-        from the start and the move log (so the last move can be drawn)."""
-        record = await self._record(game_id)
+    def _forget(self, game_id: int) -> None:
+        """Drop a game from memory: it ended, or another process changed it."""
+        dropped = self._cache.pop(game_id, None)
+        if dropped is not None:
+            self._unbind(dropped.record)
+
+    def _unbind(self, record: GameRecord) -> None:
+        if record.channel_id is not None and self._channels.get(record.channel_id) == record.id:
+            del self._channels[record.channel_id]
+
+    async def _load(self, game_id: int, *, fresh: bool = False) -> Loaded:
+        """The game from memory, or replayed from the start and its move log (so that the
+        last move can be drawn) in one read. With `fresh`, a cached game is first checked
+        against the stored ply, for answers that must show the latest state."""
         cached = self._cache.get(game_id)
-        if cached is not None and cached.record.ply == record.ply:
-            if cached.record != record:
-                cached = self._remember(
+        if cached is not None:
+            if not fresh:
+                self._cache.move_to_end(game_id)
+                return cached
+            record = await self._record(game_id)
+            if record.ply == cached.record.ply:
+                if record == cached.record:
+                    return cached
+                return self._remember(
                     record,
                     cached.game,
                     cached.state,
@@ -1180,14 +1265,16 @@ class GameService:
                     cached.last_move,
                     cached.last_seat,
                 )
-            return cached
+        found = await self.games.game_with_moves(game_id)
+        if found is None:
+            raise ServiceError(t("That game does not exist."))
+        record, moves = found
         game = self._game(record.game)
         state = _state_of(game, record)
         previous: GameState[Any] | None = None
         last_move: Hashable | None = None
         last_seat: int | None = None
-        # Another process may have moved since the record was read: replay its plies only.
-        for entry in (await self.games.moves(game_id))[: record.ply]:
+        for entry in moves[: record.ply]:
             move = state.parse_move(entry.seat, entry.text)
             previous, last_move, last_seat = state, move, entry.seat
             state = state.play(entry.seat, move)
@@ -1203,19 +1290,35 @@ class GameService:
             raise ServiceError(t("That game does not exist."))
         return record
 
-    async def _live_record(self, place: Place) -> GameRecord:
-        record = await self.games.live_game_in_channel(place.channel_id)
-        if record is None:
+    async def _live_game(self, place: Place) -> Loaded:
+        """The channel's challenge or game in progress: from memory when it is known,
+        else from the database."""
+        game_id = self._channels.get(place.channel_id)
+        cached = self._cache.get(game_id) if game_id is not None else None
+        if cached is not None:
+            # No waiting for the game's lock: a move being made there changes nothing
+            # that a look at the game needs, and the commit checks the ply anyway.
+            return cached
+        if game_id is None:
+            record = await self.games.live_game_in_channel(place.channel_id)
+            if record is None:
+                raise ServiceError(
+                    t("No game is being played in this channel. Start one with /play.")
+                )
+            game_id = record.id
+        async with self._lock(game_id):
+            loaded = await self._load(game_id)
+        if not loaded.record.is_live:
             raise ServiceError(t("No game is being played in this channel. Start one with /play."))
-        return record
+        return loaded
 
-    async def _active_record(self, place: Place) -> GameRecord:
-        record = await self._live_record(place)
-        if record.status == "challenge":
+    async def _active_game(self, place: Place) -> Loaded:
+        loaded = await self._live_game(place)
+        if loaded.record.status == "challenge":
             raise ServiceError(
                 t("The game has not started: the challenge is waiting for an answer.")
             )
-        return record
+        return loaded
 
     def _check_current(self, loaded: Loaded, ply: int) -> None:
         if loaded.record.status != "active":

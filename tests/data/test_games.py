@@ -110,7 +110,7 @@ async def test_move_log_is_append_only(db: Database) -> None:
     repo = SqliteGameRepository(db)
     game = await repo.create_game(new_game(), now=1.0)
     await repo.append_move(game.id, 0, 0, 1, "a1-a2", "s1", now=2.0)
-    async with db.read() as conn:
+    async with db.transaction() as conn:
         with pytest.raises(sqlite3.IntegrityError, match="append-only"):
             await conn.execute("UPDATE moves SET text = 'x'")
         with pytest.raises(sqlite3.IntegrityError, match="append-only"):
@@ -181,3 +181,49 @@ async def test_replace_seat(db: Database) -> None:
     bot = UserRecord(99, "hilltop", is_bot=True)
     record = await repo.replace_seat(game.id, 1, bot)
     assert record.seats[1].user == bot
+
+
+async def test_reads_do_not_wait_for_an_open_write_transaction(db: Database) -> None:
+    repo = SqliteGameRepository(db)
+    game = await repo.create_game(new_game(), now=1.0)
+    async with db.transaction() as conn:
+        await conn.execute("UPDATE games SET snapshot = 'uncommitted' WHERE id = ?", (game.id,))
+        # The writer is busy inside its transaction: a read answers at once, with the
+        # last committed state.
+        seen = await asyncio.wait_for(repo.get_game(game.id), timeout=2)
+        assert seen is not None and seen.snapshot == "start"
+        await conn.execute("UPDATE games SET snapshot = 'start' WHERE id = ?", (game.id,))
+
+
+async def test_game_with_moves_reads_record_and_log_together(db: Database) -> None:
+    repo = SqliteGameRepository(db)
+    game = await repo.create_game(new_game(), now=1.0)
+    assert await repo.game_with_moves(game.id) == (game, [])
+    await repo.append_move(game.id, 0, 0, ALICE.id, "a1-a2", "s1", now=2.0)
+    await repo.append_move(game.id, 1, 1, BOB.id, "b1-b2", "s2", now=3.0)
+    found = await repo.game_with_moves(game.id)
+    assert found is not None
+    record, log = found
+    assert record.ply == 2 and record.snapshot == "s2"
+    assert [(m.ply, m.seat, m.user_id, m.text, m.created_at) for m in log] == [
+        (1, 0, ALICE.id, "a1-a2", 2.0),
+        (2, 1, BOB.id, "b1-b2", 3.0),
+    ]
+    assert await repo.game_with_moves(game.id + 100) is None
+
+
+async def test_the_ply_only_moves_up_one_logged_move_at_a_time(db: Database) -> None:
+    repo = SqliteGameRepository(db)
+    game = await repo.create_game(new_game(), now=1.0)
+    with pytest.raises(sqlite3.IntegrityError, match="one move at a time"):
+        await db.write("UPDATE games SET ply = 5 WHERE id = ?", (game.id,))
+    with pytest.raises(sqlite3.IntegrityError, match="NOT NULL"):
+        await db.write("UPDATE games SET ply = ply + 1 WHERE id = ?", (game.id,))  # no move
+    unchanged = await repo.get_game(game.id)
+    assert unchanged is not None and unchanged.ply == 0 and await repo.moves(game.id) == []
+
+
+async def test_the_reader_connection_cannot_write(db: Database) -> None:
+    async with db.read() as conn:
+        with pytest.raises(sqlite3.OperationalError, match="readonly"):
+            await conn.execute("DELETE FROM users")

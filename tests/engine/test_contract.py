@@ -73,6 +73,14 @@ def test_moves_round_trip_through_their_text(game: Game[Any]) -> None:
 
 
 @pytest.mark.parametrize("game", GAMES, ids=IDS)
+def test_move_texts_write_out_every_legal_move_in_order(game: Game[Any]) -> None:
+    for state in playout(game, 6, game.max_players)[:80:3]:
+        for seat in range(state.num_seats):
+            expected = [str(state.move_text(m)) for m in state.legal_moves(seat)]
+            assert list(state.move_texts(seat)) == expected
+
+
+@pytest.mark.parametrize("game", GAMES, ids=IDS)
 def test_replay_from_seed_and_log_is_exact(game: Game[Any]) -> None:
     states = playout(game, 11, game.max_players)
     log: list[tuple[int, str]] = []

@@ -1,0 +1,133 @@
+"""Games served from memory: what a move, a look or an autocomplete costs the database,
+and several processes sharing one database file."""
+
+from __future__ import annotations
+
+import asyncio
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from data.db import Database
+from data.games import SqliteGameRepository
+from data.repository import GameRecord, MoveRecord
+from host.model import ServiceError
+from host.service import GameService
+from tests.host.conftest import ALICE, BOB, BOT, HERE
+
+
+class CountingRepository(SqliteGameRepository):
+    """The SQLite repository, counting the reads and moves it is asked for."""
+
+    def __init__(self, db: Database) -> None:
+        super().__init__(db)
+        self.calls: Counter[str] = Counter()
+
+    async def get_game(self, game_id: int) -> GameRecord | None:
+        self.calls["read"] += 1
+        return await super().get_game(game_id)
+
+    async def game_with_moves(self, game_id: int) -> tuple[GameRecord, list[MoveRecord]] | None:
+        self.calls["read"] += 1
+        return await super().game_with_moves(game_id)
+
+    async def live_game_in_channel(self, channel_id: int) -> GameRecord | None:
+        self.calls["read"] += 1
+        return await super().live_game_in_channel(channel_id)
+
+    async def moves(self, game_id: int) -> list[MoveRecord]:
+        self.calls["read"] += 1
+        return await super().moves(game_id)
+
+    async def append_move(self, *args: Any, **kwargs: Any) -> None:
+        self.calls["move"] += 1
+        await super().append_move(*args, **kwargs)
+
+
+def counting_service(db: Database) -> tuple[GameService, CountingRepository]:
+    repo = CountingRepository(db)
+    return GameService(repo, bot_user=BOT, render_images=False), repo
+
+
+async def start_hokito(service: GameService) -> None:
+    await service.play(HERE, ALICE, "hokito", [BOB], seed=1, seat="first")
+    await service.accept(HERE, BOB)
+
+
+async def test_a_move_with_its_autocomplete_reads_nothing_and_writes_once(db: Database) -> None:
+    service, repo = counting_service(db)
+    await start_hokito(service)
+    repo.calls.clear()
+    for user in (ALICE, BOB, ALICE):
+        [first, *_] = await service.suggest_moves(HERE, user, "")
+        await service.move(HERE, user, first)
+    assert repo.calls == Counter(move=3)
+
+
+async def test_moves_and_a_buttons_ply_check_read_nothing(db: Database) -> None:
+    service, repo = counting_service(db)
+    await start_hokito(service)
+    [board] = await service.board(HERE)
+    repo.calls.clear()
+    [listing] = await service.legal_moves(HERE, ALICE)
+    assert "a1-b1" in listing.text
+    [panel] = await service.press(HERE, ALICE, board.picks[0].payload)
+    assert panel.picks
+    assert repo.calls == Counter()
+
+
+async def test_a_restarted_service_reads_a_game_once(db: Database) -> None:
+    first, _ = counting_service(db)
+    await start_hokito(first)
+    await first.move(HERE, ALICE, "a1-b1")
+    restarted, repo = counting_service(db)
+    suggestions = await restarted.suggest_moves(HERE, BOB, "")
+    assert suggestions
+    await restarted.move(HERE, BOB, suggestions[0])
+    # The channel's game, then the game with its log: nothing more, however many moves.
+    assert repo.calls == Counter(read=2, move=1)
+
+
+async def test_autocomplete_does_not_wait_for_a_move_in_progress(db: Database) -> None:
+    service, _ = counting_service(db)
+    await start_hokito(service)
+    record = await service.games.live_game_in_channel(HERE.channel_id)
+    assert record is not None
+    async with service._lock(record.id):  # a move is being committed and drawn
+        suggestions = await asyncio.wait_for(service.suggest_moves(HERE, ALICE, "a1"), 1)
+    starting = [s.startswith("a1") for s in suggestions]
+    assert starting[0] and starting == sorted(starting, reverse=True)  # a1… first
+    assert all("a1" in s for s in suggestions)
+
+
+async def test_two_processes_on_one_database_take_turns(tmp_path: Path) -> None:
+    path = tmp_path / "shared.sqlite3"
+    db_a, db_b = await Database.open(path), await Database.open(path)
+    try:
+        one, _ = counting_service(db_a)
+        other, _ = counting_service(db_b)
+        await start_hokito(one)
+        await one.move(HERE, ALICE, "a1-b1")
+        # The other process serves Bob's move; the first one still remembers Bob to move.
+        [bob_move, *_] = await other.suggest_moves(HERE, BOB, "")
+        await other.move(HERE, BOB, bob_move)
+        # Alice's next move reaches the first process: its memory is out of date, so the
+        # move is judged again on the stored game and played, not refused.
+        [alice_move, *_] = await other.suggest_moves(HERE, ALICE, "")
+        [reply] = await one.move(HERE, ALICE, alice_move)
+        assert reply.title.endswith("ply 3")
+        # Bob's old move sent again to the first process is refused: it is Bob's turn now,
+        # but that move was already made and the board has changed.
+        record = await one.games.live_game_in_channel(HERE.channel_id)
+        assert record is not None and record.ply == 3
+        moves = [m.text for m in await one.games.moves(record.id)]
+        assert moves == ["a1-b1", bob_move, alice_move]
+        with pytest.raises(ServiceError, match="not your turn"):
+            await other.move(HERE, ALICE, alice_move)
+        stored = await other.games.live_game_in_channel(HERE.channel_id)
+        assert stored is not None and stored.ply == 3
+    finally:
+        await db_a.close()
+        await db_b.close()
