@@ -65,6 +65,7 @@ async def run_console(args: argparse.Namespace) -> None:
             await console.run(sys.stdin, interactive=sys.stdin.isatty())
         finally:
             daily.close()
+            service.close()
     finally:
         await db.close()
 

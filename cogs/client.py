@@ -18,11 +18,23 @@ from engine.text import t
 from host.ai_turns import ComputerPlayers, PooledComputers
 from host.daily import DailyService
 from host.model import User
+from host.painting import Painter, ProcessPainter, ThreadPainter
 from host.service import GameService
 
 log = logging.getLogger("hilltop.discord")
 
 EXTENSIONS = ("cogs.games", "cogs.daily", "cogs.admin", "cogs.timers")
+
+
+def painter() -> Painter:
+    """Where boards are drawn: `HILLTOP_RENDER=process` (worker processes, the default)
+    or `thread` (one thread of the bot's own process). See the README for the measure."""
+    choice = os.environ.get("HILLTOP_RENDER", "process").strip().lower()
+    if choice == "thread":
+        return ThreadPainter()
+    if choice != "process":
+        log.warning("HILLTOP_RENDER=%r is neither process nor thread; using process", choice)
+    return ProcessPainter()
 
 
 class HilltopBot(commands.Bot):
@@ -56,15 +68,22 @@ class HilltopBot(commands.Bot):
             raise RuntimeError("the daily service exists once the bot has logged in")
         return self._daily
 
-    def build_services(self, bot_user: User, computers: ComputerPlayers | None = None) -> None:
-        self._service = GameService(self.games_repo, bot_user=bot_user, computers=computers)
+    def build_services(
+        self,
+        bot_user: User,
+        computers: ComputerPlayers | None = None,
+        painter: Painter | None = None,
+    ) -> None:
+        self._service = GameService(
+            self.games_repo, bot_user=bot_user, computers=computers, painter=painter
+        )
         self._daily = DailyService(self._service, self.daily_repo, secret=self.daily_secret)
 
     async def close(self) -> None:
         if self._daily is not None:
             self._daily.close()
         if self._service is not None:
-            self._service.computers.close()
+            self._service.close()
         await super().close()
 
     async def setup_hook(self) -> None:
@@ -72,6 +91,7 @@ class HilltopBot(commands.Bot):
         self.build_services(
             User(me.id if me else 0, me.name if me else "hilltop", is_bot=True),
             PooledComputers(workers=max(1, (os.cpu_count() or 2) - 1)),
+            painter(),
         )
         self.add_dynamic_items(PayloadButton, PayloadSelect)
         for extension in EXTENSIONS:

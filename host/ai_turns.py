@@ -4,13 +4,13 @@ event loop, and with it every other game, for the second it may take."""
 from __future__ import annotations
 
 import asyncio
-import multiprocessing
 from collections.abc import Hashable
 from concurrent.futures import ProcessPoolExecutor
 from typing import Any, Protocol
 
 from engine import ai
 from engine.core import GameState
+from host.workers import worker_pool
 
 
 class ComputerPlayers(Protocol):
@@ -40,10 +40,8 @@ class PooledComputers:
 
     async def choose(self, state: GameState[Any], seat: int, level: str) -> Hashable:
         if self._pool is None:
-            # Spawned, not forked: a fork of this threaded process could inherit a held lock.
-            self._pool = ProcessPoolExecutor(
-                max_workers=self.workers, mp_context=multiprocessing.get_context("spawn")
-            )
+            # A search is background work: it must not slow the replies of other games.
+            self._pool = worker_pool(self.workers, background=True)
         loop = asyncio.get_running_loop()
         return await loop.run_in_executor(self._pool, ai.choose_move, state, seat, level)
 

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import multiprocessing
 import time
 from collections.abc import Awaitable, Callable
 from concurrent.futures import ProcessPoolExecutor
@@ -29,6 +28,7 @@ from engine.rng import seed_from_text
 from engine.text import t
 from host.model import Place, Reply, ServiceError, User
 from host.service import GameService, Loaded
+from host.workers import worker_pool
 
 log = logging.getLogger(__name__)
 
@@ -95,11 +95,7 @@ class ProcessParRunner:
 
     async def __call__(self, seed: int) -> tuple[int, int]:
         if self._pool is None:
-            # A forked child of a threaded process can inherit a held lock; spawn a
-            # fresh interpreter instead.
-            self._pool = ProcessPoolExecutor(
-                max_workers=1, mp_context=multiprocessing.get_context("spawn")
-            )
+            self._pool = worker_pool(1, background=True)
         loop = asyncio.get_running_loop()
         return await loop.run_in_executor(self._pool, _par_in_process, seed)
 

@@ -34,10 +34,9 @@ from engine.text import Text, t
 from host.ai_turns import ComputerPlayers, ThreadedComputers
 from host.model import ChannelBusyError as ChannelTaken
 from host.model import Choice, Place, Reply, ServiceError, User
+from host.painting import BoardImages, Painter, ThreadPainter
 from host.rules import rules_text
 from render.core import RenderContext
-from render.registry import load_all as load_renderers
-from render.registry import options_png, render_png, step_pngs
 
 log = logging.getLogger(__name__)
 
@@ -100,14 +99,15 @@ class GameService:
         clock: Callable[[], float] = time.time,
         render_images: bool = True,
         computers: ComputerPlayers | None = None,
+        painter: Painter | None = None,
     ) -> None:
         self.games = games
         self.bot_user = bot_user
         self.clock = clock
         self.render_images = render_images
         self.computers: ComputerPlayers = computers or ThreadedComputers()
+        self.painter: Painter = painter or ThreadPainter()
         registry.all_games()
-        load_renderers()
         self._locks: dict[int, asyncio.Lock] = {}
         #: Live games by id, most recently used last. A game's moves are committed only
         #: through this process's cache or against the stored ply, so an entry is current
@@ -118,6 +118,11 @@ class GameService:
         self._channels: dict[int, int] = {}
         #: Called after a move finishes a game; their replies follow the final board.
         self.finish_hooks: list[Callable[[Loaded], Awaitable[list[Reply]]]] = []
+
+    def close(self) -> None:
+        """Stop the computer players' and the painter's workers."""
+        self.computers.close()
+        self.painter.close()
 
     # === starting games ===================================================================
     async def play(
@@ -979,7 +984,7 @@ class GameService:
         if self.render_images:
             view = loaded.state.view(seat)
             ctx = self._render_context(loaded, seat)
-            picture = await asyncio.to_thread(options_png, view, seat, prefix, ctx)
+            picture = await self.painter.options(view, seat, prefix, ctx)
         return Reply(
             title=str(t("Your move")),
             text="\n".join(lines),
@@ -1093,16 +1098,18 @@ class GameService:
         fields = tuple(
             (self._seat_label(loaded, s.seat), _points(scores[s.seat])) for s in record.seats
         )
-        image, steps, choices = (
-            await self._images(loaded) if self.render_images else (None, [], None)
-        )
-        gallery = tuple((str(t("Step {n}", n=i)), png) for i, png in enumerate(steps, start=1))
-        if choices is not None:
-            gallery += ((str(t("The choices")), choices),)
+        images = await self._images(loaded) if self.render_images else None
+        gallery: tuple[tuple[str, bytes], ...] = ()
+        if images is not None:
+            gallery = tuple(
+                (str(t("Step {n}", n=i)), png) for i, png in enumerate(images.steps, start=1)
+            )
+            if images.choices is not None:
+                gallery += ((str(t("The choices")), images.choices),)
         return Reply(
             title=str(t("{game} · ply {ply}", game=game.name, ply=record.ply)),
             text="\n".join(lines),
-            image=image,
+            image=images.board if images is not None else None,
             gallery=gallery,
             ephemeral=private,
             picks=picks,
@@ -1147,19 +1154,15 @@ class GameService:
             viewer=viewer,
         )
 
-    async def _images(self, loaded: Loaded) -> tuple[bytes, list[bytes], bytes | None]:
+    async def _images(self, loaded: Loaded) -> BoardImages:
         """The board, one picture per step of what the last move set off, and a picture
         of the choices when one player must choose among drawn outcomes (a roll-off's
         outcomes are public: everyone saw the dice)."""
-        ctx = self._render_context(loaded)
-        view = loaded.state.view(None)
         acting = sorted(loaded.state.to_act) if loaded.record.status == "active" else []
-
-        def draw() -> tuple[bytes, list[bytes], bytes | None]:
-            choices = options_png(view, acting[0], (), ctx) if len(acting) == 1 else None
-            return render_png(view, ctx), step_pngs(view, ctx), choices
-
-        return await asyncio.to_thread(draw)
+        chooser = acting[0] if len(acting) == 1 else None
+        return await self.painter.board(
+            loaded.state.view(None), self._render_context(loaded), chooser
+        )
 
     def _footer(self, record: GameRecord) -> str:
         """The seed would let anyone foresee dice and hills: shown once a game is over

@@ -1,0 +1,95 @@
+"""Drawing boards away from the event loop.
+
+A board is drawn from values that are cheap to send (a state as a seat sees it, the
+render context), so it can be drawn in another thread or another process. Two painters:
+
+- `ProcessPainter`: warm worker processes. Drawing holds no lock of the bot's, so the
+  event loop, the database threads and discord.py never wait for the interpreter lock
+  while a board is drawn.
+- `ThreadPainter`: one thread of this process. Nothing to start; used by the console and
+  the tests, where one person plays at a time.
+
+Rendering is a pure function of its inputs, so both give the same bytes.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable
+from concurrent.futures import Executor, ThreadPoolExecutor
+from dataclasses import dataclass
+from typing import Any, TypeVar
+
+from engine.core import GameState
+from host.workers import worker_pool
+from render.core import RenderContext
+from render.registry import load_all, options_png, render_png, step_pngs
+
+T = TypeVar("T")
+
+
+@dataclass(frozen=True, slots=True)
+class BoardImages:
+    """The pictures of one board reply."""
+
+    board: bytes
+    #: One picture per step of what the last move set off (Everest's rounds).
+    steps: tuple[bytes, ...] = ()
+    #: The outcomes a player must choose among, when there are such (a roll-off).
+    choices: bytes | None = None
+
+
+def draw_board(state: GameState[Any], ctx: RenderContext, chooser: int | None) -> BoardImages:
+    """The board, its steps, and the choices of `chooser` (the one seat to act) if the
+    game draws them."""
+    choices = options_png(state, chooser, (), ctx) if chooser is not None else None
+    return BoardImages(render_png(state, ctx), tuple(step_pngs(state, ctx)), choices)
+
+
+def draw_options(
+    state: GameState[Any], seat: int, prefix: tuple[str, ...], ctx: RenderContext
+) -> bytes | None:
+    return options_png(state, seat, prefix, ctx)
+
+
+class Painter:
+    """Runs the drawing functions above in an executor."""
+
+    def __init__(self, executor: Executor) -> None:
+        self._executor = executor
+
+    async def board(
+        self, state: GameState[Any], ctx: RenderContext, chooser: int | None
+    ) -> BoardImages:
+        return await self._run(draw_board, state, ctx, chooser)
+
+    async def options(
+        self, state: GameState[Any], seat: int, prefix: tuple[str, ...], ctx: RenderContext
+    ) -> bytes | None:
+        return await self._run(draw_options, state, seat, prefix, ctx)
+
+    async def _run(self, fn: Callable[..., T], *args: Any) -> T:
+        return await asyncio.get_running_loop().run_in_executor(self._executor, fn, *args)
+
+    def close(self) -> None:
+        self._executor.shutdown(wait=False, cancel_futures=True)
+
+
+class ThreadPainter(Painter):
+    def __init__(self) -> None:
+        load_all()  # imported here, not in the worker thread (see render.registry)
+        super().__init__(ThreadPoolExecutor(max_workers=1, thread_name_prefix="render"))
+
+
+class ProcessPainter(Painter):
+    def __init__(self, workers: int = 1) -> None:
+        pool = worker_pool(workers, warm=warm_up)
+        super().__init__(pool)
+        # Start the workers now, not on the first move: spawning takes a second.
+        for _ in range(workers):
+            pool.submit(warm_up)
+
+
+def warm_up() -> None:
+    """Import every renderer and fill the fonts' and boards' caches."""
+    load_all()
