@@ -1,15 +1,23 @@
-"""Board render time and PNG size for every game with a renderer."""
+"""Board render time and PNG size for every game with a renderer.
+
+`python -m bench.render_bench` prints them per game, with the step pictures of the games
+that draw a resolution step by step (Everest)."""
 
 from __future__ import annotations
 
+from typing import Any
+
 from bench.common import percentiles, time_calls
 from engine import registry
+from engine.core import GameState
 from engine.rng import Rng
 from render.core import RenderContext
-from render.registry import RENDER_MODULES, render_png
+from render.registry import RENDER_MODULES, render_png, step_pngs
+
+NAMES = ("alice", "bob", "carol", "dave")
 
 
-def midgame(game_id: str, plies: int = 12) -> tuple[object, object, object]:
+def midgame(game_id: str, plies: int = 12) -> tuple[Any, Any, Any]:
     game = registry.get(game_id)
     state = game.new_state(7, game.min_players, None)
     previous = move = None
@@ -26,12 +34,60 @@ def midgame(game_id: str, plies: int = 12) -> tuple[object, object, object]:
 def render_figures(game_id: str, count: int = 200) -> tuple[float, float, int]:
     """(p50 ms, p95 ms, PNG bytes) of a mid-game board."""
     state, previous, move = midgame(game_id)
-    ctx = RenderContext(names=("alice", "bob", "carol", "dave"), last_move=move, previous=previous)  # type: ignore[arg-type]
-    png = render_png(state, ctx)  # type: ignore[arg-type]
-    samples = time_calls(lambda: render_png(state, ctx), count)  # type: ignore[arg-type]
+    ctx = RenderContext(names=NAMES, last_move=move, previous=previous)
+    png = render_png(state, ctx)
+    samples = time_calls(lambda: render_png(state, ctx), count)
     p50, p95, _ = percentiles(samples)
     return p50, p95, len(png)
 
 
+def _after_steps(game_id: str) -> tuple[GameState[Any], RenderContext] | None:
+    """The first position of a seeded game whose last move was drawn step by step."""
+    game = registry.get(game_id)
+    state = game.new_state(7, game.max_players, None)
+    rng = Rng(7)
+    for _ in range(200):
+        if not state.to_act:
+            return None
+        seat, rng = rng.choice(sorted(state.to_act))
+        move, rng = rng.choice(state.legal_moves(seat))
+        previous, state = state, state.play(seat, move)
+        ctx = RenderContext(names=NAMES, last_move=move, previous=previous)
+        if step_pngs(state, ctx):
+            return state, ctx
+    return None
+
+
+def step_figures(game_id: str, count: int = 100) -> tuple[float, float, int, int] | None:
+    """(p50 ms, p95 ms, pictures, largest PNG bytes) of the step pictures of one
+    resolution, all drawn; None for a game that draws no steps."""
+    found = _after_steps(game_id)
+    if found is None:
+        return None
+    state, ctx = found
+    pngs = step_pngs(state, ctx)
+    samples = time_calls(lambda: step_pngs(state, ctx), count)
+    p50, p95, _ = percentiles(samples)
+    return p50, p95, len(pngs), max(len(png) for png in pngs)
+
+
 def games_with_renderers() -> list[str]:
     return [g for g in RENDER_MODULES if g in {x.id for x in registry.all_games()}]
+
+
+def main() -> None:
+    print("| game | board p50 / p95 | board PNG | step pictures p50 / p95 | largest step PNG |")
+    print("| --- | --- | --- | --- | --- |")
+    for game_id in games_with_renderers():
+        p50, p95, size = render_figures(game_id)
+        board = f"| {game_id} | {p50:.1f} / {p95:.1f} ms | {size / 1024:.0f} KB"
+        steps = step_figures(game_id)
+        if steps is None:
+            print(f"{board} | – | – |")
+            continue
+        s50, s95, pictures, largest = steps
+        print(f"{board} | {s50:.1f} / {s95:.1f} ms ({pictures}) | {largest / 1024:.0f} KB |")
+
+
+if __name__ == "__main__":
+    main()

@@ -11,7 +11,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
-from PIL import Image, ImageDraw, ImageFont
+from PIL import Image, ImageFont
 
 from engine.everest import (
     EVENT_FIELDS,
@@ -29,7 +29,20 @@ from engine.everest import (
     square_name,
 )
 from engine.text import t
-from render.core import Color, RenderContext, Theme, fit_text, font, new_canvas, text_center
+from render.core import (
+    BoardDraw,
+    Color,
+    Palette,
+    RenderContext,
+    Theme,
+    edit,
+    fit_text,
+    font,
+    new_canvas,
+    text_center,
+    text_length,
+    theme_colours,
+)
 
 _DIR_VEC = ((0, -1), (1, 0), (0, 1), (-1, 0))  # N E S W in image coordinates
 
@@ -108,6 +121,25 @@ HIT: Color = (220, 40, 40)
 PEAK_GOLD: Color = (214, 160, 20)
 COIN_FACE: Color = (255, 255, 255)
 COIN_GONE: Color = (190, 186, 178)
+SQUARE_EDGE: Color = (236, 240, 246)
+WHITE: Color = (255, 255, 255)
+#: How much lighter than a player's colour their cards and chips are, and pushes.
+CARD_LIGHT = 0.82
+PUSH_LIGHT = 0.3
+#: The board's own colours, beside the theme's and the players'.
+COLOURS: tuple[Color, ...] = (
+    *LEVELS.values(),
+    NOTCH,
+    CLIFF,
+    STEP_EDGE,
+    SNOWBALL,
+    HIT,
+    PEAK_GOLD,
+    COIN_FACE,
+    COIN_GONE,
+    SQUARE_EDGE,
+    WHITE,
+)
 
 
 # --- reconstructing a resolution --------------------------------------------------------
@@ -210,20 +242,17 @@ def step_scenes(state: EverestState, previous: EverestState | None) -> tuple[Ste
 # --- drawing pieces ---------------------------------------------------------------------
 
 
-def _draw_mountain(draw: ImageDraw.ImageDraw, grid: Grid, labels: bool, theme: Theme) -> None:
+def _draw_mountain(draw: BoardDraw, grid: Grid, labels: bool, theme: Theme) -> None:
     cell = grid.cell
     for sq in range(48):
         box = grid.box(sq)
         if not HEIGHTS[sq]:
             draw.rectangle(box, fill=NOTCH)
             continue
-        draw.rectangle(box, fill=LEVELS[HEIGHTS[sq]], outline=(236, 240, 246))
+        draw.rectangle(box, fill=LEVELS[HEIGHTS[sq]], outline=SQUARE_EDGE)
         if labels:
-            draw.text(
-                (box[0] + 5, box[1] + 3),
-                str(HEIGHTS[sq]),
-                font=font(round(cell * 0.15)),
-                fill=STEP_EDGE,
+            draw.label(
+                (box[0] + 5, box[1] + 3), str(HEIGHTS[sq]), font(round(cell * 0.15)), STEP_EDGE
             )
     # Edges between neighbours: thick for cliffs, thin for steps.
     for sq in SQUARES:
@@ -270,9 +299,34 @@ def _draw_mountain(draw: ImageDraw.ImageDraw, grid: Grid, labels: bool, theme: T
 def _mountain_image(theme: Theme, grid: Grid, size: tuple[int, int], labels: bool) -> Image.Image:
     """The empty mountain on a canvas of `size` (cached: copy or paste it, never draw on
     it)."""
-    image = Image.new("RGB", size, theme.background)
-    _draw_mountain(ImageDraw.Draw(image), grid, labels, theme)
+    image, draw = new_canvas(*size, palette(theme), theme.background)
+    _draw_mountain(draw, grid, labels, theme)
     return image
+
+
+@lru_cache(maxsize=4)
+def palette(theme: Theme) -> Palette:
+    """Everest's fixed colours: the theme's and the players', the mountain's and the
+    marks', and a ramp for each colour of text on what it is written on."""
+    seats = theme.seats
+    return Palette(
+        (
+            *theme_colours(theme),
+            *seats,
+            *(_light(colour, CARD_LIGHT) for colour in seats),
+            *(_light(colour, PUSH_LIGHT) for colour in seats),
+            *COLOURS,
+        ),
+        (
+            (theme.ink, theme.background),
+            (theme.muted, theme.background),
+            *((STEP_EDGE, level) for level in LEVELS.values()),
+            *((WHITE, paper) for paper in (*seats, HIT)),
+            *((theme.ink, _light(colour, CARD_LIGHT)) for colour in seats),
+            (theme.ink, COIN_FACE),
+            (theme.muted, COIN_GONE),
+        ),
+    )
 
 
 def _seat_colour(theme: Theme, seat: int) -> Color:
@@ -293,7 +347,7 @@ def _light(colour: Color, amount: float = 0.55) -> Color:
 
 
 def _arrow(
-    draw: ImageDraw.ImageDraw,
+    draw: BoardDraw,
     start: tuple[float, float],
     end: tuple[float, float],
     colour: Color,
@@ -314,7 +368,7 @@ def _arrow(
 
 
 def _dotted(
-    draw: ImageDraw.ImageDraw,
+    draw: BoardDraw,
     start: tuple[float, float],
     end: tuple[float, float],
     colour: Color,
@@ -334,9 +388,7 @@ def _dotted(
 _LAYER = {"hit": 1, "fall": 1, "move": 2, "push": 2, "off": 2}
 
 
-def _draw_events(
-    draw: ImageDraw.ImageDraw, events: Sequence[Event], grid: Grid, theme: Theme
-) -> None:
+def _draw_events(draw: BoardDraw, events: Sequence[Event], grid: Grid, theme: Theme) -> None:
     cell = grid.cell
     width = max(2, cell // 14)
     head = cell * 0.22
@@ -363,7 +415,7 @@ def _draw_events(
                 draw,
                 grid.centre(a[1]),
                 grid.centre(a[2]),
-                _light(_seat_colour(theme, a[0]), 0.3),
+                _light(_seat_colour(theme, a[0]), PUSH_LIGHT),
                 width,
                 head * 0.8,
                 cell * 0.33,
@@ -412,7 +464,7 @@ def _draw_events(
 
 
 def _draw_yeti(
-    draw: ImageDraw.ImageDraw,
+    draw: BoardDraw,
     pos: Sequence[int],
     damage: Sequence[int] | None,
     ctx: RenderContext,
@@ -430,13 +482,13 @@ def _draw_yeti(
         draw.ellipse(
             (cx - r, cy - r, cx + r, cy + r),
             fill=_seat_colour(ctx.theme, seat),
-            outline=(255, 255, 255),
+            outline=WHITE,
             width=max(2, cell // 28),
         )
         if not letters:
             continue
         initial = _seat_name(ctx, seat)[:1].upper()
-        text_center(draw, (cx, cy), initial, font(round(cell * 0.3), bold=True), (255, 255, 255))
+        text_center(draw, (cx, cy), initial, font(round(cell * 0.3), bold=True), WHITE)
         if damage is not None and damage[seat]:
             bx, by, br = cx + r * 0.85, cy - r * 0.85, cell * 0.13
             draw.ellipse((bx - br, by - br, bx + br, by + br), fill=HIT)
@@ -445,11 +497,11 @@ def _draw_yeti(
                 (bx, by),
                 str(damage[seat]),
                 font(round(cell * 0.175), bold=True),
-                (255, 255, 255),
+                WHITE,
             )
 
 
-def _draw_homes(draw: ImageDraw.ImageDraw, players: int, theme: Theme, grid: Grid) -> None:
+def _draw_homes(draw: BoardDraw, players: int, theme: Theme, grid: Grid) -> None:
     cell = grid.cell
     for seat in range(players):
         x0, y0, x1, y1 = grid.box(HOMES[seat])
@@ -470,7 +522,7 @@ _PIPS: dict[int, tuple[tuple[int, int], ...]] = {
 }
 
 
-def _draw_die(draw: ImageDraw.ImageDraw, x: float, y: float, face: int, ink: Color) -> None:
+def _draw_die(draw: BoardDraw, x: float, y: float, face: int, ink: Color) -> None:
     draw.rounded_rectangle(
         (x, y, x + DIE, y + DIE), radius=DIE // 5, fill=COIN_FACE, outline=ink, width=1
     )
@@ -491,7 +543,7 @@ def _roll_off(events: Sequence[Event], players: int) -> tuple[tuple[tuple[int, .
 
 
 def _draw_chips(
-    draw: ImageDraw.ImageDraw,
+    draw: BoardDraw,
     top: int,
     width: int,
     players: int,
@@ -511,14 +563,14 @@ def _draw_chips(
         draw.rounded_rectangle(
             (x0, top, x0 + chip_w, top + CHIP_H),
             radius=7,
-            fill=_light(colour, 0.82),
+            fill=_light(colour, CARD_LIGHT),
             outline=colour,
             width=3 if seat == winner else 1,
         )
         draw.ellipse((x0 + 7, top + 7, x0 + 23, top + 23), fill=colour)
         dice_x = x0 + chip_w - 6 - len(dice[seat]) * (DIE + 3)
         name = fit_text(_seat_name(ctx, seat), name_font, dice_x - x0 - 30)
-        draw.text((x0 + 29, top + CHIP_H / 2), name, font=name_font, fill=theme.ink, anchor="lm")
+        draw.label((x0 + 29, top + CHIP_H / 2), name, name_font, theme.ink, "lm")
         for i, face in enumerate(dice[seat]):
             _draw_die(draw, dice_x + 3 + i * (DIE + 3), top + (CHIP_H - DIE) / 2, face, theme.ink)
 
@@ -541,7 +593,7 @@ def _status(state: EverestState, ctx: RenderContext) -> str:
     return str(t("End of round: {names} to choose", names=waiting))
 
 
-def _draw_header(draw: ImageDraw.ImageDraw, state: EverestState, ctx: RenderContext) -> None:
+def _draw_header(draw: BoardDraw, state: EverestState, ctx: RenderContext) -> None:
     theme = ctx.theme
     if state.cap:
         title = str(t("Round {round}/{cap}", round=state.round, cap=state.cap))
@@ -549,18 +601,13 @@ def _draw_header(draw: ImageDraw.ImageDraw, state: EverestState, ctx: RenderCont
         title = str(t("Round {round}", round=state.round))
     if state.stage not in ("plan", "over"):
         title = str(t("{round} · step {step}", round=title, step=state.step + 1))
-    draw.text((MARGIN - 20, 12), title, font=font(22, bold=True), fill=theme.ink)
+    draw.label((MARGIN - 20, 12), title, font(22, bold=True), theme.ink)
     status = ctx.caption or _status(state, ctx)
-    x = MARGIN - 20 + font(22, bold=True).getlength(title) + 18
-    draw.text(
-        (x, 16),
-        fit_text(status, font(17), int(WIDTH - x - 10)),
-        font=font(17),
-        fill=theme.muted,
-    )
+    x = MARGIN - 20 + text_length(title, font(22, bold=True)) + 18
+    draw.label((x, 16), fit_text(status, font(17), int(WIDTH - x - 10)), font(17), theme.muted)
 
 
-def _draw_panel(draw: ImageDraw.ImageDraw, state: EverestState, ctx: RenderContext) -> None:
+def _draw_panel(draw: BoardDraw, state: EverestState, ctx: RenderContext) -> None:
     theme = ctx.theme
     card_w = (WIDTH - 2 * (MARGIN - 20) - 10) // 2
     for seat in range(state.players):
@@ -571,19 +618,15 @@ def _draw_panel(draw: ImageDraw.ImageDraw, state: EverestState, ctx: RenderConte
         draw.rounded_rectangle(
             (x0, y0, x0 + card_w, y0 + CARD_H - 6),
             radius=8,
-            fill=_light(colour, 0.82),
+            fill=_light(colour, CARD_LIGHT),
             outline=colour,
             width=3 if acting else 1,
         )
         draw.ellipse((x0 + 8, y0 + 9, x0 + 30, y0 + 31), fill=colour)
-        draw.text(
-            (x0 + 38, y0 + 8),
-            fit_text(_seat_name(ctx, seat), font(18, bold=True), 150),
-            font=font(18, bold=True),
-            fill=theme.ink,
-        )
+        name = fit_text(_seat_name(ctx, seat), font(18, bold=True), 150)
+        draw.label((x0 + 38, y0 + 8), name, font(18, bold=True), theme.ink)
         info = fit_text(_seat_info(state, seat), font(15), card_w - 46)
-        draw.text((x0 + 38, y0 + 33), info, font=font(15), fill=theme.ink)
+        draw.label((x0 + 38, y0 + 33), info, font(15), theme.ink)
         # Six coins: set-aside ones greyed and struck through.
         for i, coin in enumerate("0A2345"):
             cx = x0 + card_w - 150 + i * 24
@@ -628,8 +671,7 @@ def _seat_info(state: EverestState, seat: int) -> str:
 
 def render(state: EverestState, ctx: RenderContext) -> Image.Image:
     """The board at about 760 px wide: mountain, yeti, last events, players."""
-    image = _mountain_image(ctx.theme, BOARD, (WIDTH, HEIGHT), True).copy()
-    draw = ImageDraw.Draw(image)
+    image, draw = edit(_mountain_image(ctx.theme, BOARD, (WIDTH, HEIGHT), True), palette(ctx.theme))
     _draw_homes(draw, state.players, ctx.theme, BOARD)
     _draw_events(draw, state.events, BOARD, ctx.theme)
     _draw_yeti(draw, state.pos, state.damage, ctx, BOARD, True)
@@ -640,8 +682,7 @@ def render(state: EverestState, ctx: RenderContext) -> Image.Image:
 
 def render_outcome_thumbnail(state_after: EverestState, ctx: RenderContext) -> Image.Image:
     """A small board (240 px wide) of one roll-off outcome, with its moves drawn."""
-    image = _mountain_image(ctx.theme, THUMB, THUMB_SIZE, False).copy()
-    draw = ImageDraw.Draw(image)
+    image, draw = edit(_mountain_image(ctx.theme, THUMB, THUMB_SIZE, False), palette(ctx.theme))
     _draw_homes(draw, state_after.players, ctx.theme, THUMB)
     _draw_events(draw, state_after.events, THUMB, ctx.theme)
     _draw_yeti(draw, state_after.pos, None, ctx, THUMB, False)
@@ -666,28 +707,27 @@ def _render_step(scene: StepScene, players: int, ctx: RenderContext) -> Image.Im
     theme = ctx.theme
     log = _step_log(scene.events, ctx)
     height = STEP_LOG_TOP + len(log) * LOG_LINE + 10
-    image = Image.new("RGB", (STEP_WIDTH, height), theme.background)
+    image, draw = new_canvas(STEP_WIDTH, height, palette(theme), theme.background)
     image.paste(_mountain_image(theme, STEP, (STEP_WIDTH, STEP_LOG_TOP), True), (0, 0))
-    draw = ImageDraw.Draw(image)
     _draw_homes(draw, players, theme, STEP)
     _draw_events(draw, scene.events, STEP, theme)
     _draw_yeti(draw, scene.pos, None, ctx, STEP, True)
     title = str(t("Round {round} · step {step}", round=scene.round, step=scene.step))
     title_font = font(20, bold=True)
-    draw.text((16, 12), title, font=title_font, fill=theme.ink)
+    draw.label((16, 12), title, title_font, theme.ink)
     _, winner = _roll_off(scene.events, players)
     if winner >= 0:
         note = str(t("Roll-off won by {name}", name=_seat_name(ctx, winner)))
-        x = 16 + title_font.getlength(title) + 14
+        x = 16 + text_length(title, title_font) + 14
         fitted = fit_text(note, font(16), int(STEP_WIDTH - x - 12))
-        draw.text((x, 16), fitted, font=font(16), fill=theme.muted)
+        draw.label((x, 16), fitted, font(16), theme.muted)
     _draw_chips(draw, STEP_CHIPS_TOP, STEP_WIDTH, players, scene.events, ctx)
     line_font = font(14)
     for i, (colour, line) in enumerate(log):
         y = STEP_LOG_TOP + i * LOG_LINE + LOG_LINE / 2
         draw.ellipse((18, y - 4, 26, y + 4), fill=colour)
         fitted = fit_text(line, line_font, STEP_WIDTH - 50)
-        draw.text((34, y), fitted, font=line_font, fill=theme.ink, anchor="lm")
+        draw.label((34, y), fitted, line_font, theme.ink, "lm")
     return image
 
 
@@ -734,19 +774,19 @@ def render_options(
     tile_h = OPTION_HEAD + thumb_h + OPTION_FOOT
     width = 2 * OPTIONS_PAD + columns * thumb_w + (columns - 1) * OPTIONS_PAD
     height = OPTIONS_GRID_TOP + rows * (tile_h + OPTIONS_PAD)
-    image, draw = new_canvas(width, height, theme)
+    image, draw = new_canvas(width, height, palette(theme), theme.background)
     title = str(t("{name} won the roll-off: pick an outcome", name=_seat_name(ctx, seat)))
     title_font = font(18, bold=True)
     fitted = fit_text(title, title_font, width - 2 * OPTIONS_PAD)
-    draw.text((OPTIONS_PAD + 4, 12), fitted, font=title_font, fill=theme.ink)
+    draw.label((OPTIONS_PAD + 4, 12), fitted, title_font, theme.ink)
     _draw_chips(draw, OPTIONS_CHIPS_TOP, width, state.players, state.events, ctx)
     for i, option in enumerate(options):
         x = OPTIONS_PAD + (i % columns) * (thumb_w + OPTIONS_PAD)
         y = OPTIONS_GRID_TOP + (i // columns) * (tile_h + OPTIONS_PAD)
         head = str(t("pick {number}", number=option.number))
-        draw.text((x + 2, y + 2), head, font=font(17, bold=True), fill=theme.ink)
+        draw.label((x + 2, y + 2), head, font(17, bold=True), theme.ink)
         image.paste(render_outcome_thumbnail(option.preview, ctx), (x, y + OPTION_HEAD))
         label_top = y + OPTION_HEAD + thumb_h + 3
         for row, line in enumerate(_wrap(str(option.label), font(13), thumb_w - 4, 2)):
-            draw.text((x + 2, label_top + row * 16), line, font=font(13), fill=theme.muted)
+            draw.label((x + 2, label_top + row * 16), line, font(13), theme.muted)
     return image

@@ -12,8 +12,9 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Callable
+from functools import lru_cache
 
-from PIL import Image, ImageDraw
+from PIL import Image
 
 from engine.core import MoveError
 from engine.hillbert import (
@@ -32,7 +33,19 @@ from engine.hillbert import (
     TurnReport,
     read_turn,
 )
-from render.core import Color, RenderContext, fit_text, font, new_canvas, text_center
+from render.core import (
+    BoardDraw,
+    Color,
+    Palette,
+    RenderContext,
+    Theme,
+    edit,
+    fit_text,
+    font,
+    new_canvas,
+    text_center,
+    theme_colours,
+)
 
 IMAGE_WIDTH = 700
 IMAGE_HEIGHT = 690
@@ -59,6 +72,8 @@ BODY: Color = (245, 150, 30)
 BODY_EDGE: Color = (150, 70, 0)
 ARROW: Color = (60, 30, 0)
 BANNER: Color = (40, 38, 36)
+WHITE: Color = (255, 255, 255)
+SCROLLED_NOTE: Color = (110, 104, 96)
 FADE = 0.55
 BIG_CELLS = (BIG_TOP, BIG_BOTTOM)
 
@@ -70,6 +85,29 @@ def _fade(colour: Color, background: Color) -> Color:
 
 def _same(colour: Color) -> Color:
     return colour
+
+
+#: What the strip of scrolled rows shows, faded.
+FADED_PARTS = (HILL, HILL_ALT, APPLE, LEAF, STONE, LOG, BOULDER)
+#: The board's own colours, beside the theme's and the faded ones.
+COLOURS = (*FADED_PARTS, FRAME, OBSTACLE_TEXT, BODY, BODY_EDGE, ARROW, BANNER, SCROLLED_NOTE)
+
+
+@lru_cache(maxsize=4)
+def palette(theme: Theme) -> Palette:
+    """Hillbert's fixed colours: the theme's, the hill's and its pieces' (also faded into
+    the background, for the scrolled rows), and a ramp for each colour of text on what it
+    is written on."""
+    return Palette(
+        (*theme_colours(theme), *COLOURS, *(_fade(c, theme.background) for c in FADED_PARTS)),
+        (
+            *((colour, theme.background) for colour in (theme.ink, theme.muted, theme.path)),
+            (theme.good, theme.background),
+            (SCROLLED_NOTE, theme.background),
+            *((OBSTACLE_TEXT, paper) for paper in (STONE, LOG, BOULDER)),
+            (WHITE, BANNER),
+        ),
+    )
 
 
 class _Layout:
@@ -121,7 +159,7 @@ def _last_turn(state: HillbertState, ctx: RenderContext) -> tuple[Turn, TurnRepo
 
 
 def _draw_pieces(
-    draw: ImageDraw.ImageDraw,
+    draw: BoardDraw,
     row_text: str,
     top: float,
     height: float,
@@ -164,10 +202,11 @@ def _draw_pieces(
         col += 1
 
 
-def _draw_board(state: HillbertState, lay: _Layout) -> Image.Image:
-    """The board in its own image, so boulders cut by its edges are clipped there."""
-    image = Image.new("RGB", (lay.board_w, lay.board_h), HILL)
-    draw = ImageDraw.Draw(image)
+@lru_cache(maxsize=8)
+def _hill(theme: Theme, rows: int) -> Image.Image:
+    """The empty board of `rows` rows (shared: copy it, never draw on it)."""
+    lay = _Layout(rows)
+    image, draw = new_canvas(lay.board_w, lay.board_h, palette(theme), HILL)
     cell = lay.cell
     for r in range(lay.rows):
         for c in range(WIDTH):
@@ -175,6 +214,33 @@ def _draw_board(state: HillbertState, lay: _Layout) -> Image.Image:
                 draw.rectangle(
                     (c * cell, r * cell, (c + 1) * cell - 1, (r + 1) * cell - 1), fill=HILL_ALT
                 )
+    return image
+
+
+@lru_cache(maxsize=8)
+def _layout(theme: Theme, rows: int) -> Image.Image:
+    """What never changes for a board of `rows` rows: the background, the coordinates and
+    the panel's titles (shared: copy it, never draw on it)."""
+    lay = _Layout(rows)
+    image, draw = new_canvas(IMAGE_WIDTH, IMAGE_HEIGHT, palette(theme), theme.background)
+    label_font = font(22, bold=True)
+    bottom = BOARD_Y + lay.board_h
+    for c in range(WIDTH):
+        text_center(draw, (lay.x(c) + lay.cell / 2, bottom + 22), COLUMNS[c], label_font, theme.ink)
+    for r in range(lay.rows):
+        text_center(
+            draw, (BOARD_X - 22, lay.y(r) + lay.cell / 2), str(r + 1), label_font, theme.ink
+        )
+    label = font(18)
+    for y, title in PANEL_TITLES:
+        draw.label((PANEL_X, y), title, label, theme.muted)
+    return image
+
+
+def _draw_board(state: HillbertState, lay: _Layout, theme: Theme) -> Image.Image:
+    """The board in its own image, so boulders cut by its edges are clipped there."""
+    image, draw = edit(_hill(theme, lay.rows), palette(theme))
+    cell = lay.cell
     pad = max(3, cell // 11)
     for r, row_text in enumerate(state.board):
         _draw_pieces(draw, row_text, r * cell, cell, cell, 0, _same, True)
@@ -200,7 +266,7 @@ def _draw_board(state: HillbertState, lay: _Layout) -> Image.Image:
     return image
 
 
-def _draw_hillbert(draw: ImageDraw.ImageDraw, state: HillbertState, lay: _Layout) -> None:
+def _draw_hillbert(draw: BoardDraw, state: HillbertState, lay: _Layout) -> None:
     size, col = state.size, state.col
     inset = max(4, lay.cell // 12)
     box = (lay.x(col) + inset, lay.y(0) + inset, lay.x(col + size) - inset, lay.y(size) - inset)
@@ -228,7 +294,7 @@ def _draw_hillbert(draw: ImageDraw.ImageDraw, state: HillbertState, lay: _Layout
 
 
 def _dashed(
-    draw: ImageDraw.ImageDraw,
+    draw: BoardDraw,
     a: tuple[float, float],
     b: tuple[float, float],
     colour: Color,
@@ -247,7 +313,7 @@ def _dashed(
         )
 
 
-def _draw_path(draw: ImageDraw.ImageDraw, report: TurnReport, lay: _Layout, colour: Color) -> None:
+def _draw_path(draw: BoardDraw, report: TurnReport, lay: _Layout, colour: Color) -> None:
     shift = report.scrolled
     size = report.size_before
     points = [lay.centre(r - shift, c, size) for r, c in report.path]
@@ -272,8 +338,19 @@ def _draw_path(draw: ImageDraw.ImageDraw, report: TurnReport, lay: _Layout, colo
         draw.line([(x - arm, y + arm), (x + arm, y - arm)], fill=colour, width=7)
 
 
+#: The panel's titles above each figure, by height.
+PANEL_TOP = BOARD_Y - 6
+PANEL_TITLES = (
+    (PANEL_TOP, "Score"),
+    (PANEL_TOP + 82, "Size"),
+    (PANEL_TOP + 144, "Hungry turns"),
+    (PANEL_TOP + 204, "Starves in"),
+    (PANEL_TOP + 266, "Jump"),
+)
+
+
 def _draw_panel(
-    draw: ImageDraw.ImageDraw,
+    draw: BoardDraw,
     state: HillbertState,
     ctx: RenderContext,
     last: tuple[Turn, TurnReport] | None,
@@ -284,19 +361,11 @@ def _draw_panel(
     label = font(18)
     big = font(44, bold=True)
     value = font(22, bold=True)
-    y = BOARD_Y - 6
-    draw.text((x, y), "Score", font=label, fill=theme.muted)
-    draw.text((x, y + 20), str(state.score), font=big, fill=theme.ink)
+    y = PANEL_TOP
+    draw.label((x, y + 20), str(state.score), big, theme.ink)
     y += 82
-    draw.text((x, y), "Size", font=label, fill=theme.muted)
-    draw.text(
-        (x, y + 22),
-        f"{SIZE_NAMES[state.size]} {state.size}×{state.size}",
-        font=value,
-        fill=theme.ink,
-    )
+    draw.label((x, y + 22), f"{SIZE_NAMES[state.size]} {state.size}×{state.size}", value, theme.ink)
     y += 62
-    draw.text((x, y), "Hungry turns", font=label, fill=theme.muted)
     pip = 26
     for i in range(HUNGER_LIMIT):
         left = x + i * (pip + 8)
@@ -309,30 +378,26 @@ def _draw_panel(
         )
     y += 60
     left_turns = state.turns_to_starve
-    draw.text((x, y), "Starves in", font=label, fill=theme.muted)
     starve = "starved" if state.is_over else f"{left_turns} turn{'s' * (left_turns != 1)}"
     colour = theme.path if left_turns <= 1 else theme.ink
-    draw.text((x, y + 22), fit_text(starve, value, width), font=value, fill=colour)
+    draw.label((x, y + 22), fit_text(starve, value, width), value, colour)
     y += 62
-    draw.text((x, y), "Jump", font=label, fill=theme.muted)
     jump, colour = ("ready", theme.good) if state.can_jump else ("next turn", theme.muted)
-    draw.text((x, y + 22), fit_text(jump, value, width), font=value, fill=colour)
+    draw.label((x, y + 22), fit_text(jump, value, width), value, colour)
     y += 62
-    draw.text((x, y), f"Turn {state.turns}", font=label, fill=theme.muted)
+    draw.label((x, y), f"Turn {state.turns}", label, theme.muted)
     if last is not None:
         move, report = last
-        draw.text((x, y + 22), fit_text(str(move), value, width), font=value, fill=theme.path)
+        draw.label((x, y + 22), fit_text(str(move), value, width), value, theme.path)
         rows = f"+{report.scrolled} row{'s' * (report.scrolled != 1)}"
         notes = [rows] + ([f"ate {len(report.eaten)}"] if report.eaten else [])
-        draw.text(
-            (x, y + 50), fit_text(" · ".join(notes), label, width), font=label, fill=theme.ink
-        )
+        draw.label((x, y + 50), fit_text(" · ".join(notes), label, width), label, theme.ink)
         if report.stops:
-            draw.text((x, y + 72), "stopped", font=label, fill=theme.path)
+            draw.label((x, y + 72), "stopped", label, theme.path)
 
 
 def _draw_scrolled_rows(
-    draw: ImageDraw.ImageDraw,
+    draw: BoardDraw,
     previous: HillbertState,
     report: TurnReport,
     lay: _Layout,
@@ -356,15 +421,13 @@ def _draw_scrolled_rows(
             fill=paint(HILL if i % 2 == 0 else HILL_ALT),
         )
         _draw_pieces(draw, "".join(cells), top, GHOST_ROW_PX, lay.cell, BOARD_X, paint, False)
-    draw.text(
-        (right + 10, lay.y(-report.scrolled)), "scrolled away", font=font(15), fill=(110, 104, 96)
-    )
+    draw.label((right + 10, lay.y(-report.scrolled)), "scrolled away", font(15), SCROLLED_NOTE)
 
 
 def render(state: HillbertState, ctx: RenderContext) -> Image.Image:
     theme = ctx.theme
-    image, draw = new_canvas(IMAGE_WIDTH, IMAGE_HEIGHT, theme)
     lay = _Layout(state.height)
+    image, draw = edit(_layout(theme, lay.rows), palette(theme))
     last = _last_turn(state, ctx)
     right = BOARD_X + lay.board_w
     bottom = BOARD_Y + lay.board_h
@@ -372,40 +435,27 @@ def render(state: HillbertState, ctx: RenderContext) -> Image.Image:
     title = font(28, bold=True)
     name = ctx.name(0, "Hillbert")
     header = name if name == "Hillbert" else f"{name} · Hillbert"
-    draw.text((BOARD_X, 14), fit_text(header, title, PANEL_X - BOARD_X), font=title, fill=theme.ink)
+    draw.label((BOARD_X, 14), fit_text(header, title, PANEL_X - BOARD_X), title, theme.ink)
     if ctx.caption:
         small = font(18)
-        draw.text(
-            (PANEL_X, 20),
-            fit_text(ctx.caption, small, IMAGE_WIDTH - PANEL_X - 14),
-            font=small,
-            fill=theme.muted,
-        )
+        caption = fit_text(ctx.caption, small, IMAGE_WIDTH - PANEL_X - 14)
+        draw.label((PANEL_X, 20), caption, small, theme.muted)
 
     if last is not None and last[1].scrolled and isinstance(ctx.previous, HillbertState):
         _draw_scrolled_rows(draw, ctx.previous, last[1], lay, theme.background)
     draw.rectangle((BOARD_X - 4, BOARD_Y - 4, right + 3, bottom + 3), fill=FRAME)
-    image.paste(_draw_board(state, lay), (BOARD_X, BOARD_Y))
+    image.paste(_draw_board(state, lay, theme), (BOARD_X, BOARD_Y))
     _draw_hillbert(draw, state, lay)
     if last is not None:
         _draw_path(draw, last[1], lay, theme.path)
-
-    label_font = font(22, bold=True)
-    for c in range(WIDTH):
-        text_center(draw, (lay.x(c) + lay.cell / 2, bottom + 22), COLUMNS[c], label_font, theme.ink)
-    for r in range(lay.rows):
-        text_center(
-            draw, (BOARD_X - 22, lay.y(r) + lay.cell / 2), str(r + 1), label_font, theme.ink
-        )
 
     _draw_panel(draw, state, ctx, last)
 
     if state.outcome() is not None:
         mid = BOARD_Y + lay.board_h / 2
         centre = (BOARD_X + right) / 2
-        white = (255, 255, 255)
         draw.rectangle((BOARD_X, mid - 56, right, mid + 56), fill=BANNER)
-        text_center(draw, (centre, mid - 18), "Game over", font(40, bold=True), white)
+        text_center(draw, (centre, mid - 18), "Game over", font(40, bold=True), WHITE)
         summary = f"{state.score} rows in {state.turns} turns"
-        text_center(draw, (centre, mid + 30), summary, font(24), white)
+        text_center(draw, (centre, mid + 30), summary, font(24), WHITE)
     return image

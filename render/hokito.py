@@ -7,10 +7,25 @@ coloured line from a marked origin through every landing square.
 
 from __future__ import annotations
 
-from PIL import Image, ImageDraw
+from functools import lru_cache
+
+from PIL import Image
 
 from engine.hokito import SIDES, SIZE, SQUARES, HokitoMove, HokitoState, pawn_colour
-from render.core import Color, RenderContext, fit_text, font, new_canvas, text_center
+from render.core import (
+    BoardDraw,
+    Color,
+    Palette,
+    RenderContext,
+    Theme,
+    edit,
+    fit_text,
+    font,
+    new_canvas,
+    text_center,
+    text_length,
+    theme_colours,
+)
 
 WIDTH = 720
 HEIGHT = 820
@@ -34,6 +49,8 @@ OUTLINE: Color = (20, 18, 16)
 BADGE: Color = (46, 92, 168)
 BADGE_TEXT: Color = (255, 255, 255)
 MARK: Color = (250, 226, 150)
+#: The board's own colours, beside the theme's.
+COLOURS = (LIGHT, DARK, FRAME, BLACK_PAWN, WHITE_PAWN, OUTLINE, BADGE, BADGE_TEXT, MARK)
 
 
 def square_center(square: int) -> tuple[int, int]:
@@ -62,7 +79,48 @@ def _move_path(ctx: RenderContext) -> tuple[int, ...]:
     return (move.origin, move.destination)
 
 
-def _draw_header(draw: ImageDraw.ImageDraw, state: HokitoState, ctx: RenderContext) -> None:
+@lru_cache(maxsize=4)
+def palette(theme: Theme) -> Palette:
+    """Hokito's fixed colours: the theme's, the board's and the pawns', and a ramp for each
+    colour of text on what it is written on."""
+    return Palette(
+        (*theme_colours(theme), *COLOURS),
+        (
+            (theme.ink, theme.background),
+            (theme.ink, MARK),
+            (theme.muted, theme.background),
+            (BLACK_TEXT, BLACK_PAWN),
+            (WHITE_TEXT, WHITE_PAWN),
+            (BADGE_TEXT, BADGE),
+        ),
+    )
+
+
+@lru_cache(maxsize=4)
+def _board(theme: Theme) -> Image.Image:
+    """What never changes: the background, the frame, the squares and their coordinates
+    (shared: copy it, never draw on it)."""
+    image, draw = new_canvas(WIDTH, HEIGHT, palette(theme), theme.background)
+    draw.rectangle(
+        (BOARD_X - 6, BOARD_Y - 6, BOARD_X + BOARD_PX + 5, BOARD_Y + BOARD_PX + 5), fill=FRAME
+    )
+    for square in range(SQUARES):
+        draw.rectangle(_square_box(square), fill=_square_colour(square))
+    label_font = font(26, bold=True)
+    for i in range(SIZE):
+        x = BOARD_X + i * CELL + CELL // 2
+        text_center(draw, (x, BOARD_Y + BOARD_PX + 28), "abcdef"[i], label_font, theme.ink)
+        y = BOARD_Y + (SIZE - 1 - i) * CELL + CELL // 2
+        text_center(draw, (BOARD_X - 30, y), str(i + 1), label_font, theme.ink)
+    return image
+
+
+def _square_colour(square: int) -> Color:
+    file, rank = square % SIZE, square // SIZE
+    return DARK if (file + rank) % 2 == 0 else LIGHT
+
+
+def _draw_header(draw: BoardDraw, state: HokitoState, ctx: RenderContext) -> None:
     theme = ctx.theme
     scores = state.scores()
     outcome = state.outcome()
@@ -79,10 +137,8 @@ def _draw_header(draw: ImageDraw.ImageDraw, state: HokitoState, ctx: RenderConte
         disc = BLACK_PAWN if seat == 0 else WHITE_PAWN
         draw.ellipse((left, 24, left + 32, 56), fill=disc, outline=OUTLINE, width=2)
         name = fit_text(ctx.name(seat, SIDES[seat]), name_font, half - 100)
-        draw.text((left + 44, 22), name, font=name_font, fill=theme.ink)
-        draw.text(
-            (left + 44, 54), f"{SIDES[seat]} · {scores[seat]} pts", font=score_font, fill=theme.ink
-        )
+        draw.label((left + 44, 22), name, name_font, theme.ink)
+        draw.label((left + 44, 54), f"{SIDES[seat]} · {scores[seat]} pts", score_font, theme.ink)
     if outcome is None:
         status = f"{ctx.name(state.to_move, SIDES[state.to_move])} ({SIDES[state.to_move]}) to move"
     else:
@@ -90,7 +146,7 @@ def _draw_header(draw: ImageDraw.ImageDraw, state: HokitoState, ctx: RenderConte
     # The result sentence is long; shrink it before cutting it, so the score stays legible.
     status_font = font(22, bold=outcome is not None)
     for size in (20, 18):
-        if status_font.getlength(status) <= WIDTH - 30:
+        if text_length(status, status_font) <= WIDTH - 30:
             break
         status_font = font(size, bold=outcome is not None)
     text_center(
@@ -98,7 +154,7 @@ def _draw_header(draw: ImageDraw.ImageDraw, state: HokitoState, ctx: RenderConte
     )
 
 
-def _draw_path(draw: ImageDraw.ImageDraw, path: tuple[int, ...], ctx: RenderContext) -> None:
+def _draw_path(draw: BoardDraw, path: tuple[int, ...], ctx: RenderContext) -> None:
     colour = ctx.theme.path
     points = [square_center(s) for s in path]
     draw.line(points, fill=colour, width=7, joint="curve")
@@ -108,7 +164,7 @@ def _draw_path(draw: ImageDraw.ImageDraw, path: tuple[int, ...], ctx: RenderCont
     draw.ellipse((x - 20, y - 20, x + 20, y + 20), outline=colour, width=6)
 
 
-def _draw_stack(draw: ImageDraw.ImageDraw, square: int, stack: tuple[int, ...]) -> None:
+def _draw_stack(draw: BoardDraw, square: int, stack: tuple[int, ...]) -> None:
     x, y = square_center(square)
     y -= min(len(stack) - 1, MAX_RINGS) * RING_STEP // 2
     below = stack[:-1][-MAX_RINGS:]
@@ -133,7 +189,7 @@ def _draw_stack(draw: ImageDraw.ImageDraw, square: int, stack: tuple[int, ...]) 
         label = f"×{len(stack)}"
         badge_font = font(20, bold=True)
         left, top_px, _, _ = _square_box(square)
-        width = int(badge_font.getlength(label)) + 12
+        width = int(text_length(label, badge_font)) + 12
         box = (left + CELL - width - 3, top_px + 3, left + CELL - 3, top_px + 29)
         draw.rounded_rectangle(box, radius=8, fill=BADGE)
         text_center(
@@ -143,27 +199,13 @@ def _draw_stack(draw: ImageDraw.ImageDraw, square: int, stack: tuple[int, ...]) 
 
 def render(state: HokitoState, ctx: RenderContext) -> Image.Image:
     theme = ctx.theme
-    image, draw = new_canvas(WIDTH, HEIGHT, theme)
+    image, draw = edit(_board(theme), palette(theme))
     _draw_header(draw, state, ctx)
 
     path = _move_path(ctx)
-    ends = {path[0], path[-1]} if path else set()
-    draw.rectangle(
-        (BOARD_X - 6, BOARD_Y - 6, BOARD_X + BOARD_PX + 5, BOARD_Y + BOARD_PX + 5), fill=FRAME
-    )
-    for square in range(SQUARES):
-        file, rank = square % SIZE, square // SIZE
-        fill = theme.highlight if square in ends else (DARK if (file + rank) % 2 == 0 else LIGHT)
-        draw.rectangle(_square_box(square), fill=fill)
-
-    label_font = font(26, bold=True)
-    for i in range(SIZE):
-        x = BOARD_X + i * CELL + CELL // 2
-        text_center(draw, (x, BOARD_Y + BOARD_PX + 28), "abcdef"[i], label_font, theme.ink)
-        y = BOARD_Y + (SIZE - 1 - i) * CELL + CELL // 2
-        text_center(draw, (BOARD_X - 30, y), str(i + 1), label_font, theme.ink)
-
     if path:
+        for end in {path[0], path[-1]}:
+            draw.rectangle(_square_box(end), fill=theme.highlight)
         _draw_path(draw, path, ctx)
     for square, stack in enumerate(state.board):
         if stack:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from functools import lru_cache
 
-from PIL import Image, ImageDraw
+from PIL import Image
 
 from engine.hollowtown import (
     BEEHIVE,
@@ -23,7 +23,19 @@ from engine.hollowtown import (
     HollowtownMove,
     HollowtownState,
 )
-from render.core import Color, RenderContext, fit_text, font, new_canvas, text_center
+from render.core import (
+    BoardDraw,
+    Color,
+    Palette,
+    RenderContext,
+    Theme,
+    edit,
+    fit_text,
+    font,
+    new_canvas,
+    text_center,
+    theme_colours,
+)
 
 WIDTH, HEIGHT = 760, 516
 CELL = 124
@@ -40,9 +52,83 @@ BUTTON: Color = (112, 62, 156)
 BUTTON_RIM: Color = (62, 30, 92)
 BUTTON_HOLE: Color = (222, 206, 236)
 HARVEST: Color = (28, 120, 60)
+WHITE: Color = (255, 255, 255)
+SHADOW: Color = (70, 60, 50)
+SOLD_OUT: Color = (214, 208, 196)
+BANK: Color = (236, 230, 216)
+SACK: Color = (150, 120, 90)
+SACK_EDGE: Color = (70, 50, 30)
+CARD: Color = (255, 252, 244)
+HOUSE_EDGE: Color = (40, 30, 30)
+STEM: Color = (250, 238, 214)
+STEM_EDGE: Color = (120, 90, 60)
+CAP: Color = (204, 52, 44)
+CAP_EDGE: Color = (110, 30, 24)
+CAP_SPOT: Color = (255, 248, 240)
+HIVE: Color = (226, 160, 40)
+HIVE_EDGE: Color = (120, 76, 16)
+HIVE_DOOR: Color = (70, 44, 14)
+GRASS: Color = (46, 110, 40)
+DAISY: Color = (250, 250, 250)
+BUTTERCUP: Color = (240, 200, 40)
+PETAL_EDGE: Color = (90, 80, 60)
+#: The board's own colours, beside the theme's and the houses'.
+COLOURS: tuple[Color, ...] = (
+    EMPTY_CELL,
+    *TILE_COLOURS,
+    BUTTON,
+    BUTTON_RIM,
+    BUTTON_HOLE,
+    HARVEST,
+    WHITE,
+    SHADOW,
+    SOLD_OUT,
+    BANK,
+    SACK,
+    SACK_EDGE,
+    CARD,
+    HOUSE_EDGE,
+    STEM,
+    STEM_EDGE,
+    CAP,
+    CAP_EDGE,
+    CAP_SPOT,
+    HIVE,
+    HIVE_EDGE,
+    HIVE_DOOR,
+    GRASS,
+    DAISY,
+    BUTTERCUP,
+    PETAL_EDGE,
+)
 
 
-def _button(draw: ImageDraw.ImageDraw, x: float, y: float, r: float) -> None:
+def _wall(roof: Color) -> Color:
+    """A house's wall: its roof colour, lighter."""
+    r, g, b = (min(255, c + 70) for c in roof)
+    return r, g, b
+
+
+@lru_cache(maxsize=4)
+def palette(theme: Theme) -> Palette:
+    """Hollowtown's fixed colours: the theme's, the tiles', icons' and buttons', and a
+    ramp for each colour of text on what it is written on."""
+    seats = theme.seats[:2]
+    return Palette(
+        (*theme_colours(theme), *seats, *(_wall(colour) for colour in seats), *COLOURS),
+        (
+            *((colour, theme.background) for colour in (theme.ink, theme.muted, *seats)),
+            *((theme.ink, paper) for paper in (EMPTY_CELL, *TILE_COLOURS, SOLD_OUT, BANK, CARD)),
+            *((colour, CARD) for colour in seats),
+            *((WHITE, paper) for paper in (theme.ink, *seats)),
+            # The harvest's figures: green outlined in white, on any cell.
+            (HARVEST, WHITE),
+            *((WHITE, paper) for paper in (EMPTY_CELL, *TILE_COLOURS)),
+        ),
+    )
+
+
+def _button(draw: BoardDraw, x: float, y: float, r: float) -> None:
     """One sewing button: a purple disc with four holes."""
     draw.ellipse((x - r, y - r, x + r, y + r), fill=BUTTON, outline=BUTTON_RIM, width=2)
     h = r * 0.3
@@ -51,27 +137,27 @@ def _button(draw: ImageDraw.ImageDraw, x: float, y: float, r: float) -> None:
             draw.ellipse((x + dx - 1.6, y + dy - 1.6, x + dx + 1.6, y + dy + 1.6), fill=BUTTON_HOLE)
 
 
-def _icon(draw: ImageDraw.ImageDraw, kind: int, cx: float, cy: float, s: float) -> None:
+def _icon(draw: BoardDraw, kind: int, cx: float, cy: float, s: float) -> None:
     """The picture of a landscape type, about `s` pixels across, centred on (cx, cy)."""
     if kind == MUSHROOM:
         draw.rounded_rectangle(
             (cx - s * 0.13, cy - s * 0.05, cx + s * 0.13, cy + s * 0.42),
             radius=s * 0.08,
-            fill=(250, 238, 214),
-            outline=(120, 90, 60),
+            fill=STEM,
+            outline=STEM_EDGE,
             width=2,
         )
         draw.pieslice(
             (cx - s * 0.45, cy - s * 0.42, cx + s * 0.45, cy + s * 0.26),
             180,
             360,
-            fill=(204, 52, 44),
-            outline=(110, 30, 24),
+            fill=CAP,
+            outline=CAP_EDGE,
             width=2,
         )
         for dx, dy, r in ((-0.22, -0.12, 0.06), (0.05, -0.26, 0.07), (0.25, -0.1, 0.05)):
             x, y, rr = cx + dx * s, cy + dy * s, r * s
-            draw.ellipse((x - rr, y - rr, x + rr, y + rr), fill=(255, 248, 240))
+            draw.ellipse((x - rr, y - rr, x + rr, y + rr), fill=CAP_SPOT)
     elif kind == BEEHIVE:
         widths = (0.3, 0.42, 0.48, 0.42)
         top = cy - s * 0.36
@@ -80,29 +166,26 @@ def _icon(draw: ImageDraw.ImageDraw, kind: int, cx: float, cy: float, s: float) 
             draw.rounded_rectangle(
                 (cx - s * w, y0, cx + s * w, y0 + s * 0.2),
                 radius=s * 0.09,
-                fill=(226, 160, 40),
-                outline=(120, 76, 16),
+                fill=HIVE,
+                outline=HIVE_EDGE,
                 width=2,
             )
-        draw.ellipse(
-            (cx - s * 0.08, cy + s * 0.12, cx + s * 0.08, cy + s * 0.28), fill=(70, 44, 14)
-        )
+        draw.ellipse((cx - s * 0.08, cy + s * 0.12, cx + s * 0.08, cy + s * 0.28), fill=HIVE_DOOR)
     else:
         for i in range(9):
             x = cx - s * 0.42 + i * s * 0.105
             lean = (i % 3 - 1) * s * 0.06
             draw.line(
                 (x, cy + s * 0.38, x + lean, cy - s * 0.2 + (i % 2) * s * 0.14),
-                fill=(46, 110, 40),
+                fill=GRASS,
                 width=3,
             )
-        for dx, dy, colour in ((-0.22, -0.28, (250, 250, 250)), (0.24, -0.2, (240, 200, 40))):
+        for dx, dy, colour in ((-0.22, -0.28, DAISY), (0.24, -0.2, BUTTERCUP)):
             x, y = cx + dx * s, cy + dy * s
-            draw.ellipse((x - 7, y - 7, x + 7, y + 7), fill=colour, outline=(90, 80, 60))
+            draw.ellipse((x - 7, y - 7, x + 7, y + 7), fill=colour, outline=PETAL_EDGE)
 
 
-def _house(draw: ImageDraw.ImageDraw, cx: float, cy: float, s: float, colour: Color) -> None:
-    light = tuple(min(255, c + 70) for c in colour)
+def _house(draw: BoardDraw, cx: float, cy: float, s: float, colour: Color) -> None:
     draw.polygon(
         [
             (cx - s * 0.42, cy - s * 0.02),
@@ -110,38 +193,36 @@ def _house(draw: ImageDraw.ImageDraw, cx: float, cy: float, s: float, colour: Co
             (cx + s * 0.42, cy - s * 0.02),
         ],
         fill=colour,
-        outline=(40, 30, 30),
+        outline=HOUSE_EDGE,
     )
     draw.rectangle(
         (cx - s * 0.32, cy - s * 0.02, cx + s * 0.32, cy + s * 0.38),
-        fill=(light[0], light[1], light[2]),
-        outline=(40, 30, 30),
+        fill=_wall(colour),
+        outline=HOUSE_EDGE,
         width=2,
     )
     draw.rectangle((cx - s * 0.08, cy + s * 0.14, cx + s * 0.08, cy + s * 0.38), fill=colour)
 
 
 @lru_cache(maxsize=16)
-def _cell_image(kind: int, house_colour: Color) -> Image.Image:
-    """A cell's background with its tile or house drawn on it (cached: there are few)."""
+def _cell_image(kind: int, house_colour: Color, theme: Theme) -> Image.Image:
+    """A cell's background with its tile or house drawn on it (cached: there are few;
+    shared: paste it, never draw on it)."""
     fill = EMPTY_CELL if kind == EMPTY or kind >= HOUSE else TILE_COLOURS[kind]
-    image = Image.new("RGB", (CELL, CELL), fill)
-    draw = ImageDraw.Draw(image)
+    image, draw = new_canvas(CELL, CELL, palette(theme), fill)
     if kind < HOUSE:
-        draw.rounded_rectangle((5, 5, CELL - 6, CELL - 6), radius=12, outline=(255, 255, 255))
+        draw.rounded_rectangle((5, 5, CELL - 6, CELL - 6), radius=12, outline=WHITE)
         _icon(draw, kind, CELL / 2, CELL * 0.4, CELL * 0.62)
     elif kind != EMPTY:
         _house(draw, CELL / 2, CELL * 0.44, CELL * 0.7, house_colour)
     return image
 
 
-def _token(
-    draw: ImageDraw.ImageDraw, cx: float, cy: float, r: float, seat: int, colour: Color
-) -> None:
+def _token(draw: BoardDraw, cx: float, cy: float, r: float, seat: int, colour: Color) -> None:
     """A character: a coloured disc with its initial."""
-    draw.ellipse((cx - r + 3, cy - r + 4, cx + r + 3, cy + r + 4), fill=(70, 60, 50))
-    draw.ellipse((cx - r, cy - r, cx + r, cy + r), fill=colour, outline=(255, 255, 255), width=3)
-    text_center(draw, (cx, cy + 1), SEATS[seat][0], font(int(r * 1.1), bold=True), (255, 255, 255))
+    draw.ellipse((cx - r + 3, cy - r + 4, cx + r + 3, cy + r + 4), fill=SHADOW)
+    draw.ellipse((cx - r, cy - r, cx + r, cy + r), fill=colour, outline=WHITE, width=3)
+    text_center(draw, (cx, cy + 1), SEATS[seat][0], font(int(r * 1.1), bold=True), WHITE)
 
 
 def _as_move(obj: object) -> HollowtownMove | None:
@@ -162,10 +243,40 @@ def _cell_box(cell: int) -> tuple[int, int, int, int]:
     return x, y, x + CELL, y + CELL
 
 
+BANK_BOX = (PANEL_X, BANK_Y, PANEL_X + PANEL_W, BANK_Y + 42)
+
+
+@lru_cache(maxsize=4)
+def _layout(theme: Theme) -> Image.Image:
+    """What never changes: the background, the header's rule, the town's coordinates, the
+    Market's titles and the Bank without its count (shared: copy it, never draw on it)."""
+    image, draw = new_canvas(WIDTH, HEIGHT, palette(theme), theme.background)
+    draw.line((20, 50, WIDTH - 20, 50), fill=theme.grid, width=2)
+    label = font(18, True)
+    for i in range(3):
+        text_center(draw, (TOWN_X + i * CELL + CELL / 2, TOWN_Y - 16), "ABC"[i], label, theme.ink)
+        text_center(draw, (TOWN_X - 18, TOWN_Y + i * CELL + CELL / 2), str(i + 1), label, theme.ink)
+    draw.label((PANEL_X, MARKET_Y - 30), "Market", font(20, True), theme.ink)
+    draw.label((PANEL_X + PANEL_W, MARKET_Y - 27), "price", font(15), theme.muted, "ra")
+    draw.rounded_rectangle(BANK_BOX, radius=8, fill=BANK, outline=theme.grid, width=1)
+    draw.polygon(
+        [
+            (PANEL_X + 14, BANK_Y + 9),
+            (PANEL_X + 46, BANK_Y + 9),
+            (PANEL_X + 40, BANK_Y + 35),
+            (PANEL_X + 20, BANK_Y + 35),
+        ],
+        fill=SACK,
+        outline=SACK_EDGE,
+    )
+    draw.label((PANEL_X + 60, BANK_Y + 9), "Bank", font(19, True), theme.ink)
+    return image
+
+
 def render(state: HollowtownState, ctx: RenderContext) -> Image.Image:
     theme = ctx.theme
     seat_colours = theme.seats[:2]
-    image, draw = new_canvas(WIDTH, HEIGHT, theme)
+    image, draw = edit(_layout(theme), palette(theme))
     names = [ctx.name(seat, SEATS[seat]) for seat in (0, 1)]
     move = _as_move(ctx.last_move)
     previous = ctx.previous if isinstance(ctx.previous, HollowtownState) else None
@@ -189,16 +300,9 @@ def render(state: HollowtownState, ctx: RenderContext) -> Image.Image:
         last = " (last action)" if state.phase == DOOKY_LAST else ""
         header = f"Round {state.round}: {who[acting]} to act{last}"
         colour = seat_colours[acting]
-    draw.text(
-        (20, 14), fit_text(header, font(24, True), WIDTH - 40), font=font(24, True), fill=colour
-    )
-    draw.line((20, 50, WIDTH - 20, 50), fill=theme.grid, width=2)
+    draw.label((20, 14), fit_text(header, font(24, True), WIDTH - 40), font(24, True), colour)
 
     # --- the town ---------------------------------------------------------------------------
-    label = font(18, True)
-    for i in range(3):
-        text_center(draw, (TOWN_X + i * CELL + CELL / 2, TOWN_Y - 16), "ABC"[i], label, theme.ink)
-        text_center(draw, (TOWN_X - 18, TOWN_Y + i * CELL + CELL / 2), str(i + 1), label, theme.ink)
     gains: dict[int, int] = {}
     if previous is not None:
         for c in range(9):
@@ -208,7 +312,7 @@ def render(state: HollowtownState, ctx: RenderContext) -> Image.Image:
         kind = state.cells[c]
         house_colour = seat_colours[kind - HOUSE] if HOUSE <= kind < EMPTY else theme.grid
         x0, y0, x1, y1 = _cell_box(c)
-        image.paste(_cell_image(kind, house_colour), (x0, y0))
+        image.paste(_cell_image(kind, house_colour, theme), (x0, y0))
         if HOUSE <= kind < EMPTY:
             owner = SEATS[kind - HOUSE]
             text_center(draw, (x0 + CELL / 2, y1 - 13), f"{owner}'s", font(14, True), theme.ink)
@@ -220,11 +324,9 @@ def render(state: HollowtownState, ctx: RenderContext) -> Image.Image:
                 by = y1 - 36 + (k // 3) * 20 - (10 if shown > 3 else 0)
                 _button(draw, bx, by, 10)
             draw.ellipse((x1 - 44, y1 - 44, x1 - 8, y1 - 8), fill=theme.ink)
-            text_center(draw, (x1 - 26, y1 - 26), str(pile), font(20, True), (255, 255, 255))
+            text_center(draw, (x1 - 26, y1 - 26), str(pile), font(20, True), WHITE)
         if c in gains:
-            text_center(
-                draw, (x1 - 26, y0 + 20), f"+{gains[c]}", font(20, True), HARVEST, (255, 255, 255)
-            )
+            text_center(draw, (x1 - 26, y0 + 20), f"+{gains[c]}", font(20, True), HARVEST, WHITE)
     for i in range(4):
         x, y = TOWN_X + i * CELL, TOWN_Y + i * CELL
         draw.line((x, TOWN_Y, x, TOWN_Y + 3 * CELL), fill=theme.grid, width=2)
@@ -244,10 +346,6 @@ def render(state: HollowtownState, ctx: RenderContext) -> Image.Image:
         _token(draw, x0 + CELL * 0.7, y0 + CELL * 0.32, 24, seat, seat_colours[seat])
 
     # --- the Market -----------------------------------------------------------------------------
-    draw.text((PANEL_X, MARKET_Y - 30), "Market", font=font(20, True), fill=theme.ink)
-    draw.text(
-        (PANEL_X + PANEL_W, MARKET_Y - 27), "price", font=font(15), fill=theme.muted, anchor="ra"
-    )
     touched = (
         move.tile if move is not None and move.action in ("inc", "dec", "steal", "beg") else -1
     )
@@ -258,42 +356,23 @@ def render(state: HollowtownState, ctx: RenderContext) -> Image.Image:
         draw.rounded_rectangle(
             box,
             radius=8,
-            fill=TILE_COLOURS[ty] if left else (214, 208, 196),
+            fill=TILE_COLOURS[ty] if left else SOLD_OUT,
             outline=theme.highlight if ty == touched else theme.grid,
             width=4 if ty == touched else 1,
         )
         _icon(draw, ty, PANEL_X + 30, y + 28, 44)
-        draw.text(
-            (PANEL_X + 60, y + 6), TYPE_NAMES[ty].capitalize(), font=font(19, True), fill=theme.ink
-        )
+        draw.label((PANEL_X + 60, y + 6), TYPE_NAMES[ty].capitalize(), font(19, True), theme.ink)
         plural = "s" if left > 1 else ""
         sub = f"{left} tile{plural} left" if left else "no tiles: Thief's pot"
-        draw.text((PANEL_X + 60, y + 31), sub, font=font(15), fill=theme.ink)
+        draw.label((PANEL_X + 60, y + 31), sub, font(15), theme.ink)
         price = state.prices[ty]
         for k in range(min(price, 4)):
             _button(draw, PANEL_X + 196 + (k % 2) * 20, y + 17 + (k // 2) * 20, 9)
         text_center(draw, (PANEL_X + PANEL_W - 24, y + 28), str(price), font(28, True), theme.ink)
 
     # --- the Bank ---------------------------------------------------------------------------------
-    bank_hit = move is not None and move.action == "beg" and move.tile < 0
-    draw.rounded_rectangle(
-        (PANEL_X, BANK_Y, PANEL_X + PANEL_W, BANK_Y + 42),
-        radius=8,
-        fill=(236, 230, 216),
-        outline=theme.highlight if bank_hit else theme.grid,
-        width=4 if bank_hit else 1,
-    )
-    draw.polygon(
-        [
-            (PANEL_X + 14, BANK_Y + 9),
-            (PANEL_X + 46, BANK_Y + 9),
-            (PANEL_X + 40, BANK_Y + 35),
-            (PANEL_X + 20, BANK_Y + 35),
-        ],
-        fill=(150, 120, 90),
-        outline=(70, 50, 30),
-    )
-    draw.text((PANEL_X + 60, BANK_Y + 9), "Bank", font=font(19, True), fill=theme.ink)
+    if move is not None and move.action == "beg" and move.tile < 0:
+        draw.rounded_rectangle(BANK_BOX, radius=8, outline=theme.highlight, width=4)
     text_center(
         draw, (PANEL_X + PANEL_W - 24, BANK_Y + 21), str(state.bank), font(28, True), theme.ink
     )
@@ -308,17 +387,15 @@ def render(state: HollowtownState, ctx: RenderContext) -> Image.Image:
         draw.rounded_rectangle(
             box,
             radius=10,
-            fill=(255, 252, 244),
+            fill=CARD,
             outline=theme.highlight if on_turn or won else theme.grid,
             width=5 if on_turn or won else 1,
         )
         _token(draw, x + 28, PLAYERS_Y + 30, 18, seat, seat_colours[seat])
-        draw.text(
-            (x + 52, PLAYERS_Y + 10), SEATS[seat], font=font(17, True), fill=seat_colours[seat]
-        )
+        draw.label((x + 52, PLAYERS_Y + 10), SEATS[seat], font(17, True), seat_colours[seat])
         if names[seat] != SEATS[seat]:
             player = fit_text(names[seat], font(15), half - 58)
-            draw.text((x + 52, PLAYERS_Y + 32), player, font=font(15), fill=theme.ink)
+            draw.label((x + 52, PLAYERS_Y + 32), player, font(15), theme.ink)
         _button(draw, x + 30, PLAYERS_Y + 86, 14)
         text_center(
             draw, (x + 84, PLAYERS_Y + 86), str(state.supplies[seat]), font(36, True), theme.ink
@@ -337,10 +414,10 @@ def render(state: HollowtownState, ctx: RenderContext) -> Image.Image:
         lines.append(f"Harvest {paid}")
     footer = "   ·   ".join(lines) or ctx.caption
     if footer:
-        draw.text(
+        draw.label(
             (20, FOOTER_Y + 6),
             fit_text(footer, font(18, True), WIDTH - 40),
-            font=font(18, True),
-            fill=theme.ink,
+            font(18, True),
+            theme.ink,
         )
     return image

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from functools import lru_cache
 
-from PIL import Image, ImageDraw
+from PIL import Image
 
 from engine.core import MoveError
 from engine.molehill import (
@@ -24,7 +24,20 @@ from engine.molehill import (
     Step,
     read_move,
 )
-from render.core import Color, RenderContext, Theme, fit_text, font, new_canvas, text_center
+from render.core import (
+    BoardDraw,
+    Color,
+    Palette,
+    RenderContext,
+    Theme,
+    edit,
+    fit_text,
+    font,
+    new_canvas,
+    text_center,
+    text_length,
+    theme_colours,
+)
 
 CELL = 76
 BOARD_X = 40
@@ -47,6 +60,24 @@ FLOWER_EYE: Color = (250, 204, 40)
 VISITED_BADGE: Color = (255, 226, 90)
 TARGET: Color = (255, 236, 120)
 WHITE: Color = (255, 255, 255)
+#: The board's own colours, beside the theme's.
+COLOURS: tuple[Color, ...] = (
+    *LAWN,
+    GRID,
+    SOIL,
+    SOIL_RIM,
+    ORANGE_PIECE,
+    DARK_PIECE,
+    MOLE,
+    ROD,
+    ROD_EDGE,
+    RED_FLOWER,
+    WHITE_FLOWER,
+    FLOWER_EYE,
+    VISITED_BADGE,
+    TARGET,
+    WHITE,
+)
 
 _PETALS = ((0, -7), (7, -2), (4, 6), (-4, 6), (-7, -2))
 
@@ -79,12 +110,31 @@ def _last_move(ctx: RenderContext) -> Place | Step | Rod | None:
     return None
 
 
-def _disc(draw: ImageDraw.ImageDraw, xy: tuple[int, int], r: int, fill: Color, line: Color) -> None:
+@lru_cache(maxsize=4)
+def palette(theme: Theme) -> Palette:
+    """Mole Hill's fixed colours: the theme's, the lawn's and the pieces', and a ramp for
+    each colour of text on what it is written on."""
+    return Palette(
+        (*theme_colours(theme), *COLOURS),
+        (
+            (theme.ink, theme.background),
+            (theme.muted, theme.background),
+            (theme.ink, WHITE),
+            (theme.muted, WHITE),
+            (WHITE, SOIL),
+            (ROD_EDGE, ORANGE_PIECE),
+            (WHITE, DARK_PIECE),
+            (WHITE, MOLE),
+        ),
+    )
+
+
+def _disc(draw: BoardDraw, xy: tuple[int, int], r: int, fill: Color, line: Color) -> None:
     x, y = xy
     draw.ellipse((x - r, y - r, x + r, y + r), fill=fill, outline=line, width=2)
 
 
-def _flower(draw: ImageDraw.ImageDraw, square: int, fill: Color, visited: bool) -> None:
+def _flower(draw: BoardDraw, square: int, fill: Color, visited: bool) -> None:
     x0, y0, _, _ = _cell_box(square)
     x, y = x0 + 17, y0 + 17
     if visited:
@@ -104,7 +154,7 @@ def _rod_box(edge: int) -> tuple[int, int, int, int]:
 
 
 def _header(
-    draw: ImageDraw.ImageDraw,
+    draw: BoardDraw,
     state: MoleHillState,
     ctx: RenderContext,
     names: tuple[str, str],
@@ -134,9 +184,9 @@ def _header(
         # The last move in words, right-aligned beside the status.
         small_bold = font(18, bold=True)
         said = f"Last: {last}"
-        draw.text((WIDTH - BOARD_X, 32), said, font=small_bold, fill=theme.muted, anchor="rs")
-        room -= int(small_bold.getlength(said)) + 16
-    draw.text((BOARD_X, 10), fit_text(status, bold, room), font=bold, fill=theme.ink)
+        draw.label((WIDTH - BOARD_X, 32), said, small_bold, theme.muted, "rs")
+        room -= int(text_length(said, small_bold)) + 16
+    draw.label((BOARD_X, 10), fit_text(status, bold, room), bold, theme.ink)
     box_w = (WIDTH - 2 * BOARD_X - 12) // 2
     small, score_font = font(16), font(19, bold=True)
     for index in range(2):
@@ -151,7 +201,7 @@ def _header(
         )
         round_mole, round_gardener = names[index], names[1 - index]
         line = f"Round {index + 1}: mole {round_mole}, gardener {round_gardener}"
-        draw.text((x0 + 10, 52), fit_text(line, small, box_w - 20), font=small, fill=theme.ink)
+        draw.label((x0 + 10, 52), fit_text(line, small, box_w - 20), small, theme.ink)
         if index == 0:
             score = state.first_score if state.round_no == 2 else state.round_score()
             done = state.round_no == 2
@@ -164,18 +214,19 @@ def _header(
             text = f"{round_mole} scored {score}"
         else:
             text = f"{round_mole}: {score} so far"
-        draw.text(
+        draw.label(
             (x0 + 10, 76),
             fit_text(text, score_font, box_w - 20),
-            font=score_font,
-            fill=theme.ink if score >= 0 else theme.muted,
+            score_font,
+            theme.ink if score >= 0 else theme.muted,
         )
 
 
 @lru_cache(maxsize=4)
 def _lawn(theme: Theme) -> Image.Image:
-    """What never changes: the background, lawn, grid, centre hole and coordinates."""
-    image, draw = new_canvas(WIDTH, HEIGHT, theme)
+    """What never changes: the background, lawn, grid, centre hole and coordinates
+    (shared: copy it, never draw on it)."""
+    image, draw = new_canvas(WIDTH, HEIGHT, palette(theme), theme.background)
     for square in range(COLS * ROWS):
         col, row = square % COLS, square // COLS
         draw.rectangle(_cell_box(square), fill=SOIL if square == CENTRE else LAWN[(col + row) % 2])
@@ -205,8 +256,7 @@ def _lawn(theme: Theme) -> Image.Image:
 
 def render(state: MoleHillState, ctx: RenderContext) -> Image.Image:
     theme = ctx.theme
-    image = _lawn(theme).copy()
-    draw = ImageDraw.Draw(image)
+    image, draw = edit(_lawn(theme), palette(theme))
     names = (ctx.name(0, SEAT_NAMES[0]), ctx.name(1, SEAT_NAMES[1]))
     last = _last_move(ctx)
     _header(draw, state, ctx, names, last)
@@ -282,7 +332,5 @@ def render(state: MoleHillState, ctx: RenderContext) -> Image.Image:
         "Flowers: red +2, white +1"
     )
     small = font(16)
-    draw.text(
-        (BOARD_X, y1 + 34), fit_text(footer, small, WIDTH - 2 * BOARD_X), font=small, fill=theme.ink
-    )
+    draw.label((BOARD_X, y1 + 34), fit_text(footer, small, WIDTH - 2 * BOARD_X), small, theme.ink)
     return image

@@ -1,5 +1,6 @@
 """Helpers shared by the board-render tests: pixel probes, colour comparison, golden images
-and the checks every game's render makes (RGB at its size, a small deterministic PNG)."""
+and the checks every game's render makes (a palette image at its size, a small deterministic
+PNG)."""
 
 from __future__ import annotations
 
@@ -22,8 +23,13 @@ Scene = tuple[GameState[Any], RenderContext]
 
 
 def pixel(image: Image.Image, xy: tuple[int, int]) -> Colour:
-    """The colour of one pixel of a multi-band image."""
+    """The RGB colour of one pixel of a palette or multi-band image."""
     value = image.getpixel(xy)
+    if image.mode == "P":
+        assert isinstance(value, int)
+        palette = image.getpalette()
+        assert palette is not None
+        return tuple(palette[3 * value : 3 * value + 3])
     assert isinstance(value, tuple)
     return value
 
@@ -34,8 +40,8 @@ def near(a: Colour, b: Colour, tolerance: int = 12) -> bool:
 
 
 def count_colour(image: Image.Image, colour: tuple[int, int, int], tolerance: int = 10) -> int:
-    """How many pixels of an RGB image have every channel within ``tolerance`` of ``colour``."""
-    away = ImageChops.difference(image, Image.new("RGB", image.size, colour))
+    """How many pixels of an image have every channel within ``tolerance`` of ``colour``."""
+    away = ImageChops.difference(image.convert("RGB"), Image.new("RGB", image.size, colour))
     red, green, blue = away.split()
     farthest = ImageChops.lighter(red, ImageChops.lighter(green, blue))
     return sum(farthest.histogram()[: tolerance + 1])
@@ -51,6 +57,7 @@ def assert_matches_golden(
     written from ``image`` first.
     """
     path = GOLDEN / f"{name}.png"
+    image = image.convert("RGB")
     if os.environ.get("HILLTOP_UPDATE_GOLDEN") == "1":
         GOLDEN.mkdir(exist_ok=True)
         image.save(path)
@@ -61,15 +68,25 @@ def assert_matches_golden(
     assert changed <= image.size[0] * image.size[1] // one_in, f"{changed} pixels differ"
 
 
-def assert_renders_rgb_at(
+def assert_renders_in_palette_at(
     render: Callable[[Any, RenderContext], Image.Image],
     scenes: Iterable[Scene],
     size: tuple[int, int],
+    colours: Iterable[tuple[int, int, int]],
 ) -> None:
-    """Every scene renders to an RGB image of ``size``."""
+    """Every scene renders to a palette image of ``size``, all with the same palette, which
+    holds ``colours``."""
+    palettes = set()
     for state, ctx in scenes:
         image = render(state, ctx)
-        assert image.size == size and image.mode == "RGB"
+        assert image.size == size and image.mode == "P"
+        palette = image.getpalette()
+        assert palette is not None
+        palettes.add(tuple(palette))
+    (palette,) = palettes
+    entries = {palette[i : i + 3] for i in range(0, len(palette), 3)}
+    assert len(entries) <= 256
+    assert set(colours) <= entries
 
 
 def assert_small_deterministic_png(

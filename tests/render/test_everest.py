@@ -22,10 +22,10 @@ from render.everest import (
     render_steps,
     step_scenes,
 )
-from render.registry import options_png, step_pngs
+from render.registry import options_png, render_png, step_pngs
 from tests.render.support import (
     assert_matches_golden,
-    assert_renders_rgb_at,
+    assert_renders_in_palette_at,
     assert_small_deterministic_png,
     near,
     pixel,
@@ -73,7 +73,8 @@ def scenes() -> dict[str, tuple[EverestState, RenderContext]]:
 
 
 def test_size_and_mode() -> None:
-    assert_renders_rgb_at(render, scenes().values(), (760, 732))
+    colours = (*LEVELS.values(), *DEFAULT_THEME.seats, (30, 30, 40), (220, 40, 40))
+    assert_renders_in_palette_at(render, scenes().values(), (760, 732), colours)
 
 
 def test_png_is_small_and_deterministic() -> None:
@@ -186,7 +187,7 @@ def step_centre(name: str) -> tuple[int, int]:
 
 def white_in_chips(image: Image.Image) -> int:
     """Pure white pixels in the chip row: only dice faces are white there."""
-    band = image.crop((0, STEP_CHIPS_TOP, image.size[0], STEP_CHIPS_TOP + CHIP_H))
+    band = image.convert("RGB").crop((0, STEP_CHIPS_TOP, image.size[0], STEP_CHIPS_TOP + CHIP_H))
     colours = band.getcolors(band.size[0] * band.size[1]) or []
     return sum(count for count, colour in colours if colour == (255, 255, 255))
 
@@ -284,7 +285,7 @@ def test_one_step_image_per_step() -> None:
     images = render_steps(ROUND, ROUND_CTX)
     assert len(images) == 3
     for image in images:
-        assert image.mode == "RGB" and 560 <= image.size[0] <= 640
+        assert image.mode == "P" and 560 <= image.size[0] <= 640
         assert image.size[1] < 800
     assert len(render_steps(PICKED, RenderContext(names=NAMES, previous=ROLL_OFF))) == 2
     pngs = step_pngs(ROUND, ROUND_CTX)
@@ -342,7 +343,7 @@ def test_outcome_choice_for_the_roll_off_winner_only() -> None:
 def test_outcome_choice_shows_each_outcome_in_pick_order(state: EverestState, columns: int) -> None:
     ctx = RenderContext(names=NAMES)
     image = render_options(state, state.picker, (), ctx)
-    assert image is not None and image.mode == "RGB"
+    assert image is not None and image.mode == "P"
     options = state.pick_options()
     assert image.size[0] == 12 + columns * (240 + 12)
     for i, option in enumerate(options):
@@ -351,6 +352,17 @@ def test_outcome_choice_shows_each_outcome_in_pick_order(state: EverestState, co
         tile = image.crop((x, y, x + 240, y + 184))
         expected = render_outcome_thumbnail(option.preview, ctx)
         assert ImageChops.difference(tile, expected).getbbox() is None, option.label
+
+
+def test_steps_and_outcomes_share_the_boards_palette() -> None:
+    ctx = RenderContext(names=NAMES)
+    board = Image.open(io.BytesIO(render_png(TIED, ctx)))
+    choice = options_png(TIED, 0, (), ctx)
+    assert choice is not None
+    for png in (choice, *step_pngs(ROUND, ROUND_CTX)):
+        image = Image.open(io.BytesIO(png))
+        assert image.mode == board.mode == "P"
+        assert image.getpalette() == board.getpalette()
 
 
 @pytest.mark.parametrize("step", [1, 2, 3])

@@ -10,7 +10,7 @@ from render.core import DEFAULT_THEME, RenderContext
 from render.hillbert import render
 from tests.render.support import (
     assert_matches_golden,
-    assert_renders_rgb_at,
+    assert_renders_in_palette_at,
     assert_small_deterministic_png,
     near,
     pixel,
@@ -57,7 +57,8 @@ def scenes() -> dict[str, tuple[HillbertState, RenderContext]]:
 
 
 def test_size_and_mode() -> None:
-    assert_renders_rgb_at(render, scenes().values(), SIZE)
+    colours = (STONE, LOG, BOULDER, APPLE, BODY, LIGHT, DARK, DEFAULT_THEME.path)
+    assert_renders_in_palette_at(render, scenes().values(), SIZE, colours)
 
 
 def test_png_is_small_and_deterministic() -> None:

@@ -11,7 +11,7 @@ from render.core import DEFAULT_THEME, RenderContext
 from render.hokito import render
 from tests.render.support import (
     assert_matches_golden,
-    assert_renders_rgb_at,
+    assert_renders_in_palette_at,
     assert_small_deterministic_png,
     count_colour,
     near,
@@ -65,7 +65,9 @@ def scenes() -> dict[str, tuple[HokitoState, RenderContext]]:
 
 
 def test_size_and_mode() -> None:
-    assert_renders_rgb_at(render, scenes().values(), SIZE)
+    theme = DEFAULT_THEME
+    colours = (BLACK_PAWN, WHITE_PAWN, DARK, LIGHT, theme.path, theme.highlight, theme.ink)
+    assert_renders_in_palette_at(render, scenes().values(), SIZE, colours)
 
 
 def test_png_is_small_and_deterministic() -> None:

@@ -10,7 +10,7 @@ from render.core import DEFAULT_THEME, RenderContext
 from render.hollowtown import render
 from tests.render.support import (
     assert_matches_golden,
-    assert_renders_rgb_at,
+    assert_renders_in_palette_at,
     assert_small_deterministic_png,
     count_colour,
     near,
@@ -59,7 +59,9 @@ def scenes() -> dict[str, tuple[HollowtownState, RenderContext]]:
 
 
 def test_size_and_mode() -> None:
-    assert_renders_rgb_at(render, scenes().values(), (760, 516))
+    tiles = ((214, 186, 150), (246, 214, 120), (156, 204, 112), (226, 218, 200))
+    colours = (*tiles, (112, 62, 156), HOLLOW_RED, DOOKY_BLUE, DEFAULT_THEME.background)
+    assert_renders_in_palette_at(render, scenes().values(), (760, 516), colours)
 
 
 def test_png_is_small_and_deterministic() -> None:

@@ -11,7 +11,7 @@ from render.core import DEFAULT_THEME, RenderContext
 from render.molehill import render
 from tests.render.support import (
     assert_matches_golden,
-    assert_renders_rgb_at,
+    assert_renders_in_palette_at,
     assert_small_deterministic_png,
     near,
     pixel,
@@ -68,7 +68,8 @@ def scenes() -> dict[str, tuple[MoleHillState, RenderContext]]:
 
 
 def test_size_and_mode() -> None:
-    assert_renders_rgb_at(render, scenes().values(), SIZE)
+    colours = (LAWN_EVEN, LAWN_ODD, SOIL, ORANGE, DARK, MOLE, ROD, TARGET, RED, EYE, BADGE)
+    assert_renders_in_palette_at(render, scenes().values(), SIZE, colours)
 
 
 def test_png_is_small_and_deterministic() -> None:
