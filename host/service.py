@@ -16,6 +16,8 @@ import time
 from collections import OrderedDict
 from collections.abc import Awaitable, Callable, Hashable, Sequence
 from dataclasses import dataclass, field, replace
+from functools import lru_cache
+from itertools import islice
 from typing import Any
 
 from data.repository import (
@@ -74,10 +76,15 @@ class Loaded:
         """(search key, text) of every legal move of `seat`, in the engine's order."""
         keyed = self.move_keys.get(seat)
         if keyed is None:
-            keyed = self.move_keys[seat] = tuple(
-                (_search_key(text), text) for text in self.state.move_texts(seat)
-            )
+            keyed = self.move_keys[seat] = _keyed(tuple(self.state.move_texts(seat)))
         return keyed
+
+
+@lru_cache(maxsize=256)
+def _keyed(texts: tuple[str, ...]) -> tuple[tuple[str, str], ...]:
+    """Move texts with their search keys; shared by every position with the same moves
+    (Everest's plans are the same table round after round)."""
+    return tuple((_search_key(text), text) for text in texts)
 
 
 def _search_key(text: str) -> str:
@@ -784,10 +791,11 @@ class GameService:
             return []
         key = _search_key(typed)
         keyed = loaded.keyed_moves(seats[0])
-        starts = [text for k, text in keyed if k.startswith(key)][:MAX_PICKS]
+        starts = list(islice((text for k, text in keyed if k.startswith(key)), MAX_PICKS))
         if len(starts) < MAX_PICKS:
-            starts += [text for k, text in keyed if key in k and not k.startswith(key)]
-        return starts[:MAX_PICKS]
+            inside = (text for k, text in keyed if key in k and not k.startswith(key))
+            starts += islice(inside, MAX_PICKS - len(starts))
+        return starts
 
     async def list_games(self, place: Place, user: User) -> list[Reply]:
         records = await self.games.live_games(place.guild_id)
