@@ -27,7 +27,7 @@ async def daily_move_autocomplete(
 ) -> list[app_commands.Choice[str]]:
     client: HilltopBot = interaction.client
     moves = await client.daily.suggest(place_of(interaction), user_of(interaction), current)
-    return [app_commands.Choice(name=m[:100], value=m[:100]) for m in moves]
+    return [app_commands.Choice(name=m.label[:100], value=m.value[:100]) for m in moves]
 
 
 class DailyCog(commands.Cog):

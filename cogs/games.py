@@ -87,7 +87,7 @@ async def move_autocomplete(
     moves = await service_of(interaction).suggest_moves(
         place_of(interaction), user_of(interaction), current
     )
-    return [app_commands.Choice(name=m[:100], value=m[:100]) for m in moves]
+    return [app_commands.Choice(name=m.label[:100], value=m.value[:100]) for m in moves]
 
 
 SEAT_OPTIONS = [app_commands.Choice(name=s, value=s) for s in SEAT_CHOICES]

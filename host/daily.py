@@ -26,7 +26,7 @@ from engine.hillbert import HillbertState
 from engine.hillbert_par import DEFAULT_MAX_TURNS, par
 from engine.rng import seed_from_text
 from engine.text import t
-from host.model import Place, Reply, ServiceError, User
+from host.model import Place, Reply, ServiceError, Suggestion, User
 from host.service import GameService, Loaded
 from host.workers import worker_pool
 
@@ -190,7 +190,7 @@ class DailyService:
         )
         return [await self.games.board_of(record.id, headline)]
 
-    async def suggest(self, place: Place, user: User, typed: str) -> list[str]:
+    async def suggest(self, place: Place, user: User, typed: str) -> list[Suggestion]:
         run = await self.daily.run_for(user.id, utc_day(self.clock()).isoformat())
         if run is None or run.finished_at is not None:
             return []

@@ -50,6 +50,29 @@ class Choice:
 
 
 @dataclass(frozen=True, slots=True)
+class Suggestion:
+    """An autocomplete choice for a typed move: `label` is shown, `value` is sent back.
+    The value names the ply it was offered at, so a move sent twice (a double Enter) is
+    told apart from a deliberate second move: the second copy finds the game moved on."""
+
+    label: str
+    value: str
+
+
+#: Between a move and the ply it was offered at, in a suggestion's value: `c2-c4 @12`.
+OFFERED_AT = " @"
+
+
+def offered_move(text: str) -> tuple[str, int | None]:
+    """(the move, the ply it was offered at) of a typed move; the ply is None when the
+    move was typed by hand rather than picked from the suggestions."""
+    move, mark, ply = text.rpartition(OFFERED_AT)
+    if mark and ply.isascii() and ply.isdigit():
+        return move, int(ply)
+    return text, None
+
+
+@dataclass(frozen=True, slots=True)
 class Reply:
     title: str = ""
     text: str = ""

@@ -34,8 +34,17 @@ from engine.core import Game, GameState, MoveError, NotationError, Option, Outco
 from engine.rng import Rng
 from engine.text import Text, t
 from host.ai_turns import ComputerPlayers, ThreadedComputers
+from host.model import (
+    OFFERED_AT,
+    Choice,
+    Place,
+    Reply,
+    ServiceError,
+    Suggestion,
+    User,
+    offered_move,
+)
 from host.model import ChannelBusyError as ChannelTaken
-from host.model import Choice, Place, Reply, ServiceError, User
 from host.painting import BoardImages, Painter, ThreadPainter
 from host.rules import rules_text
 from render.core import RenderContext
@@ -66,6 +75,8 @@ class Loaded:
     previous: GameState[Any] | None
     last_move: Hashable | None
     last_seat: int | None
+    #: The seat that made each move so far, in order (move `ply` is `movers[ply - 1]`).
+    movers: tuple[int, ...] = ()
     #: Per seat, its legal moves written out with their search keys (lower case, no
     #: spaces), made on first use: autocomplete asks for them before every move.
     move_keys: dict[int, tuple[tuple[str, str], ...]] = field(
@@ -308,7 +319,7 @@ class GameService:
         if record.status == "challenge":
             return [self._challenge_reply(record, game)]
         async with self._lock(record.id):
-            loaded = self._remember(record, game, state, None, None, None)
+            loaded = self._remember(Loaded(record, game, state, None, None, None))
             loaded, bot_lines = await self._run_computers_safely(loaded)
         pings = self._pings(loaded, frozenset(), set())
         return [await self._board_reply(loaded, self._started_line(loaded), bot_lines, pings)]
@@ -356,7 +367,8 @@ class GameService:
                 raise ServiceError(t("That challenge was already answered.")) from None
             if record.status == "challenge":
                 return [self._challenge_reply(record, game, t("{name} accepted.", name=user.name))]
-            loaded = self._remember(record, game, _state_of(game, record), None, None, None)
+            state = _state_of(game, record)
+            loaded = self._remember(Loaded(record, game, state, None, None, None))
             loaded, bot_lines = await self._run_computers_safely(loaded)
         pings = self._pings(loaded, frozenset(), set())
         return [await self._board_reply(loaded, self._started_line(loaded), bot_lines, pings)]
@@ -430,11 +442,22 @@ class GameService:
         self, loaded: Loaded, ply: int | None, user: User, text: str
     ) -> tuple[int, Hashable, GameState[Any]]:
         """(seat, move, state after it) if `user` may play `text` now, else ServiceError.
-        With `ply` (a button), the game must still be where the button was drawn."""
+        With `ply` (a button), the game must still be where the button was drawn. A move
+        picked from the suggestions names the ply it was offered at: it is refused if the
+        user has moved since (the same move sent twice)."""
         if ply is not None:
             self._check_current(loaded, ply)
         elif loaded.record.status != "active":
             raise ServiceError(t("This game is over; nothing more can be played on it."))
+        text, offered = offered_move(text.strip())
+        if offered is not None and not self._still_offered(loaded, offered, user):
+            raise ServiceError(
+                t(
+                    "{move} was offered for an earlier turn: you have played since, or the "
+                    "game moved on. Nothing was changed; see the latest board.",
+                    move=text,
+                )
+            )
         seat = self._acting_seat(loaded, user)
         try:
             move = loaded.state.parse_move(seat, text.strip())
@@ -512,7 +535,8 @@ class GameService:
             finished_at=now if result else record.finished_at,
             deadline_at=deadline_at,
         )
-        return self._remember(stored, loaded.game, after, loaded.state, move, seat)
+        movers = (*loaded.movers, seat)
+        return self._remember(Loaded(stored, loaded.game, after, loaded.state, move, seat, movers))
 
     def _next_deadline(self, loaded: Loaded, after: GameState[Any], now: float) -> float | None:
         """When the decision now pending must be made. Several seats deciding together
@@ -666,9 +690,7 @@ class GameService:
         record = loaded.record
         for seat in seats:
             record = await self.games.replace_seat(record.id, seat, _user_record(self.bot_user))
-        loaded = self._remember(
-            record, loaded.game, loaded.state, loaded.previous, loaded.last_move, loaded.last_seat
-        )
+        loaded = self._remember(replace(loaded, record=record))
         line = t(
             "{name} resigned; a computer player takes over {seat}.",
             name=user.name,
@@ -704,9 +726,7 @@ class GameService:
             )
         except StalePlyError:
             raise ServiceError(t("The game moved on; try again.")) from None
-        loaded = self._remember(
-            record, loaded.game, loaded.state, loaded.previous, loaded.last_move, loaded.last_seat
-        )
+        loaded = self._remember(replace(loaded, record=record))
         return [await self._board_reply(loaded, None, [], self._everyone(loaded, user))]
 
     # === looking at games =================================================================
@@ -763,7 +783,7 @@ class GameService:
             if k.startswith(key) or [x.lower() for x in state.move_tokens(move)[:1]] == [first]
         ]
 
-    async def suggest_moves(self, place: Place, user: User, typed: str) -> list[str]:
+    async def suggest_moves(self, place: Place, user: User, typed: str) -> list[Suggestion]:
         """Autocomplete for `/move`: the caller's legal moves matching what they typed,
         those starting with it first; empty for anyone who is not to act. Served from
         memory: Discord wants the choices within 3 s and a player types fast."""
@@ -773,7 +793,7 @@ class GameService:
             return []
         return self._suggest(loaded, user, typed)
 
-    async def suggest_in(self, game_id: int, user: User, typed: str) -> list[str]:
+    async def suggest_in(self, game_id: int, user: User, typed: str) -> list[Suggestion]:
         loaded = self._cache.get(game_id)
         if loaded is None:
             try:
@@ -783,7 +803,7 @@ class GameService:
                 return []
         return self._suggest(loaded, user, typed)
 
-    def _suggest(self, loaded: Loaded, user: User, typed: str) -> list[str]:
+    def _suggest(self, loaded: Loaded, user: User, typed: str) -> list[Suggestion]:
         if loaded.record.status != "active":
             return []
         seats = [s for s in loaded.record.seats_of(user.id) if s in loaded.state.to_act]
@@ -795,7 +815,8 @@ class GameService:
         if len(starts) < MAX_PICKS:
             inside = (text for k, text in keyed if key in k and not k.startswith(key))
             starts += islice(inside, MAX_PICKS - len(starts))
-        return starts
+        at = f"{OFFERED_AT}{loaded.record.ply}"
+        return [Suggestion(text, text + at) for text in starts]
 
     async def list_games(self, place: Place, user: User) -> list[Reply]:
         records = await self.games.live_games(place.guild_id)
@@ -943,7 +964,7 @@ class GameService:
             loaded, _ = await self._load_caught_up(game_id)
         if not loaded.record.is_live:
             raise ServiceError(t("This game is over; nothing more can be played on it."))
-        if loaded.record.ply != ply and not await self._only_others_moved(loaded, ply, user):
+        if not self._still_offered(loaded, ply, user):
             raise ServiceError(
                 t(
                     "This board is out of date: the game has moved on (ply {now}). Use the "
@@ -953,15 +974,17 @@ class GameService:
             )
         return loaded
 
-    async def _only_others_moved(self, loaded: Loaded, ply: int, user: User) -> bool:
-        """True when every move since `ply` was another seat's and the user still has the
-        same decision to make (players planning at once do not spoil each other's
-        half-built plans); a repeated click of one's own move is never let through."""
+    def _still_offered(self, loaded: Loaded, ply: int, user: User) -> bool:
+        """Whether what was offered to `user` at `ply` (a board's buttons, a suggested
+        move) still stands: the game is at `ply`, or every move since was another seat's
+        and the user still has a decision to make (players planning at once do not spoil
+        each other's half-built plans). A repeat of one's own move never stands."""
+        if ply == loaded.record.ply:
+            return True
         mine = set(loaded.record.seats_of(user.id))
         if ply > loaded.record.ply or not mine & loaded.state.to_act:
             return False
-        later = [m for m in await self.games.moves(loaded.record.id) if m.ply > ply]
-        return all(m.seat not in mine for m in later)
+        return not mine & set(loaded.movers[ply:])
 
     async def _builder_reply(
         self,
@@ -1223,16 +1246,9 @@ class GameService:
             lock = self._locks[game_id] = asyncio.Lock()
         return lock
 
-    def _remember(
-        self,
-        record: GameRecord,
-        game: Game[Any],
-        state: GameState[Any],
-        previous: GameState[Any] | None,
-        last_move: Hashable | None,
-        last_seat: int | None,
-    ) -> Loaded:
-        loaded = Loaded(record, game, state, previous, last_move, last_seat)
+    def _remember(self, loaded: Loaded) -> Loaded:
+        """Keep `loaded` as the game's current state in memory (while the game is live)."""
+        record = loaded.record
         if not record.is_live:
             self._forget(record.id)
             return loaded
@@ -1268,14 +1284,7 @@ class GameService:
             if record.ply == cached.record.ply:
                 if record == cached.record:
                     return cached
-                return self._remember(
-                    record,
-                    cached.game,
-                    cached.state,
-                    cached.previous,
-                    cached.last_move,
-                    cached.last_seat,
-                )
+                return self._remember(replace(cached, record=record))
         found = await self.games.game_with_moves(game_id)
         if found is None:
             raise ServiceError(t("That game does not exist."))
@@ -1293,7 +1302,8 @@ class GameService:
             log.warning(
                 "game %s: the replayed log differs from the snapshot; using the replay", game_id
             )
-        return self._remember(record, game, state, previous, last_move, last_seat)
+        movers = tuple(entry.seat for entry in moves[: record.ply])
+        return self._remember(Loaded(record, game, state, previous, last_move, last_seat, movers))
 
     async def _record(self, game_id: int) -> GameRecord:
         record = await self.games.get_game(game_id)

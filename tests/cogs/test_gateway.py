@@ -182,10 +182,11 @@ async def test_move_autocomplete_and_answers(
     assert typed.callback_type == CallbackType.AUTOCOMPLETE_RESULT
     starting = [m for m in legal if m.startswith("b2")]
     ending = [m for m in legal if m.endswith("b2")]
-    assert [c["value"] for c in typed.choices] == starting + ending
-    assert all(c["name"] == c["value"] for c in typed.choices)
+    assert [c["name"] for c in typed.choices] == starting + ending
+    # The value sent back names the turn it was offered for (ply 0 here).
+    assert all(c["value"] == c["name"] + " @0" for c in typed.choices)
     blank = await fake.autocomplete(alice, "move", "text", text="")
-    assert [c["value"] for c in blank.choices] == legal[:25]
+    assert [c["name"] for c in blank.choices] == legal[:25]
     waiting = await fake.autocomplete(bob, "move", "text", text="")
     assert waiting.choices == []
 

@@ -65,7 +65,7 @@ async def finish_run(daily: DailyService, user: User) -> list[Reply]:
         moves = await daily.suggest(HERE, user, "")
         if not moves:
             break
-        replies = await daily.play(HERE, user, moves[0])
+        replies = await daily.play(HERE, user, moves[0].value)
         if any(not r.ephemeral for r in replies):
             return replies
     raise AssertionError("the run did not end")
@@ -139,7 +139,7 @@ async def test_restart_in_the_middle_of_a_run(tmp_path: Path, clock: Clock) -> N
     db = await Database.open(path)
     first = build(db, clock)
     await first.play(HERE, ALICE)
-    move = (await first.suggest(HERE, ALICE, ""))[0]
+    move = (await first.suggest(HERE, ALICE, ""))[0].value
     [after] = await first.play(HERE, ALICE, move)
     await db.close()
     db2 = await Database.open(path)
@@ -306,4 +306,4 @@ async def test_a_run_finished_but_never_recorded_is_recorded_later(daily: DailyS
 async def finish_run_quietly(daily: DailyService, user: User) -> None:
     await daily.play(HERE, user)
     while moves := await daily.suggest(HERE, user, ""):
-        await daily.play(HERE, user, moves[0])
+        await daily.play(HERE, user, moves[0].value)

@@ -62,7 +62,7 @@ async def test_a_move_with_its_autocomplete_reads_nothing_and_writes_once(db: Da
     repo.calls.clear()
     for user in (ALICE, BOB, ALICE):
         [first, *_] = await service.suggest_moves(HERE, user, "")
-        await service.move(HERE, user, first)
+        await service.move(HERE, user, first.value)
     assert repo.calls == Counter(move=3)
 
 
@@ -85,7 +85,7 @@ async def test_a_restarted_service_reads_a_game_once(db: Database) -> None:
     restarted, repo = counting_service(db)
     suggestions = await restarted.suggest_moves(HERE, BOB, "")
     assert suggestions
-    await restarted.move(HERE, BOB, suggestions[0])
+    await restarted.move(HERE, BOB, suggestions[0].value)
     # The channel's game, then the game with its log: nothing more, however many moves.
     assert repo.calls == Counter(read=2, move=1)
 
@@ -97,9 +97,9 @@ async def test_autocomplete_does_not_wait_for_a_move_in_progress(db: Database) -
     assert record is not None
     async with service._lock(record.id):  # a move is being committed and drawn
         suggestions = await asyncio.wait_for(service.suggest_moves(HERE, ALICE, "a1"), 1)
-    starting = [s.startswith("a1") for s in suggestions]
+    starting = [s.label.startswith("a1") for s in suggestions]
     assert starting[0] and starting == sorted(starting, reverse=True)  # a1… first
-    assert all("a1" in s for s in suggestions)
+    assert all("a1" in s.label for s in suggestions)
 
 
 async def test_two_processes_on_one_database_take_turns(tmp_path: Path) -> None:
@@ -111,11 +111,11 @@ async def test_two_processes_on_one_database_take_turns(tmp_path: Path) -> None:
         await start_hokito(one)
         await one.move(HERE, ALICE, "a1-b1")
         # The other process serves Bob's move; the first one still remembers Bob to move.
-        [bob_move, *_] = await other.suggest_moves(HERE, BOB, "")
+        [bob_move, *_] = [s.label for s in await other.suggest_moves(HERE, BOB, "")]
         await other.move(HERE, BOB, bob_move)
         # Alice's next move reaches the first process: its memory is out of date, so the
         # move is judged again on the stored game and played, not refused.
-        [alice_move, *_] = await other.suggest_moves(HERE, ALICE, "")
+        [alice_move, *_] = [s.label for s in await other.suggest_moves(HERE, ALICE, "")]
         [reply] = await one.move(HERE, ALICE, alice_move)
         assert reply.title.endswith("ply 3")
         # Bob's old move sent again to the first process is refused: it is Bob's turn now,

@@ -145,7 +145,7 @@ async def test_restart_continues_the_game_and_old_buttons_work(tmp_path: Path) -
         [panel] = await second.press(HERE, ALICE, board.picks[0].payload)
         replies = await second.press(HERE, ALICE, panel.picks[0].payload)
         assert "bob (White) to move" in replies[-1].text
-        [again] = await second.move(HERE, BOB, (await second.suggest_moves(HERE, BOB, ""))[0])
+        [again] = await second.move(HERE, BOB, (await second.suggest_moves(HERE, BOB, ""))[0].value)
         assert again.title.endswith("ply 2")
     finally:
         await db2.close()
@@ -154,7 +154,9 @@ async def test_restart_continues_the_game_and_old_buttons_work(tmp_path: Path) -
 async def test_computer_opponent_answers_at_once(service: GameService) -> None:
     [board] = await service.play(HERE, ALICE, "hokito", [BOT], seed=3, seat="first")
     assert "alice (Black) to move" in board.text
-    [after] = await service.move(HERE, ALICE, (await service.suggest_moves(HERE, ALICE, ""))[0])
+    [after] = await service.move(
+        HERE, ALICE, (await service.suggest_moves(HERE, ALICE, ""))[0].value
+    )
     assert "hilltop (White) played" in after.text
     assert "alice (Black) to move" in after.text
     assert after.title.endswith("ply 2")
@@ -169,7 +171,7 @@ async def test_computer_moves_first_when_it_holds_black(service: GameService) ->
 async def test_game_over_from_a_position(service: GameService) -> None:
     await service.play(HERE, ALICE, "hokito", [BOB], position=ENDGAME, seat="first")
     await service.accept(HERE, BOB)
-    assert await service.suggest_moves(HERE, ALICE, "") == ["a1-a2"]
+    assert [s.label for s in await service.suggest_moves(HERE, ALICE, "")] == ["a1-a2"]
     [over] = await service.move(HERE, ALICE, "a1-a2")
     assert "Game over." in over.text
     assert "alice (Black) wins" in over.text
@@ -236,7 +238,7 @@ async def test_moves_lists_canonical_moves_privately(service: GameService) -> No
 
 async def test_suggestions_are_filtered_and_empty_off_turn(service: GameService) -> None:
     await started(service)
-    suggestions = await service.suggest_moves(HERE, ALICE, "b2")
+    suggestions = [s.label for s in await service.suggest_moves(HERE, ALICE, "b2")]
     starting = [s for s in suggestions if s.startswith("b2-")]
     assert starting and suggestions[: len(starting)] == starting  # prefix matches first
     assert all("b2" in s for s in suggestions)
@@ -347,7 +349,9 @@ async def test_a_computer_turn_cut_short_is_played_when_the_game_is_next_used(
         raise RuntimeError("the computer crashed")
 
     monkeypatch.setattr("engine.ai.choose_move", broken)
-    [after] = await service.move(HERE, ALICE, (await service.suggest_moves(HERE, ALICE, ""))[0])
+    [after] = await service.move(
+        HERE, ALICE, (await service.suggest_moves(HERE, ALICE, ""))[0].value
+    )
     assert "could not move yet" in after.text and "hilltop (White) to move" in after.text
     monkeypatch.undo()
     restarted = make_service(db)  # as after a restart
@@ -374,7 +378,9 @@ async def test_players_planning_at_once_do_not_block_each_other(service: GameSer
 async def test_pings_go_to_whoever_is_newly_asked_to_act(service: GameService) -> None:
     [solo] = await service.play(HERE, ALICE, "hillbert", seed=4)
     assert solo.mentions == () or [u.name for u in solo.mentions] == ["alice"]
-    [moved] = await service.move(HERE, ALICE, (await service.suggest_moves(HERE, ALICE, ""))[0])
+    [moved] = await service.move(
+        HERE, ALICE, (await service.suggest_moves(HERE, ALICE, ""))[0].value
+    )
     assert moved.mentions == ()  # nobody to tell: alice is playing alone
     [again] = await service.board(HERE)
     assert again.mentions == ()  # re-posting the board pings nobody
@@ -426,7 +432,7 @@ async def test_practice_games_of_a_solo_game_offer_a_hint(service: GameService) 
     [reply] = await service.press(HERE, ALICE, hint.payload)
     assert reply.ephemeral and reply.text.startswith("Hint: the bot would play ")
     suggested = reply.text.removeprefix("Hint: the bot would play ").rstrip(".")
-    assert suggested in await service.suggest_moves(HERE, ALICE, suggested)
+    assert suggested in [s.label for s in await service.suggest_moves(HERE, ALICE, suggested)]
     [duel] = await service.play(THREAD, ALICE, "hokito", [BOT], seed=4, seat="first")
     assert all(a.label != "Hint" for a in duel.actions)
 
