@@ -32,7 +32,7 @@ from data.repository import (
 from engine import ai, registry
 from engine.core import Game, GameState, MoveError, NotationError, Option, Outcome
 from engine.rng import Rng
-from engine.text import Text, t
+from engine.text import Text, t, tn
 from host.ai_turns import ComputerPlayers, ThreadedComputers
 from host.model import (
     OFFERED_AT,
@@ -177,6 +177,15 @@ class GameService:
             )
         if computer_seats and game.max_players == 1:
             raise ServiceError(t("{game} has no computer seats.", game=game.name))
+        if place.guild_id is None and any(not p.is_bot for p in opponents):
+            raise ServiceError(
+                t(
+                    "Nobody else can see this direct message, so a challenge here could never "
+                    "be answered. Challenge them from a server channel, or play me here with "
+                    "opponent:@{bot}.",
+                    bot=self.bot_user.name,
+                )
+            )
         players: list[User] = [p if not p.is_bot else self.bot_user for p in people]
         players += [self.bot_user] * computers
         return await self._start(
@@ -254,6 +263,13 @@ class GameService:
                     "Unknown level {level!r}; levels: {known}.",
                     level=level,
                     known=", ".join(ai.LEVELS),
+                )
+            )
+        if deadline_minutes is not None and game.decision_seconds is None:
+            raise ServiceError(
+                t(
+                    "deadline: {game} has no move deadlines; leave deadline out.",
+                    game=game.name,
                 )
             )
         if deadline_minutes is not None and not 1 <= deadline_minutes <= MAX_DEADLINE_MINUTES:
@@ -900,7 +916,9 @@ class GameService:
                 raise ServiceError(t("That challenge is no longer open."))
             return await (self.accept if action == "accept" else self.decline)(place, user)
         if action == "resign":
-            await self._check_press(game_id, ply, user)
+            loaded = await self._check_press(game_id, ply, user)
+            if not loaded.record.seats_of(user.id):
+                raise ServiceError(self._not_a_player(loaded, user))
             return [
                 Reply(
                     title=str(t("Resign?")),
@@ -1363,11 +1381,14 @@ class GameService:
         return acting[0]
 
     def _not_a_player(self, loaded: Loaded, user: User) -> Text:
-        players = ", ".join(s.user.name for s in loaded.record.seats)
-        return t(
+        players = [s.user.name for s in loaded.record.seats]
+        return tn(
+            "You are not playing in this game ({players} is). Watch, or start your own "
+            "game in another channel or thread.",
             "You are not playing in this game ({players} are). Watch, or start your own "
             "game in another channel or thread.",
-            players=players,
+            n=len(players),
+            players=", ".join(players),
         )
 
     def _not_challenged(self, record: GameRecord, user: User) -> Text:

@@ -11,7 +11,7 @@ from data.db import Database
 from data.games import SqliteGameRepository
 from engine import registry
 from engine.core import Option
-from host.model import Reply, ServiceError
+from host.model import Place, Reply, ServiceError
 from host.service import GameService, _pick_choices
 from tests.host.conftest import (
     A1,
@@ -448,3 +448,29 @@ async def test_a_roll_off_board_shows_the_outcomes_to_everyone(db: Database) -> 
     assert [caption for caption, _ in board.gallery][-1] == "The choices"
     assert board.gallery[-1][1][:8] == b"\x89PNG\r\n\x1a\n"
     assert [p.label for p in board.picks][:1] and "bob (Blue) to move" in board.text
+
+
+async def test_a_bystander_pressing_resign_is_refused_at_once(service: GameService) -> None:
+    board = await started(service)
+    resign = next(a for a in board.actions if a.label == "Resign")
+    with pytest.raises(ServiceError, match=r"not playing in this game \(alice, bob are\)"):
+        await service.press(HERE, CAROL, resign.payload)
+    [confirm] = await service.press(HERE, ALICE, resign.payload)
+    assert confirm.title == "Resign?"
+
+
+async def test_a_deadline_is_refused_in_games_without_deadlines(service: GameService) -> None:
+    with pytest.raises(ServiceError, match="Hokito has no move deadlines"):
+        await service.play(HERE, ALICE, "hokito", [BOB], deadline_minutes=60)
+    assert await service.games.live_game_in_channel(HERE.channel_id) is None
+    [board] = await service.play(HERE, ALICE, "everest", [BOT], deadline_minutes=60)
+    assert "<t:" in board.text
+
+
+async def test_no_challenge_in_a_direct_message(service: GameService) -> None:
+    direct = Place(channel_id=900, guild_id=None)
+    with pytest.raises(ServiceError, match="Nobody else can see this direct message"):
+        await service.play(direct, ALICE, "hokito", [BOB])
+    assert await service.games.live_game_in_channel(900) is None
+    [board] = await service.play(direct, ALICE, "hokito", [BOT], seat="first")
+    assert "alice (Black) to move" in board.text
