@@ -296,6 +296,7 @@ class GameService:
                 )
             if not state.to_act:
                 raise ServiceError(t("position: that game is already over."))
+            await self._check_showable(game, state, players)
         else:
             state = game.new_state(seed, len(players), variant)
         # Everyone who started it, and every computer, has already agreed to play.
@@ -339,6 +340,33 @@ class GameService:
             loaded, bot_lines = await self._run_computers_safely(loaded)
         pings = self._pings(loaded, frozenset(), set())
         return [await self._board_reply(loaded, self._started_line(loaded), bot_lines, pings)]
+
+    async def _check_showable(
+        self, game: Game[Any], state: GameState[Any], players: Sequence[User]
+    ) -> None:
+        """A game is never started from a position that cannot be played or shown: its
+        board, its report and every acting seat's moves are made once before it exists."""
+        names = [p.name for p in players]
+        try:
+            view = state.view(None)
+            view.report(None, names)
+            state.scores()
+            for seat in state.to_act:
+                state.legal_moves(seat)
+                state.view(seat)
+            if self.render_images:
+                ctx = RenderContext(names=tuple(names))
+                acting = sorted(state.to_act)
+                await self.painter.board(view, ctx, acting[0] if len(acting) == 1 else None)
+        except Exception:
+            log.warning("a %s position that cannot be shown was refused", game.id, exc_info=True)
+            raise ServiceError(
+                t(
+                    "position: its fields do not fit together, so it cannot be played or "
+                    "shown. Check it against the notation in /rules game:{id}.",
+                    id=game.id,
+                )
+            ) from None
 
     def _seat_players(
         self, game: Game[Any], players: list[User], seat: str | None, seed: int

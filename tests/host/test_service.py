@@ -474,3 +474,21 @@ async def test_no_challenge_in_a_direct_message(service: GameService) -> None:
     assert await service.games.live_game_in_channel(900) is None
     [board] = await service.play(direct, ALICE, "hokito", [BOT], seat="first")
     assert "alice (Black) to move" in board.text
+
+
+async def test_a_position_that_cannot_be_shown_starts_no_game(
+    db: Database, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    service = make_service(db, images=True)
+    position = registry.get("hokito").new_state(1, 2, None).to_text()
+
+    def broken(*args: object) -> bytes:
+        raise IndexError("an event names a seat that does not exist")
+
+    monkeypatch.setattr("host.painting.render_png", broken)
+    with pytest.raises(ServiceError, match="cannot be played or shown"):
+        await service.admin_start(HERE, ADMIN, "hokito", [ALICE, BOB], position=position)
+    assert await service.games.live_game_in_channel(HERE.channel_id) is None
+    monkeypatch.undo()
+    [board] = await service.admin_start(HERE, ADMIN, "hokito", [ALICE, BOB], position=position)
+    assert board.image is not None
