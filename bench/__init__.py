@@ -1,1 +1,2 @@
-"""Benchmarks that print figures (`make bench`); not tests, never run in CI."""
+"""Benchmarks that print figures (`make bench`), not tests with time limits; the tests only
+check that `python -m bench --quick` runs and prints every figure."""

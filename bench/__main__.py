@@ -1,62 +1,138 @@
-"""`make bench`: print the figures the README quotes, as a Markdown table."""
+"""`make bench`: the figures the README quotes, as Markdown tables.
+
+    python -m bench           # every table, full budgets (several minutes)
+    python -m bench --quick   # the same tables on tiny budgets, to see that they run
+
+A figure that cannot be measured (the product raised) is printed as "not measured", with
+its traceback on stderr, and the other figures are still measured.
+"""
 
 from __future__ import annotations
 
+import argparse
 import asyncio
 import os
 import platform
+import traceback
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass
 
+from bench import discord_load
+from bench.common import cores, row
 from bench.engine_bench import playouts_per_second
 from bench.render_bench import games_with_renderers, render_figures
-from bench.service_bench import (
-    committed_moves_per_second,
-    discord_move_latency,
-    move_through_service,
-)
+from bench.service_bench import committed_moves_per_second, move_through_service
 from bench.strength import timing_rows
 from engine import registry
 
 
-def main() -> None:
-    print(
-        f"machine: {platform.machine()}, {os.cpu_count()} cores, Python "
-        f"{platform.python_version()}\n"
+@dataclass(frozen=True, slots=True)
+class Budget:
+    playout_seconds: float
+    renders: int
+    service_moves: int
+    #: Positions per game for the computer players' decision times.
+    positions: int
+    commits: int
+    load: discord_load.LoadConfig
+
+
+FULL = Budget(2.0, 200, 200, 3, 3000, discord_load.LoadConfig())
+QUICK = Budget(0.2, 20, 20, 1, 300, discord_load.QUICK)
+
+
+def guarded(figure: str, conditions: str, rows: Callable[[], Iterator[str]]) -> Iterator[str]:
+    """The rows of one figure, or one "not measured" row if measuring it raised."""
+    try:
+        yield from list(rows())
+    except Exception as exc:
+        traceback.print_exc()
+        reason = " ".join(str(exc).split())[:300] or type(exc).__name__
+        yield row(figure, conditions, f"not measured: {reason}", "")
+
+
+def figures(budget: Budget) -> Iterator[str]:
+    yield row("figure", "conditions", "measured", "target")
+    yield row("---", "---", "---", "---")
+    yield row(
+        "machine",
+        f"{cores()}, load average {os.getloadavg()[0]:.1f} at the start",
+        f"{platform.machine()}, Python {platform.python_version()}",
+        "",
     )
-    print("| figure | measured | target |")
-    print("| --- | --- | --- |")
     for game in registry.all_games():
-        rate, plies = playouts_per_second(game.id)
-        print(
-            f"| {game.id}: random playouts per second | {rate:,.0f} "
-            f"({plies:.0f} plies each) | report |"
-        )
+        where = f"{budget.playout_seconds:g} s, one core"
+
+        def playouts(game_id: str = game.id, where: str = where) -> Iterator[str]:
+            rate, plies = playouts_per_second(game_id, budget.playout_seconds)
+            yield row(
+                f"{game_id}: random playouts per second",
+                where,
+                f"{rate:,.0f} ({plies:.0f} plies each)",
+                "report",
+            )
+
+        yield from guarded(f"{game.id}: random playouts per second", where, playouts)
     for game_id in games_with_renderers():
-        p50, p95, size = render_figures(game_id)
-        print(
-            f"| {game_id}: render p50 / p95 | {p50:.1f} / {p95:.1f} ms, "
-            f"PNG {size / 1024:.0f} KB | p50 ≤ 10 ms, ≤ 80 KB |"
-        )
+        where = f"{budget.renders} renders of a mid-game board"
+
+        def renders(game_id: str = game_id, where: str = where) -> Iterator[str]:
+            p50, p95, size = render_figures(game_id, budget.renders)
+            yield row(
+                f"{game_id}: render p50 / p95",
+                where,
+                f"{p50:.1f} / {p95:.1f} ms, PNG {size / 1024:.0f} KB",
+                "p50 ≤ 10 ms, ≤ 80 KB",
+            )
+
+        yield from guarded(f"{game_id}: render p50 / p95", where, renders)
     for game in registry.all_games():
-        p50, p95 = asyncio.run(move_through_service(game.id))
-        print(
-            f"| {game.id}: one move through the service p50 / p95 | {p50:.1f} / {p95:.1f} ms "
-            "| p50 ≤ 25 ms |"
-        )
-    print(
-        "\nComputer players: hard's MCTS simulations per second, and seconds per decision"
-        " (mean / max) for easy, normal, hard.\n"
-    )
-    print("| game (seats) | sims/s | easy | normal | hard |")
-    print("| --- | --- | --- | --- | --- |")
-    print("\n".join(timing_rows(3)))
+        where = f"{budget.service_moves} moves over 20 games, no Discord"
+
+        def service(game_id: str = game.id, where: str = where) -> Iterator[str]:
+            p50, p95 = asyncio.run(move_through_service(game_id, budget.service_moves))
+            yield row(
+                f"{game_id}: one move through the service p50 / p95",
+                where,
+                f"{p50:.1f} / {p95:.1f} ms",
+                "p50 ≤ 25 ms",
+            )
+
+        yield from guarded(f"{game.id}: one move through the service", where, service)
+    where = f"{budget.commits:,} moves, one after another"
+
+    def commits() -> Iterator[str]:
+        rate = asyncio.run(committed_moves_per_second(budget.commits))
+        yield row("SQLite committed moves per second", where, f"{rate:,.0f}", "≥ 1,000")
+
+    yield from guarded("SQLite committed moves per second", where, commits)
+
+
+def search_table(budget: Budget) -> Iterator[str]:
+    yield row("game (seats)", "conditions", "sims/s", "easy", "normal", "hard")
+    yield row("---", "---", "---", "---", "---", "---")
+    where = f"{budget.positions} positions, seconds per decision mean / max, one core"
+
+    def rows() -> Iterator[str]:
+        for line in timing_rows(budget.positions):
+            name, rest = line.removeprefix("| ").split(" | ", 1)
+            yield f"| {name} | {where} | {rest}"
+
+    yield from guarded("computer players", where, rows)
+
+
+def main(argv: Sequence[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description="Hilltop's benchmarks, as Markdown tables.")
+    parser.add_argument("--quick", action="store_true", help="tiny budgets (about a minute)")
+    args = parser.parse_args(argv)
+    budget = QUICK if args.quick else FULL
+    for line in figures(budget):
+        print(line, flush=True)
     print()
-    rate = asyncio.run(committed_moves_per_second())
-    print(f"| SQLite committed moves per second | {rate:,.0f} | ≥ 1,000 |")
-    p50, p95 = asyncio.run(discord_move_latency())
-    print(
-        f"| /move in the Discord layer, 50 active games, p50 / p95 | {p50:.1f} / "
-        f"{p95:.1f} ms | p50 ≤ 30 ms |"
-    )
+    for line in search_table(budget):
+        print(line, flush=True)
+    print()
+    discord_load.run(budget.load)
 
 
 if __name__ == "__main__":

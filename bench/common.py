@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import math
+import os
 import statistics
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 
 def percentiles(samples_ms: list[float]) -> tuple[float, float, float]:
@@ -12,6 +14,24 @@ def percentiles(samples_ms: list[float]) -> tuple[float, float, float]:
     ordered = sorted(samples_ms)
     cuts = statistics.quantiles(ordered, n=100, method="inclusive")
     return statistics.median(ordered), cuts[94], cuts[98]
+
+
+def quantile(samples: Sequence[float], q: float) -> float:
+    """The `q` quantile (0-1) of `samples` by linear interpolation; NaN when empty."""
+    if not samples:
+        return math.nan
+    ordered = sorted(samples)
+    position = q * (len(ordered) - 1)
+    low = math.floor(position)
+    high = min(low + 1, len(ordered) - 1)
+    return ordered[low] + (ordered[high] - ordered[low]) * (position - low)
+
+
+def ms(seconds: float) -> str:
+    """Seconds as milliseconds for a table cell; "n/a" for no data."""
+    if math.isnan(seconds):
+        return "n/a"
+    return f"{seconds * 1000:,.0f} ms" if seconds >= 0.1 else f"{seconds * 1000:.1f} ms"
 
 
 def time_calls(fn: Callable[[], object], count: int) -> list[float]:
@@ -23,5 +43,10 @@ def time_calls(fn: Callable[[], object], count: int) -> list[float]:
     return samples
 
 
-def row(name: str, value: str, target: str = "") -> str:
-    return f"| {name} | {value} | {target} |"
+def cores() -> str:
+    """The cores this process may run on, for the conditions of a figure."""
+    return f"{len(os.sched_getaffinity(0))} cores"
+
+
+def row(*cells: str) -> str:
+    return "| " + " | ".join(cells) + " |"

@@ -1,5 +1,4 @@
-"""The service and storage: one move end to end, committed moves per second, and /move
-handled inside the Discord layer with many games running."""
+"""The service and storage: one move end to end, and committed moves per second."""
 
 from __future__ import annotations
 
@@ -52,7 +51,7 @@ async def move_through_service(game_id: str = "hokito", moves: int = 200) -> tup
             service = GameService(SqliteGameRepository(db), bot_user=BOT)
             games = await _games(service, 20, game_id)
             rng = Rng(3)
-            samples = []
+            samples: list[float] = []
             for i in range(moves * 3):
                 if len(samples) == moves:
                     break
@@ -98,36 +97,4 @@ async def committed_moves_per_second(count: int = 3000) -> float:
                 await repo.append_move(record.id, ply, ply % 2, 1, "a1-b1", snapshot, now=1.0)
             return count / (time.perf_counter() - start)
         finally:
-            await db.close()
-
-
-async def discord_move_latency(active_games: int = 50, moves: int = 300) -> tuple[float, float]:
-    """(p50, p95) ms from a /move interaction reaching the cog to its response being sent,
-    with `active_games` games in progress (spec'd discord.py interaction objects)."""
-    from tests.cogs.conftest import interaction, make_bot, member
-
-    with tempfile.TemporaryDirectory() as tmp:
-        db = await Database.open(Path(tmp) / "discord.sqlite3")
-        bot = await make_bot(db)
-        try:
-            games = await _games(bot.service, active_games)
-            cog: Any = bot.get_cog("GamesCog")
-            people = {p.id: member(p.id, p.name) for p in PEOPLE}
-            rng = Rng(5)
-            samples = []
-            for i in range(moves):
-                entry = games[i % len(games)]
-                if not entry[1].to_act:
-                    continue
-                user, text, after, rng = _next_move(entry[1], rng)
-                inter, sent = interaction(bot, people[user.id], channel_id=entry[0].channel_id)
-                start = time.perf_counter()
-                await cog.move.callback(cog, inter, text=text)
-                samples.append((time.perf_counter() - start) * 1000)
-                assert sent.methods() == ["send_message"], sent.calls
-                entry[1] = after
-            p50, p95, _ = percentiles(samples)
-            return p50, p95
-        finally:
-            await bot.close()
             await db.close()

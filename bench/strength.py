@@ -135,47 +135,61 @@ def _solo_task(task: tuple[str, str, int]) -> int:
 
 
 def sample_positions(game: Game[Any], players: int, count: int) -> Iterator[GameState[Any]]:
-    """Positions from the opening to the middle of seeded random games, each with a seat
-    to act."""
+    """`count` positions from the opening to the middle of seeded random games, each with
+    a seat to act: a game stops short of the move that would end it (Hillbert's random
+    games end within a few turns)."""
     for seed in range(1, count + 1):
         state = game.new_state(seed, players, None)
         rng = Rng(seed)
         for _ in range(seed * 37 % 41):
-            if not state.to_act:
-                break
             seat, rng = rng.choice(sorted(state.to_act))
             move, rng = rng.choice(state.legal_moves(seat))
-            state = state.play(seat, move)
-        if state.to_act:
-            yield state
+            after = state.play(seat, move)
+            if not after.to_act:
+                break
+            state = after
+        yield state
+
+
+def _seconds_per_decision(positions: list[GameState[Any]], level: str) -> list[float]:
+    times = []
+    for state in positions:
+        start = time.perf_counter()
+        ai.choose_move(state, min(state.to_act), level)
+        times.append(time.perf_counter() - start)
+    return times
+
+
+def _hard_search(positions: list[GameState[Any]]) -> tuple[list[float], float]:
+    """Seconds per decision of `hard`, and its simulations per second. The search is the
+    one `ai.choose_move` runs, called directly for its simulation count."""
+    policy = ai.LEVELS["hard"]
+    assert isinstance(policy, ai.Searcher)
+    times = []
+    simulations = searching = 0.0
+    for state in positions:
+        start = time.perf_counter()
+        seat = min(state.to_act)
+        view = state.view(seat)
+        model = ai.model_for(view)
+        rng = ai.decision_rng(view, seat, "hard")
+        result = mcts.search(view, seat, model, policy.budget(model), rng)
+        times.append(time.perf_counter() - start)
+        simulations += result.simulations
+        searching += result.seconds
+    return times, simulations / searching if searching else 0.0
 
 
 def timing_rows(count: int) -> list[str]:
+    """One row per game and seat count: hard's simulations per second, and seconds per
+    decision (mean / max) for easy, normal and hard on `count` positions."""
     rows = []
     for game in registry.all_games():
         for players in sorted({game.min_players, game.max_players}):
             positions = list(sample_positions(game, players, count))
-            cells = []
-            rate_sims = rate_time = 0.0
-            for level in ("easy", "normal", "hard"):
-                times = []
-                for state in positions:
-                    seat = min(state.to_act)
-                    start = time.perf_counter()
-                    ai.choose_move(state, seat, level)
-                    times.append(time.perf_counter() - start)
-                cells.append(f"{statistics.mean(times):.2f} / {max(times):.2f}")
-            for state in positions:
-                seat = min(state.to_act)
-                view = state.view(seat)
-                policy = ai.LEVELS["hard"]
-                assert isinstance(policy, ai.Searcher)
-                model = ai.model_for(view)
-                rng = ai.decision_rng(view, seat, "hard")
-                result = mcts.search(view, seat, model, policy.budget(model), rng)
-                rate_sims += result.simulations
-                rate_time += result.seconds
-            rate = rate_sims / rate_time if rate_time else 0.0
+            hard, rate = _hard_search(positions)
+            levels = [_seconds_per_decision(positions, level) for level in ("easy", "normal")]
+            cells = [f"{statistics.mean(t):.2f} / {max(t):.2f}" for t in [*levels, hard]]
             rows.append(f"| {game.id} ({players}) | {rate:,.0f} | " + " | ".join(cells) + " |")
     return rows
 

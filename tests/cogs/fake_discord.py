@@ -15,7 +15,10 @@ deferral's visibility and pinging nobody (edits never ping); ephemeral messages 
 and only their recipient can use their components.
 
 `serving()` runs a fake with discord.py pointed at it; `running()` logs a client in and
-keeps it connected for the length of a block.
+keeps it connected for the length of a block. A load driver uses `dispatch_slash` and
+`dispatch_autocomplete`, which return at once, and waits on each exchange's `answered` and
+`replied` events; with `keep_uploads=False` the fake keeps only the size of each file, so
+that thousands of boards cost it little memory.
 """
 
 from __future__ import annotations
@@ -35,7 +38,7 @@ from typing import Any, TypeVar
 
 import discord
 import yarl
-from aiohttp import BodyPartReader, WSMsgType, hdrs, web
+from aiohttp import WSMsgType, hdrs, web
 
 Json = dict[str, Any]
 ClientT = TypeVar("ClientT", bound=discord.Client)
@@ -57,6 +60,8 @@ CALLBACK_DEADLINE = 3.0
 HEARTBEAT_INTERVAL_MS = 41_250
 COMMAND_NAME = re.compile(r"^[-_a-z0-9]{1,32}$")
 USER_MENTION = re.compile(r"<@!?(\d+)>")
+MULTIPART_BOUNDARY = re.compile(r'boundary="?([^";]+)"?')
+DISPOSITION_PARAMETER = re.compile(r'(\w+)="([^"]*)"')
 
 
 class Op(IntEnum):
@@ -138,7 +143,9 @@ class Upload:
     index: int
     filename: str
     content_type: str
+    #: The file's bytes; empty when the fake keeps no uploads.
     data: bytes
+    size: int
 
 
 @dataclass(slots=True)
@@ -252,7 +259,15 @@ class Exchange:
     followup_ids: list[int] = field(default_factory=list)
     #: A deferred "thinking…" reply waiting for its first followup to fill it.
     awaiting_fill: bool = False
+    #: When the answer became visible to the user (`time.perf_counter()`): the callback
+    #: for a message, an update or autocomplete choices; after a deferral, the first
+    #: followup or edit that fills it in or replaces it.
+    replied_at: float | None = None
+    #: The message that answer showed, and whether only the user could see it.
+    reply_id: int | None = None
+    reply_ephemeral: bool = False
     answered: asyncio.Event = field(default_factory=asyncio.Event, repr=False)
+    replied: asyncio.Event = field(default_factory=asyncio.Event, repr=False)
 
     @property
     def id(self) -> int:
@@ -276,6 +291,23 @@ class Exchange:
     def seconds(self) -> float:
         """From dispatch to the callback's arrival."""
         return self.answer.at - self.sent_at
+
+    @property
+    def latency(self) -> float:
+        """Seconds from dispatch until the answer was visible (see `replied_at`)."""
+        if self.replied_at is None:
+            raise AssertionError(f"interaction {self.id} has no visible answer")
+        return self.replied_at - self.sent_at
+
+    def _show(self, at: float, message: Json | None) -> None:
+        """The first answer the user sees; later ones do not move `replied_at`."""
+        if self.replied_at is not None:
+            return
+        self.replied_at = at
+        if message is not None:
+            self.reply_id = int(message["id"])
+            self.reply_ephemeral = bool(message["flags"] & EPHEMERAL)
+        self.replied.set()
 
     @property
     def callback_type(self) -> int:
@@ -354,10 +386,15 @@ Handler = Callable[[web.Request, Call], Awaitable[web.StreamResponse]]
 
 class FakeDiscord:
     def __init__(
-        self, *, token: str = "fake-bot-token", callback_deadline: float = CALLBACK_DEADLINE
+        self,
+        *,
+        token: str = "fake-bot-token",
+        callback_deadline: float = CALLBACK_DEADLINE,
+        keep_uploads: bool = True,
     ) -> None:
         self.token = token
         self.callback_deadline = callback_deadline
+        self.keep_uploads = keep_uploads
         self._ids = itertools.count(1_250_000_000_000_000_000)
         self.bot_user = FakeUser(self.new_id(), "hilltop", bot=True)
         self.application_id = self.bot_user.id
@@ -471,17 +508,25 @@ class FakeDiscord:
             self._changed.notify_all()
 
     # === what users do =====================================================================
-    async def interact(self, payload: Json, *, within: float = 5.0) -> Exchange:
-        """Dispatch an interaction and wait for the bot's callback; the exchange says what
-        the bot answered and how long it took."""
+    async def dispatch(self, payload: Json) -> Exchange:
+        """Dispatch an interaction without waiting for the bot; its exchange fills in as
+        the bot answers."""
         session = self.session
         exchange = Exchange(self, payload, sent_at=time.perf_counter())
         self._exchanges[exchange.token] = exchange
         await session.dispatch("INTERACTION_CREATE", payload)
+        return exchange
+
+    async def interact(self, payload: Json, *, within: float = 5.0) -> Exchange:
+        """Dispatch an interaction and wait for the bot's callback; the exchange says what
+        the bot answered and how long it took."""
+        return await self._answered(await self.dispatch(payload), within)
+
+    async def _answered(self, exchange: Exchange, within: float) -> Exchange:
         try:
             await asyncio.wait_for(exchange.answered.wait(), within)
         except TimeoutError:
-            data = payload["data"]
+            data = exchange.payload["data"]
             raise AssertionError(f"no answer to {data} within {within}s") from None
         if exchange.callback is None:
             raise AssertionError(f"Discord refused the bot's answer: {exchange.refusals}")
@@ -498,9 +543,31 @@ class FakeDiscord:
         **options: Any,
     ) -> Exchange:
         """`/command option:value…`; "admin start" names a subcommand."""
+        exchange = await self.dispatch_slash(user, command, channel_id=channel_id, **options)
+        return await self._answered(exchange, within)
+
+    async def dispatch_slash(
+        self, user: FakeUser, command: str, /, *, channel_id: int | None = None, **options: Any
+    ) -> Exchange:
+        """`slash` without waiting for the answer."""
         data = self._command_data(command, options, focused=None)
         payload = self._interaction(InteractionType.APPLICATION_COMMAND, user, data, channel_id)
-        return await self.interact(payload, within=within)
+        return await self.dispatch(payload)
+
+    async def dispatch_autocomplete(
+        self,
+        user: FakeUser,
+        command: str,
+        focused: str,
+        /,
+        *,
+        channel_id: int | None = None,
+        **options: Any,
+    ) -> Exchange:
+        """`autocomplete` without waiting for the answer."""
+        data = self._command_data(command, options, focused=focused)
+        payload = self._interaction(InteractionType.AUTOCOMPLETE, user, data, channel_id)
+        return await self.dispatch(payload)
 
     async def autocomplete(
         self,
@@ -514,9 +581,10 @@ class FakeDiscord:
         **options: Any,
     ) -> Exchange:
         """The user is typing `options[focused]` into the option `focused`."""
-        data = self._command_data(command, options, focused=focused)
-        payload = self._interaction(InteractionType.AUTOCOMPLETE, user, data, channel_id)
-        return await self.interact(payload, within=within)
+        exchange = await self.dispatch_autocomplete(
+            user, command, focused, channel_id=channel_id, **options
+        )
+        return await self._answered(exchange, within)
 
     async def click(
         self,
@@ -729,7 +797,7 @@ class FakeDiscord:
         return {
             "id": str(attachment_id),
             "filename": upload.filename,
-            "size": len(upload.data),
+            "size": upload.size,
             "url": url,
             "proxy_url": url,
             "content_type": upload.content_type,
@@ -748,7 +816,7 @@ class FakeDiscord:
         """Record the request, check its token, answer a refusal as Discord does."""
 
         async def serve(request: web.Request) -> web.StreamResponse:
-            body, uploads = await _read_body(request)
+            body, uploads = await _read_body(request, keep=self.keep_uploads)
             path = request.path.removeprefix(API)
             arrived = time.perf_counter()
             call = Call(request.method, path, dict(request.query), body, uploads, arrived)
@@ -848,6 +916,8 @@ class FakeDiscord:
             _check_choices(data.get("choices"))
         if message is not None:
             exchange.original_id = int(message["id"])
+        if kind not in (CallbackType.DEFERRED_MESSAGE, CallbackType.DEFERRED_UPDATE):
+            exchange._show(call.at, message)
         if call.query.get("with_response") not in ("1", "true"):
             return web.Response(status=204)
         flags = int(message["flags"]) if message is not None else 0
@@ -879,6 +949,7 @@ class FakeDiscord:
             channel_id = int(exchange.payload["channel_id"])
             message = self._new_message(channel_id, call.json, call.uploads, exchange=exchange)
         exchange.followup_ids.append(int(message["id"]))
+        exchange._show(call.at, message)
         if call.query.get("wait") in ("1", "true"):
             return _json(message)
         return web.Response(status=204)
@@ -902,8 +973,11 @@ class FakeDiscord:
             return web.Response(status=204)
         if message_id == exchange.original_id and exchange.awaiting_fill:
             exchange.awaiting_fill = False
-            return _json(self._fill(message_id, call.json, call.uploads))
-        return _json(self._edit_message(message_id, call.json, call.uploads))
+            edited = self._fill(message_id, call.json, call.uploads)
+        else:
+            edited = self._edit_message(message_id, call.json, call.uploads)
+        exchange._show(call.at, edited)
+        return _json(edited)
 
     def _channel(self, request: web.Request) -> Json:
         channel = self.channels.get(int(request.match_info["channel"]))
@@ -973,23 +1047,37 @@ class FakeDiscord:
 
 
 # === request bodies and Discord's checks ===================================================
-async def _read_body(request: web.Request) -> tuple[Any, tuple[Upload, ...]]:
-    if request.content_type != "multipart/form-data":
-        text = await request.text() if request.can_read_body else ""
-        return (json.loads(text) if text else None), ()
+async def _read_body(request: web.Request, *, keep: bool) -> tuple[Any, tuple[Upload, ...]]:
+    # Headers are read raw and the body split by hand: aiohttp parses Content-Type with the
+    # email package, and a part's Content-Disposition again on every access, escaping each
+    # character; under load that cost more than the rest of a request.
+    content_type = request.headers.get(hdrs.CONTENT_TYPE, "")
+    raw = await request.read()
+    if not content_type.startswith("multipart/form-data"):
+        return (json.loads(raw) if raw else None), ()
+    boundary = MULTIPART_BOUNDARY.search(content_type)
     body: Any = None
     uploads = []
-    reader = await request.multipart()
-    while (part := await reader.next()) is not None:
-        if not isinstance(part, BodyPartReader):
-            continue
-        if part.name == "payload_json":
-            body = json.loads(await part.text())
-        elif part.name and part.name.startswith("files["):
-            index = int(part.name.removeprefix("files[").removesuffix("]"))
-            content_type = part.headers.get(hdrs.CONTENT_TYPE, "application/octet-stream")
+    parts = raw.split(b"--" + boundary.group(1).encode())[1:] if boundary else []
+    for part in parts:
+        if part.startswith(b"--"):  # the closing delimiter
+            break
+        head, _, content = part.partition(b"\r\n\r\n")
+        content = content.removesuffix(b"\r\n")
+        headers = dict(
+            (key.strip().lower(), value.strip())
+            for key, _, value in (line.partition(":") for line in head.decode().split("\r\n"))
+        )
+        disposition = dict(DISPOSITION_PARAMETER.findall(headers.get("content-disposition", "")))
+        name = disposition.get("name", "")
+        if name == "payload_json":
+            body = json.loads(content)
+        elif name.startswith("files["):
+            index = int(name.removeprefix("files[").removesuffix("]"))
+            content_type = headers.get("content-type", "application/octet-stream")
+            kept = content if keep else b""
             uploads.append(
-                Upload(index, part.filename or "", content_type, bytes(await part.read()))
+                Upload(index, disposition.get("filename", ""), content_type, kept, len(content))
             )
     return body, tuple(uploads)
 

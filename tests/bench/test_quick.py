@@ -1,0 +1,55 @@
+"""`python -m bench --quick` runs every table end to end and prints figures in each."""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+from bench.render_bench import games_with_renderers
+from engine import registry
+
+ROOT = Path(__file__).resolve().parents[2]
+#: Figures whose measured cell must hold a number; one row each unless counted.
+FIGURES = {
+    "random playouts per second": len(registry.all_games()),
+    "one move through the service": len(registry.all_games()),
+    "render p50 / p95": len(games_with_renderers()),
+    "SQLite committed moves per second": 1,
+    "/move: dispatch to visible answer": 1,
+    "autocomplete of /move": 1,
+    "moves per second achieved": 1,
+    "failed interactions": 1,
+    "bot CPU per accepted move": 1,
+    "REST requests per accepted move": 1,
+    "after SIGKILL": 1,
+    "capacity step": 1,
+    "capacity: most moves/s": 1,
+    "mixed: /move p50 / p99": 1,
+    "computer delay": 1,
+}
+
+
+def test_the_quick_form_prints_every_table_with_figures() -> None:
+    done = subprocess.run(
+        [sys.executable, "-m", "bench", "--quick"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=90,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert "Traceback" not in done.stderr, done.stderr[-3000:]
+    lines = [line for line in done.stdout.splitlines() if line]
+    assert all(line.startswith("| ") and line.endswith(" |") for line in lines), done.stdout
+    rows = [[cell.strip() for cell in line.strip("|").split("|")] for line in lines]
+    for figure, least in FIGURES.items():
+        measured = [r[2] for r in rows if figure in r[0]]
+        assert len(measured) >= least, f"no row for {figure!r} in\n{done.stdout}"
+        for cell in measured:
+            assert re.search(r"\d", cell), (figure, cell)
+            assert "not measured" not in cell and "n/a" not in cell, (figure, cell)
+    searched = {r[0].split(" (")[0] for r in rows if re.fullmatch(r"[a-z]+ \(\d\)", r[0])}
+    assert searched == {g.id for g in registry.all_games()}
