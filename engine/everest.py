@@ -55,6 +55,10 @@ Present only when set: `runs=-,S4,-,-` yeti running away (direction, points);
 `end=-,h,a,H` end-of-round choices (`h` heal or stay pending, `a` aside pending, `H`
 heals) with `chosen=-,54,-,-` coins chosen to set aside; `ev=...` the events of the last
 resolution, comma-separated `kind.arg.arg` (see `EVENT_FIELDS`).
+
+Numbers are written with the digits 0-9. A position whose fields disagree with each other
+or with the stage (a seat that does not exist, a stage waiting for a choice nobody has to
+make) is refused, so that every position read can be played on and drawn.
 """
 
 from __future__ import annotations
@@ -78,6 +82,7 @@ from engine.core import (
     Outcome,
     Variant,
 )
+from engine.digits import is_digits, read_natural
 from engine.rng import Rng
 from engine.text import Text, t
 
@@ -224,7 +229,7 @@ Move = Plan | Pick | Aside | Heal | Stay | Flee
 
 # --- events -----------------------------------------------------------------------------
 
-#: Argument kinds of each event: s seat, q square (or off), d direction, n number,
+#: Argument kinds of each event: s seat, q square, o square or off, d direction, n number,
 #: m coin mask, N a number per seat (-1: did not roll).
 EVENT_FIELDS: dict[str, str] = {
     "round": "n",  # a new round starts
@@ -237,7 +242,7 @@ EVENT_FIELDS: dict[str, str] = {
     "shiver": "s",
     "flee": "sdn",  # seat will run away in direction d with n points
     "move": "sqqd",  # seat moves from, to (last square on the board), direction
-    "push": "sqqd",  # seat is pushed from, to (off), direction
+    "push": "sqod",  # seat is pushed from, to (or off), direction
     "fall": "sq",  # seat falls down a cliff onto the square (1 damage)
     "off": "sqd",  # seat leaves the board from the square, in direction d
     "snow": "sqqdn",  # thrower, from, last square reached, direction, 0 hit 1 splat 2 lost
@@ -246,7 +251,7 @@ EVENT_FIELDS: dict[str, str] = {
     "pick": "sn",  # the roll-off winner picks outcome n
     "aside": "sm",  # seat sets these coins aside
     "heal": "s",  # seat heals: every coin back
-    "home": "sqq",  # seat returns from a square (or off) to its home base
+    "home": "soq",  # seat returns from a square (or off) to its home base
     "bump": "sqq",  # seat is moved off a home base to the nearest empty square
     "win": "s",
     "draw": "",
@@ -271,7 +276,7 @@ class Event:
 
 
 def _field_text(kind: str, value: int) -> str:
-    if kind == "q":
+    if kind in "qo":
         return square_name(value)
     if kind == "d":
         return DIRS[value]
@@ -280,57 +285,144 @@ def _field_text(kind: str, value: int) -> str:
     return str(value)
 
 
-def _parse_event(text: str) -> Event:
+#: Most distinct outcomes a conflict can have: four moving yeti and one volley, 5! orders.
+MAX_OUTCOMES = 120
+#: The range of each event's number (`n` in EVENT_FIELDS), for reading the notation.
+EVENT_NUMBERS: dict[str, tuple[int, int]] = {
+    "round": (1, 9999),
+    "step": (1, 3),
+    "check": (0, 5),
+    "roll": (0, 5),
+    "flee": (2, 5),
+    "snow": (0, 2),
+    "pick": (1, MAX_OUTCOMES),
+}
+
+
+def _parse_event(text: str, players: int) -> Event:
     kind, *raw = text.split(".")
-    if kind not in EVENT_FIELDS:
-        raise NotationError(f"unknown event {text!r}")
-    spec = EVENT_FIELDS[kind]
+    spec = EVENT_FIELDS.get(kind)
+    if spec is None:
+        raise _bad(
+            t(
+                "ev: {event!r} is not an event; events are {kinds}.",
+                event=text,
+                kinds=", ".join(EVENT_FIELDS),
+            )
+        )
+    where = f"ev {text}"
     if spec == "N":
-        return Event(kind, tuple(-1 if v == "-" else _int(v, text) for v in raw))
+        if len(raw) != players:
+            raise _bad(
+                t(
+                    "ev: {event!r} needs one die per player ({n}), each - or 0 to 5.",
+                    event=text,
+                    n=players,
+                )
+            )
+        return Event(kind, tuple(-1 if v == "-" else _number(where, v, 0, 5) for v in raw))
     if len(raw) != len(spec):
-        raise NotationError(f"event {text!r} needs {len(spec)} fields")
+        raise _bad(
+            t("ev: {event!r} needs {n} fields after {kind}.", event=text, n=len(spec), kind=kind)
+        )
     args = []
     for k, v in zip(spec, raw, strict=True):
-        if k == "q":
-            args.append(_square(v, text))
+        if k == "s":
+            args.append(_seat(where, v, players))
+        elif k in "qo":
+            args.append(_square(where, v, off=k == "o"))
         elif k == "d":
-            args.append(_direction(v, text))
+            args.append(_direction(where, v))
         elif k == "m":
-            args.append(0 if v == "-" else _coins(v, text))
+            args.append(_coins(where, v))
         else:
-            args.append(_int(v, text))
+            args.append(_number(where, v, *EVENT_NUMBERS[kind]))
     return Event(kind, tuple(args))
 
 
 # --- notation helpers -------------------------------------------------------------------
 
 
-def _int(text: str, where: str) -> int:
-    if not re.fullmatch(r"-?\d+", text):
-        raise NotationError(f"{where}: {text!r} is not a number")
-    return int(text)
+def _bad(reason: Text) -> NotationError:
+    return NotationError(str(t("Everest position: {reason}", reason=str(reason))))
 
 
-def _square(text: str, where: str) -> int:
-    if text == "off":
+def _number(where: str, text: str, low: int, high: int) -> int:
+    value = read_natural(text, high)
+    if value is None or value < low:
+        raise _bad(
+            t(
+                "{where}: {text!r} is not a whole number from {low} to {high}.",
+                where=where,
+                text=text,
+                low=low,
+                high=high,
+            )
+        )
+    return value
+
+
+def _seat(where: str, text: str, players: int) -> int:
+    seat = read_natural(text, players - 1)
+    if seat is None:
+        raise _bad(
+            t(
+                "{where}: {text!r} is not a seat; with {n} players the seats are 0 to {last}.",
+                where=where,
+                text=text,
+                n=players,
+                last=players - 1,
+            )
+        )
+    return seat
+
+
+def _square(where: str, text: str, off: bool = True) -> int:
+    """A square of the mountain, or OFF for `off` when `off` is allowed."""
+    if off and text == "off":
         return OFF
-    if text not in SQUARE_BY_NAME:
-        raise NotationError(f"{where}: {text!r} is not a square of the mountain")
-    return SQUARE_BY_NAME[text]
+    if text in SQUARE_BY_NAME:
+        return SQUARE_BY_NAME[text]
+    if off:
+        reason = t(
+            "{where}: {text!r} is neither off nor a square of the mountain (a1 to h6 without "
+            "a3, a4, h3, h4).",
+            where=where,
+            text=text,
+        )
+    else:
+        reason = t(
+            "{where}: {text!r} is not a square of the mountain (a1 to h6 without a3, a4, h3, h4).",
+            where=where,
+            text=text,
+        )
+    raise _bad(reason)
 
 
-def _direction(text: str, where: str) -> int:
+def _direction(where: str, text: str) -> int:
     if len(text) != 1 or text not in DIRS:
-        raise NotationError(f"{where}: {text!r} is not a direction (N, E, S, W)")
+        raise _bad(t("{where}: {text!r} is not a direction (N, E, S, W).", where=where, text=text))
     return DIRS.index(text)
 
 
-def _coins(text: str, where: str) -> int:
+def _coins(where: str, text: str) -> int:
+    """A coin list such as `54A` (`-`: none)."""
+    if text == "-":
+        return 0
     mask = 0
     for ch in text:
         if ch not in COIN_CHARS or mask >> COIN_CHARS.index(ch) & 1:
-            raise NotationError(f"{where}: bad coin list {text!r}")
+            raise _bad(
+                t(
+                    "{where}: {text!r} is not a list of different coins from 5 4 3 2 A 0 "
+                    "(- for none).",
+                    where=where,
+                    text=text,
+                )
+            )
         mask |= 1 << COIN_CHARS.index(ch)
+    if not mask:
+        raise _bad(t("{where}: write - for no coins.", where=where))
     return mask
 
 
@@ -994,9 +1086,14 @@ def _parse_move_text(text: str, state: EverestState, seat: int) -> Move:
     if head in ("heal", "stay") and len(words) == 1:
         return Heal() if head == "heal" else Stay()
     if head == "pick":
-        if len(words) != 2 or not words[1].isdigit():
+        if len(words) != 2 or not is_digits(words[1]):
             raise InvalidMoveError(t("{move}: write pick and an outcome number.", move=raw))
-        return Pick(int(words[1]))
+        number = read_natural(words[1], MAX_OUTCOMES)
+        if number is None:
+            raise IllegalMoveError(
+                t("{move}: a conflict has at most {n} outcomes.", move=raw, n=MAX_OUTCOMES)
+            )
+        return Pick(number)
     if head == "flee":
         if len(words) != 2 or words[1].upper() not in ("N", "E", "S", "W"):
             raise InvalidMoveError(t("{move}: write flee and a direction N/E/S/W.", move=raw))
@@ -1576,7 +1673,7 @@ def _nearest_empty(home: int, pos: Sequence[int], reserved: set[int]) -> int:
 # --- reading positions ------------------------------------------------------------------
 
 
-def _plan_from_field(text: str, where: str) -> tuple[int, ...] | None:
+def _plan_from_field(text: str) -> tuple[int, ...] | None:
     if text == "-":
         return None
     if text == "?":
@@ -1586,136 +1683,227 @@ def _plan_from_field(text: str, where: str) -> tuple[int, ...] | None:
     try:
         parsed = _parse_plan_words(text.split("+"), text)
     except InvalidMoveError as exc:
-        raise NotationError(f"{where}: {exc}") from None
+        raise _bad(t("plans: {why}", why=str(exc))) from None
     coins = [coin for coin, _, _ in parsed]
     if not parsed or min(coins) < 0 or len(set(coins)) != len(coins):
-        raise NotationError(f"{where}: bad plan {text!r}")
+        raise _bad(
+            t(
+                "plans: {plan!r} is not a plan; write -, ?, dazed or up to three actions of "
+                "different coins joined by +, like 4E+2N+sAE.",
+                plan=text,
+            )
+        )
     return tuple(action_code(coin, snow, d) for coin, snow, d in parsed)
+
+
+_KEYS = (
+    "n", "cap", "round", "stage", "step", "pos", "aside", "dmg", "peak", "plans",
+    "runs", "roars", "choice", "pick", "end", "chosen", "result", "rng", "ev",
+)  # fmt: skip
+_REQUIRED = (
+    "n", "cap", "round", "stage", "step", "pos", "aside", "dmg", "peak", "plans", "result",
+    "rng",
+)  # fmt: skip
+#: Largest round cap and round the notation accepts (the standard cap is 30).
+MAX_CAP = 999
+MAX_ROUND = EVENT_NUMBERS["round"][1]
+#: Most damage one yeti may show: far more than a round can deal.
+MAX_DAMAGE = 99
+RNG_MAX = (1 << 64) - 1
 
 
 def parse_state(text: str) -> EverestState:
     words = text.split()
     if not words or words[0] != "everest":
-        raise NotationError("an Everest position starts with the word 'everest'")
+        raise _bad(t("it starts with the word everest."))
     fields: dict[str, str] = {}
     for word in words[1:]:
         key, sep, value = word.partition("=")
-        if not sep or key in fields:
-            raise NotationError(f"{word!r}: expected key=value, each key once")
+        if not sep or key not in _KEYS:
+            raise _bad(
+                t(
+                    "{word!r} is not a known key=value; keys: {keys}.",
+                    word=word,
+                    keys=", ".join(_KEYS),
+                )
+            )
+        if key in fields:
+            raise _bad(t("{key}= is given twice.", key=key))
         fields[key] = value
-    known = {
-        "n", "cap", "round", "stage", "step", "pos", "aside", "dmg", "peak", "plans",
-        "runs", "roars", "choice", "pick", "end", "chosen", "result", "rng", "ev",
-    }  # fmt: skip
-    unknown = set(fields) - known
-    if unknown:
-        raise NotationError(f"unknown field(s): {', '.join(sorted(unknown))}")
-    for key in ("n", "cap", "round", "stage", "step", "pos", "aside", "dmg", "peak", "plans"):
-        if key not in fields:
-            raise NotationError(f"missing field {key}=")
-    for key in ("result", "rng"):
-        if key not in fields:
-            raise NotationError(f"missing field {key}=")
-    n = _int(fields["n"], "n")
-    if not 2 <= n <= 4:
-        raise NotationError(f"n={n}: Everest is for 2 to 4 players")
+    missing = [key for key in _REQUIRED if key not in fields]
+    if missing:
+        raise _bad(t("missing {keys}.", keys=", ".join(f"{key}=" for key in missing)))
+    n = _number("n (players)", fields["n"], 2, 4)
 
-    def seats(key: str, default: str | None = None) -> list[str]:
-        raw = fields.get(key, default)
-        if raw is None:
-            raise NotationError(f"missing field {key}=")
+    def seats(key: str) -> list[str]:
+        raw = fields.get(key, ",".join("-" * n))
         items = raw.split(",")
         if len(items) != n:
-            raise NotationError(f"{key}={raw}: needs {n} comma-separated entries")
+            raise _bad(
+                t(
+                    "{key}={raw}: needs {n} comma-separated entries, one per player.",
+                    key=key,
+                    raw=raw,
+                    n=n,
+                )
+            )
         return items
 
+    cap = _number("cap", fields["cap"], 0, MAX_CAP)
+    round_ = _number("round", fields["round"], 1, cap or MAX_ROUND)
     stage = fields["stage"]
     if stage not in STAGES:
-        raise NotationError(f"stage={stage}: expected one of {', '.join(STAGES)}")
-    pos = tuple(_square(x, "pos") for x in seats("pos"))
+        raise _bad(
+            t("stage={stage}: expected one of {stages}.", stage=stage, stages=", ".join(STAGES))
+        )
+    step = _number("step", fields["step"], 1, 3)
+    pos = tuple(_square("pos", x) for x in seats("pos"))
     on_board = [p for p in pos if p != OFF]
     if len(set(on_board)) != len(on_board):
-        raise NotationError("pos: two yeti on one square")
+        raise _bad(t("pos: two yeti stand on one square."))
     runs = []
-    for item in seats("runs", ",".join("-" * n)):
+    for item in seats("runs"):
         if item == "-":
             runs.append(0)
         elif re.fullmatch(r"[NESW][2-5]", item):
             runs.append(DIRS.index(item[0]) * 8 + int(item[1]))
         else:
-            raise NotationError(f"runs: bad entry {item!r}")
+            raise _bad(
+                t(
+                    "runs: {item!r} is not - or a direction and 2 to 5 points, like S4.",
+                    item=item,
+                )
+            )
     choice = []
-    for item in seats("choice", ",".join("-" * n)):
+    for item in seats("choice"):
         if item == "-":
             choice.append(0)
         elif re.fullmatch(r"[A2-5][NESW]+", item):
             roll = 1 if item[0] == "A" else int(item[0])
             choice.append(roll * 16 + sum(1 << DIRS.index(c) for c in set(item[1:])))
         else:
-            raise NotationError(f"choice: bad entry {item!r}")
+            raise _bad(
+                t(
+                    "choice: {item!r} is not - or a roll (A, 2-5) and the roarers' "
+                    "directions, like 3EW.",
+                    item=item,
+                )
+            )
     roars = []
     for item in fields["roars"].split(",") if "roars" in fields else []:
-        match = re.fullmatch(r"(\d)([NESW])(\d)", item)
+        match = re.fullmatch(r"([0-9])([NESW])([0-9])", item)
         if not match:
-            raise NotationError(f"roars: bad entry {item!r}")
-        roars.append((int(match.group(1)), DIRS.index(match.group(2)), int(match.group(3))))
+            raise _bad(
+                t(
+                    "roars: {item!r} is not a seat, a direction and the seat it answers, like 1W0.",
+                    item=item,
+                )
+            )
+        roars.append(
+            (
+                _seat("roars", match.group(1), n),
+                DIRS.index(match.group(2)),
+                _seat("roars", match.group(3), n),
+            )
+        )
     conflict, picker = "", -1
     if "pick" in fields:
-        match = re.fullmatch(r"(run|act):(\d)", fields["pick"])
+        match = re.fullmatch(r"(run|act):([0-9])", fields["pick"])
         if not match:
-            raise NotationError(f"pick={fields['pick']}: expected run:N or act:N")
-        conflict, picker = match.group(1), int(match.group(2))
+            raise _bad(
+                t("pick={value}: expected run:N or act:N (N the seat).", value=fields["pick"])
+            )
+        conflict, picker = match.group(1), _seat("pick", match.group(2), n)
     endq = []
-    for item in seats("end", ",".join("-" * n)):
+    for item in seats("end"):
         if len(item) != 1 or item not in _END_CHARS:
-            raise NotationError(f"end: bad entry {item!r}")
+            raise _bad(t("end: {item!r} is not one of - h a H.", item=item))
         endq.append(_END_CHARS.index(item))
     result_text = fields["result"]
     if result_text == "-":
         result = -1
     elif result_text == "draw":
         result = -2
-    elif re.fullmatch(r"w\d", result_text):
-        result = int(result_text[1:])
+    elif result_text.startswith("w"):
+        result = _seat("result", result_text[1:], n)
     else:
-        raise NotationError(f"result={result_text}: expected -, draw or wN")
-    rng_match = re.fullmatch(r"(\d+):(\d+)", fields["rng"])
-    if not rng_match:
-        raise NotationError(f"rng={fields['rng']}: expected seed:counter")
-    peak = -1 if fields["peak"] == "-" else _int(fields["peak"], "peak")
-    for seat in [peak, picker, result, *(r[0] for r in roars), *(r[2] for r in roars)]:
-        if seat >= n:
-            raise NotationError(f"seat {seat} does not exist with {n} players")
-    step = _int(fields["step"], "step")
-    if not 1 <= step <= 3:
-        raise NotationError(f"step={step}: expected 1, 2 or 3")
+        raise _bad(t("result={value}: expected -, draw or w and a seat.", value=result_text))
+    seed, sep, counter = fields["rng"].partition(":")
+    if not sep:
+        raise _bad(t("rng={value}: expected seed:counter.", value=fields["rng"]))
     state = EverestState(
         players=n,
-        cap=_int(fields["cap"], "cap"),
-        round=_int(fields["round"], "round"),
+        cap=cap,
+        round=round_,
         stage=stage,
         step=step - 1,
         pos=pos,
-        aside=tuple(0 if x == "-" else _coins(x, "aside") for x in seats("aside")),
-        damage=tuple(_int(x, "dmg") for x in seats("dmg")),
-        peak=peak,
-        plans=tuple(_plan_from_field(x, "plans") for x in seats("plans")),
+        aside=tuple(_coins("aside", x) for x in seats("aside")),
+        damage=tuple(_number("dmg", x, 0, MAX_DAMAGE) for x in seats("dmg")),
+        peak=-1 if fields["peak"] == "-" else _seat("peak", fields["peak"], n),
+        plans=tuple(_plan_from_field(x) for x in seats("plans")),
         runs=tuple(runs),
         roars=tuple(roars),
         choice=tuple(choice),
         conflict=conflict,
         picker=picker,
         endq=tuple(endq),
-        chosen=tuple(
-            0 if x == "-" else _coins(x, "chosen") for x in seats("chosen", ",".join("-" * n))
-        ),
+        chosen=tuple(_coins("chosen", x) for x in seats("chosen")),
         result=result,
-        events=tuple(_parse_event(e) for e in fields["ev"].split(",")) if "ev" in fields else (),
-        rng=Rng(int(rng_match.group(1)), int(rng_match.group(2))),
+        events=tuple(_parse_event(e, n) for e in fields["ev"].split(",")) if "ev" in fields else (),
+        rng=Rng(_number("rng seed", seed, 0, RNG_MAX), _number("rng counter", counter, 0, RNG_MAX)),
     )
-    if state.stage == "pick" and not 0 <= state.picker < n:
-        raise NotationError("stage=pick needs pick=run:N or pick=act:N")
+    _check_consistent(state)
     return state
+
+
+def _check_consistent(s: EverestState) -> None:
+    """The fields agree with the stage: every seat that must act can, and nothing waits
+    that the stage never reads."""
+    seats, stage = range(s.players), s.stage
+    if (stage == "plan" and s.step != 0) or (stage in ("end", "over") and s.step != 2):
+        raise _bad(t("step: while planning it is 1; at the end of a round and after it, 3."))
+    if stage == "plan":
+        if all(p is not None for p in s.plans):
+            raise _bad(t("plans: while planning, some yeti has yet to plan (-)."))
+    elif any(p is None or p == HIDDEN for p in s.plans):
+        raise _bad(t("plans: once the plans are revealed every yeti has one (no - or ?)."))
+    if any(s.runs) and stage not in ("flee", "pick"):
+        raise _bad(t("runs: yeti only run away while roars or a conflict are settled."))
+    if any(s.runs[y] and s.pos[y] == OFF for y in seats):
+        raise _bad(t("runs: a yeti off the board cannot run away."))
+    if s.roars and stage != "flee":
+        raise _bad(t("roars: roar-backs only wait while roarers are chosen (stage=flee)."))
+    if any(s.pos[y] == OFF or s.pos[a] == OFF or y == a for y, _, a in s.roars):
+        raise _bad(t("roars: both yeti stand on the board and they are different yeti."))
+    if (stage == "flee") != any(s.choice):
+        raise _bad(t("choice: stage=flee goes exactly with a yeti choosing a roarer."))
+    for y in seats:
+        mask = s.choice[y] & 15
+        if mask and (s.pos[y] == OFF or any(
+            mask >> d & 1 and _occupant(s.pos, NEXT[s.pos[y]][d]) < 0 for d in range(4)
+        )):  # fmt: skip
+            raise _bad(t("choice: each direction in it points at a yeti next to the one choosing."))
+    if (stage == "pick") != bool(s.conflict):
+        raise _bad(t("pick: stage=pick goes exactly with pick=run:N or pick=act:N."))
+    asking = [q in (END_HEAL_ASK, END_ASIDE_ASK) for q in s.endq]
+    if stage == "end" and not any(asking):
+        raise _bad(t("end: at the end of a round some yeti still chooses (h or a)."))
+    if stage != "end" and (any(s.endq) or any(s.chosen)):
+        raise _bad(t("end and chosen are only used at the end of a round."))
+    for y in seats:
+        avail = s.available(y)
+        coins, need = coin_count(avail), s.damage[y]
+        if s.chosen[y] & ~avail:
+            raise _bad(t("chosen: only coins that are not set aside can be chosen."))
+        if s.endq[y] == END_ASIDE_ASK and not 0 < need < coins:
+            raise _bad(t("end: a sets coins aside, so the yeti took damage and has more coins."))
+        if s.endq[y] == END_HEAL_ASK and (s.pos[y] == OFF or need >= coins):
+            raise _bad(t("end: h (heal or stay) is for a yeti on the board that keeps a coin."))
+    if (stage == "over") != (s.result != -1):
+        raise _bad(t("result: a game is over (stage=over) exactly when it has a result."))
+    if s.result == -2 and (not s.cap or s.round != s.cap):
+        raise _bad(t("result: a draw only comes in the last round of a capped game."))
 
 
 # --- the log ----------------------------------------------------------------------------

@@ -21,8 +21,8 @@ Position notation (`to_text` / `Game.from_text`), one line:
     ...H.../.s.o.mm/.bb..../.BB.o../......./..s..../....... score=0 turns=0 hungry=0 \
 facing=0 jumped=0 seed=42
 
-The board comes first: rows top to bottom separated by `/`, 7 cells each, columns a-g.
-Cells: `.` empty, `o` food, `s` small obstacle (1x1), `m` a medium obstacle cell (1x2,
+The board comes first: 7 to 30 rows top to bottom separated by `/`, 7 cells each, columns
+a-g. Cells: `.` empty, `o` food, `s` small obstacle (1x1), `m` a medium obstacle cell (1x2,
 pairs read from the left of each run: `mmmm` is two obstacles), `b` the upper half and `B`
 the lower half of a big obstacle (2x2), `H` Hillbert (a 1x1, 2x2 or 3x3 square touching
 the top row). A `bb` on the bottom row has its `BB` still to come in the next row. Then,
@@ -49,12 +49,15 @@ from engine.core import (
     NotationError,
     Outcome,
 )
+from engine.digits import is_digits, read_natural
 from engine.rng import Rng, hash64
 from engine.text import Text, t
 
 WIDTH = 7
 HEIGHT = 7
 MIN_HEIGHT = 7
+#: The tallest board a position may have (the picture shrinks its cells to fit).
+MAX_HEIGHT = 30
 COLUMNS = "abcdefg"
 HUNGER_LIMIT = 3
 
@@ -230,11 +233,19 @@ def _tokenize(text: str) -> list[tuple[str, int]]:
                 )
             )
         j = i + 1
-        while j < n and text[j].isdigit():
+        while j < n and is_digits(text[j]):
             j += 1
         digits = text[i + 1 : j]
         if digits:
-            over = int(digits)
+            over = read_natural(digits, 99)
+            if over is None:
+                raise IllegalMoveError(
+                    t(
+                        "{move}: a jump goes over at most {n} cells",
+                        move=text.strip(),
+                        n=STEPS_LIMIT - SMALL,
+                    )
+                )
             if over < 1:
                 raise InvalidMoveError(
                     t("{move}: a jump goes over at least 1 cell", move=text.strip())
@@ -749,8 +760,10 @@ def describe(report: TurnReport) -> Text:
 
 def new_hill(seed: int, height: int = HEIGHT) -> HillbertState:
     """The starting position: Small Hillbert on d1, rows 2..height from the generator."""
-    if height < MIN_HEIGHT:
-        raise ValueError(f"the hill needs at least {MIN_HEIGHT} rows, not {height}")
+    if not MIN_HEIGHT <= height <= MAX_HEIGHT:
+        raise ValueError(
+            f"the hill needs at least {MIN_HEIGHT} rows and at most {MAX_HEIGHT}, not {height}"
+        )
     rows = [hill_row(seed, k) for k in range(1, height + 1)]
     return HillbertState(
         board=tuple(rows),
@@ -782,65 +795,118 @@ def _pairs(row: str, mark: str) -> set[int] | None:
     return lefts
 
 
+def _bad(reason: Text) -> NotationError:
+    return NotationError(str(t("Hillbert position: {reason}", reason=str(reason))))
+
+
 def _parse_board(text: str) -> tuple[tuple[str, ...], int, int]:
     rows = text.split("/")
-    if len(rows) < MIN_HEIGHT:
-        raise NotationError(f"the board needs at least {MIN_HEIGHT} rows, found {len(rows)}")
+    if not MIN_HEIGHT <= len(rows) <= MAX_HEIGHT:
+        raise _bad(
+            t(
+                "the board needs at least {low} rows and at most {high}, found {n}",
+                low=MIN_HEIGHT,
+                high=MAX_HEIGHT,
+                n=len(rows),
+            )
+        )
     for i, row in enumerate(rows, 1):
         if len(row) != WIDTH:
-            raise NotationError(f"row {i} has {len(row)} cells, not {WIDTH}: {row!r}")
+            raise _bad(
+                t(
+                    "row {i} has {n} cells, not {width}: {row!r}",
+                    i=i,
+                    n=len(row),
+                    width=WIDTH,
+                    row=row,
+                )
+            )
         bad = set(row) - _CELLS - {HILLBERT}
         if bad:
-            raise NotationError(f"row {i} has unknown cell(s) {''.join(sorted(bad))!r}")
+            raise _bad(
+                t(
+                    "row {i} has unknown cell(s) {cells!r}; cells are . o s m b B and H",
+                    i=i,
+                    cells="".join(sorted(bad)),
+                )
+            )
     size = rows[0].count(HILLBERT)
     if size not in SIZE_NAMES:
-        raise NotationError("Hillbert (H, 1 to 3 cells wide) must touch the top row")
+        raise _bad(t("Hillbert (H, 1 to 3 cells wide) must touch the top row"))
     col = rows[0].index(HILLBERT)
     expected = [(r, c) for r in range(len(rows)) for c in range(WIDTH) if rows[r][c] == HILLBERT]
     square = [(r, c) for r in range(size) for c in range(col, col + size)]
     if expected != square:
-        raise NotationError(f"Hillbert's H cells must form a {size}x{size} square from row 1")
+        raise _bad(t("Hillbert's H cells must form a {n}x{n} square from row 1", n=size))
     board = tuple(row.replace(HILLBERT, EMPTY) for row in rows)
     for i, row in enumerate(board):
-        for mark, what in ((MEDIUM_OBSTACLE, "m"), (BIG_TOP, "b"), (BIG_BOTTOM, "B")):
+        for mark in (MEDIUM_OBSTACLE, BIG_TOP, BIG_BOTTOM):
             if _pairs(row, mark) is None:
-                raise NotationError(f"row {i + 1}: {what} cells must come in pairs")
+                raise _bad(t("row {i}: {mark} cells must come in pairs", i=i + 1, mark=mark))
     for i in range(len(board) - 1):
         if _pairs(board[i], BIG_TOP) != _pairs(board[i + 1], BIG_BOTTOM):
-            raise NotationError(
-                f"rows {i + 1}-{i + 2}: each bb (big obstacle top) needs BB right below it"
+            raise _bad(
+                t(
+                    "rows {i}-{j}: each bb (big obstacle top) needs BB right below it",
+                    i=i + 1,
+                    j=i + 2,
+                )
             )
     return board, size, col
 
 
 _FIELDS = ("score", "turns", "hungry", "facing", "jumped", "seed")
+#: The largest value of each field: the seed is a 64-bit number; the counters could
+#: never grow this far in a game.
+_FIELD_MAX = {
+    "score": 999_999_999,
+    "turns": 999_999_999,
+    "hungry": HUNGER_LIMIT,
+    "facing": 3,
+    "jumped": 1,
+    "seed": (1 << 64) - 1,
+}
+_FIELD_RULES = {
+    "score": "score is a whole number of rows from 0 to {high}",
+    "turns": "turns is a whole number from 0 to {high}",
+    "hungry": "hungry goes from 0 to {high}",
+    "facing": "facing goes from 0 to {high} (up, right, down, left)",
+    "jumped": "jumped is 0 or 1",
+    "seed": "the seed is a 64-bit number, a whole number from 0 to {high}",
+}
 
 
 def parse_position(text: str) -> HillbertState:
     parts = text.split()
     if len(parts) != 1 + len(_FIELDS):
-        raise NotationError(
-            "a Hillbert position is the board then " + " ".join(f"{f}=N" for f in _FIELDS)
+        raise _bad(
+            t(
+                "a Hillbert position is the board then {fields}",
+                fields=" ".join(f"{f}=N" for f in _FIELDS),
+            )
         )
     board, size, col = _parse_board(parts[0])
     values: dict[str, int] = {}
     for name, part in zip(_FIELDS, parts[1:], strict=True):
         key, sep, value = part.partition("=")
         if key != name or not sep:
-            raise NotationError(f"expected {name}=N, found {part!r}")
-        if not value.isdigit():
-            raise NotationError(f"{name} must be a whole number, not {value!r}")
-        values[name] = int(value)
-    if values["hungry"] > HUNGER_LIMIT:
-        raise NotationError(f"hungry goes from 0 to {HUNGER_LIMIT}")
+            raise _bad(t("expected {name}=N, found {part!r}", name=name, part=part))
+        number = read_natural(value, _FIELD_MAX[name])
+        if number is None:
+            rule = t(_FIELD_RULES[name], high=_FIELD_MAX[name])
+            if not is_digits(value):
+                raise _bad(
+                    t(
+                        "{name} must be a whole number, not {value!r}: {rule}",
+                        name=name,
+                        value=value,
+                        rule=str(rule),
+                    )
+                )
+            raise _bad(rule)
+        values[name] = number
     if values["hungry"] and size != SMALL:
-        raise NotationError("only Small Hillbert can have hungry turns")
-    if values["facing"] > 3:
-        raise NotationError("facing goes from 0 to 3")
-    if values["jumped"] > 1:
-        raise NotationError("jumped is 0 or 1")
-    if values["seed"] >= 1 << 64:
-        raise NotationError("the seed is a 64-bit number")
+        raise _bad(t("only Small Hillbert can have hungry turns"))
     return HillbertState(
         board=board,
         size=size,

@@ -68,6 +68,7 @@ from engine.core import (
     Outcome,
     Variant,
 )
+from engine.digits import read_natural
 from engine.rng import Rng
 from engine.text import Text, t
 
@@ -797,21 +798,31 @@ def _action_on_type(raw: str, verb: str, args: list[str]) -> HollowtownMove:
 
 
 # --- reading the notation -----------------------------------------------------------------
-_CELL_RE = re.compile(r"(Mu|Be|Me|H|D|-)(\d*)([hd]?)")
+_CELL_RE = re.compile(r"(Mu|Be|Me|H|D|-)([0-9]*)([hd]?)")
 _KEYS = ("market", "bank", "supply", "turn", "round", "lastbuy", "rng", "variant")
+#: The latest round a position may be in: far beyond any game (each of the 7 tiles can
+#: hold off the ten-round stall only once).
+MAX_ROUND = 999
+RNG_MAX = (1 << 64) - 1
 
 
 def _bad(reason: str, **params: object) -> NotationError:
     return NotationError(str(t("Hollowtown position: " + reason, **params)))
 
 
-def _number(key: str, value: str) -> int:
-    if not value.isdigit():
-        raise _bad("{key}= needs a whole number, not {value!r}.", key=key, value=value)
-    return int(value)
+def _number(key: str, value: str, maximum: int) -> int:
+    number = read_natural(value, maximum)
+    if number is None:
+        raise _bad(
+            "{key}= needs a whole number from 0 to {maximum}, not {value!r}.",
+            key=key,
+            maximum=maximum,
+            value=value,
+        )
+    return number
 
 
-def _pair(key: str, value: str, sep: str) -> tuple[int, int]:
+def _pair(key: str, value: str, sep: str, maxima: tuple[int, int]) -> tuple[int, int]:
     parts = value.split(sep)
     if len(parts) != 2:
         raise _bad(
@@ -820,7 +831,7 @@ def _pair(key: str, value: str, sep: str) -> tuple[int, int]:
             sep=sep,
             value=value,
         )
-    return _number(key, parts[0]), _number(key, parts[1])
+    return _number(key, parts[0], maxima[0]), _number(key, parts[1], maxima[1])
 
 
 def _read_board(text: str) -> tuple[tuple[int, ...], tuple[int, ...], list[int]]:
@@ -845,7 +856,13 @@ def _read_board(text: str) -> tuple[tuple[int, ...], tuple[int, ...], list[int]]
                     token=token,
                 )
             kind = _CELL_CODES.index(match.group(1))
-            pile = int(match.group(2) or 0)
+            pile = read_natural(match.group(2) or "0", TOTAL_BUTTONS)
+            if pile is None:
+                raise _bad(
+                    "cell {cell} holds more than the {n} buttons of the game.",
+                    cell=CELL_NAMES[cell],
+                    n=TOTAL_BUTTONS,
+                )
             if pile and kind >= HOUSE:
                 raise _bad("only tiles hold buttons, not {cell}.", cell=CELL_NAMES[cell])
             if match.group(3):
@@ -897,17 +914,17 @@ def _read_state(text: str) -> HollowtownState:
     rows = fields["market"].split(",")
     if len(rows) != 3:
         raise _bad("market= needs 3 rows price/tiles separated by commas.")
-    market = [_pair("market", row, "/") for row in rows]
+    market = [_pair("market", row, "/", (TOTAL_BUTTONS, 3)) for row in rows]
     prices = (market[0][0], market[1][0], market[2][0])
     stock = (market[0][1], market[1][1], market[2][1])
-    supplies = _pair("supply", fields["supply"], "/")
-    bank = _number("bank", fields["bank"])
+    supplies = _pair("supply", fields["supply"], "/", (TOTAL_BUTTONS, TOTAL_BUTTONS))
+    bank = _number("bank", fields["bank"], TOTAL_BUTTONS)
     if fields["turn"] not in PHASE_NAMES:
         raise _bad("turn= is one of {names}.", names=", ".join(PHASE_NAMES))
     phase = PHASE_NAMES.index(fields["turn"])
-    round_ = _number("round", fields["round"])
-    last_buy = _number("lastbuy", fields["lastbuy"])
-    seed, counter = _pair("rng", fields["rng"], ":")
+    round_ = _number("round", fields["round"], MAX_ROUND)
+    last_buy = _number("lastbuy", fields["lastbuy"], MAX_ROUND)
+    seed, counter = _pair("rng", fields["rng"], ":", (RNG_MAX, RNG_MAX))
     variant = fields.get("variant", "")
     if variant not in ("", DICE_HARVEST):
         raise _bad("the only variant is {name}.", name=DICE_HARVEST)
@@ -923,6 +940,8 @@ def _read_state(text: str) -> HollowtownState:
         raise _bad("round= starts at 1 and lastbuy= cannot be later than it.")
     if phase < OVER and round_ - last_buy > STALL_ROUNDS:
         raise _bad("more than 10 rounds without a Buy: the game would have ended.")
+    if phase == STALLED and round_ - last_buy != STALL_ROUNDS:
+        raise _bad("turn=stalled comes exactly 10 rounds after the last Buy (round - lastbuy).")
     if (phase in (DOOKY_LAST, OVER)) == any(stock):
         raise _bad("turn=dooky-last and turn=over go exactly with an empty Market.")
     return HollowtownState(

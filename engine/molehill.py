@@ -53,6 +53,7 @@ from engine.core import (
     Outcome,
     Variant,
 )
+from engine.digits import read_natural
 from engine.rng import Rng
 from engine.text import Text, t
 
@@ -76,6 +77,8 @@ DEFAULT_RED: tuple[int, ...] = tuple(sorted(SQUARE_INDEX[n] for n in ("e1", "e7"
 DEFAULT_WHITE: tuple[int, ...] = tuple(sorted(SQUARE_INDEX[n] for n in ("b2", "h2", "b6", "h6")))
 RED_POINTS = 2
 WHITE_POINTS = 1
+#: The most a mole can score: every dark piece and every flower.
+BEST_SCORE = (PIECES - ORANGE) + 4 * RED_POINTS + 4 * WHITE_POINTS
 
 SIDE_LETTERS = "nesw"
 SIDE_WORDS = ("north", "east", "south", "west")
@@ -181,7 +184,7 @@ NEIGHBOUR_DIRECTION: tuple[tuple[int, ...], ...] = tuple(
 ROLES = ("mole", "gardener")
 SEAT_NAMES = ("First mole", "First gardener")
 
-_SQUARE_RE = r"([a-z])(\d{1,2})"
+_SQUARE_RE = r"([a-z])([0-9]{1,2})"
 _MOLE_RE = re.compile(rf"(?:(place|move)\s+)?{_SQUARE_RE}")
 _ROD_SIDE_RE = re.compile(rf"(?:rod\s+)?{_SQUARE_RE}\s*([nesw])")
 _ROD_PAIR_RE = re.compile(rf"(?:rod\s+)?{_SQUARE_RE}\s*-\s*{_SQUARE_RE}")
@@ -820,11 +823,16 @@ def _parse(text: str) -> MoleHillState:
             raise _notation_error(t("the round-1 score is written - until round 1 is over."))
         first = -1
     else:
-        if not first_text.isdigit() or int(first_text) > (PIECES - ORANGE) + 12:
+        score = read_natural(first_text, BEST_SCORE)
+        if score is None:
             raise _notation_error(
-                t("the round-1 score must be a number from 0 to 24, not {s!r}.", s=first_text)
+                t(
+                    "the round-1 score must be a number from 0 to {best}, not {s!r}.",
+                    best=BEST_SCORE,
+                    s=first_text,
+                )
             )
-        first = int(first_text)
+        first = score
     state = MoleHillState(round_no, phase, path, rods, red, white, first)
     _check_consistent(state)
     return state

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import itertools
 import random
+import re
 from functools import cache
 
 import pytest
@@ -779,6 +780,108 @@ def test_notation_errors() -> None:
     ):
         with pytest.raises(NotationError):
             GAME.from_text(bad)
+
+
+# The round-10 end of a 2-player game whose heal event names seat 4.
+SEAT_4_HEALS = (
+    "everest n=2 cap=30 round=10 stage=plan step=1 pos=a2,h5 aside=2,- dmg=0,0 peak=- "
+    "plans=-,- result=- rng=121391:0 ev=aside.0.2,heal.4,home.0.off.a2,home.1.g1.h5,round.10"
+)
+# Bob, roared at from both sides, chooses whom to run from (RULES 3(b)15).
+FLEE = (
+    "everest n=3 cap=30 round=2 stage=flee step=1 pos=b5,c5,d5 aside=-,-,- dmg=0,0,0 peak=- "
+    "plans=0E+2N+3S,2S+3E+4W,0W+2E+3S choice=-,3EW,- result=- rng=0:1 "
+    "ev=reveal,step.1,roar.0.b5.E,roar.2.d5.W,roll.1.3"
+)
+# Red took one damage and chooses between healing and staying.
+END = (
+    "everest n=2 cap=30 round=30 stage=end step=3 pos=c2,e2 aside=-,5 dmg=1,0 peak=- "
+    "plans=2E+0N+3S,dazed end=h,- result=- rng=0:0 ev=step.3,fall.0.c2"
+)
+
+
+def test_an_event_naming_a_missing_seat_is_refused() -> None:
+    with pytest.raises(NotationError, match=r"heal\.4: '4' is not a seat; with 2 players"):
+        GAME.from_text(SEAT_4_HEALS)
+    assert GAME.from_text(SEAT_4_HEALS.replace("heal.4", "heal.1")).events[1] == Event("heal", (1,))
+
+
+@pytest.mark.parametrize(
+    ("good", "old", "new", "fragment"),
+    [
+        (FLEE, "ev=reveal", "ev=dice.5.3,reveal", "one die per player (3)"),
+        (FLEE, "roll.1.3", "roll.1.6", "from 0 to 5"),
+        (FLEE, "roar.0.b5.E", "snow.0.b5.c5.E.3", "from 0 to 2"),
+        (FLEE, "roar.0.b5.E", "roar.0.b5.X", "is not a direction"),
+        (FLEE, "roar.0.b5.E", "roar.0.h4.E", "is not a square"),
+        (FLEE, "roar.0.b5.E", "roar.0.off.E", "is not a square"),
+        (FLEE, "pos=b5,c5,d5", "pos=b5,c5,h3", "is neither off nor a square"),
+        (FLEE, "roar.0.b5.E", "yell.0", "is not an event"),
+        (FLEE, "choice=-,3EW,-", "choice=-,3EW,-,-", "needs 3 comma-separated entries"),
+        (FLEE, "choice=-,3EW,-", "choice=-,-,-", "stage=flee goes exactly with"),
+        (FLEE, "choice=-,3EW,-", "choice=-,3NEW,-", "points at a yeti"),
+        (FLEE, "choice=-,3EW,-", "choice=-,3EW,- roars=1W3", "not a seat"),
+        (FLEE, "choice=-,3EW,-", "choice=-,3EW,- pick=act:1", "stage=pick goes exactly"),
+        (END, "stage=end", "stage=pick", "stage=pick goes exactly"),
+        (FLEE, "plans=0E+2N+3S", "plans=?", "once the plans are revealed"),
+        (FLEE, "result=-", "result=w1", "exactly when it has a result"),
+        (FLEE, "rng=0:1", "rng=0:" + "9" * 30, "rng counter"),
+        (FLEE, "rng=0:1", "rng=18446744073709551616:1", "rng seed"),
+        (FLEE, "dmg=0,0,0", "dmg=0,-1,0", "dmg: '-1' is not a whole number from 0 to 99"),
+        (FLEE, "round=2", "round=31", "round: '31' is not a whole number from 1 to 30"),
+        (END, "end=h,-", "end=-,-", "some yeti still chooses"),
+        (END, "end=h,-", "end=h,a", "a sets coins aside"),
+        (END, "pos=c2,e2", "pos=off,e2", "h (heal or stay)"),
+        (END, "end=h,-", "end=h,- chosen=-,5", "chosen: only coins"),
+        (END, "stage=end step=3", "stage=end step=2", "step: while planning it is 1"),
+        (END, "stage=end", "stage=over", "end and chosen are only used"),
+        (END, "result=-", "result=draw", "exactly when it has a result"),
+        (SEAT_4_HEALS, "plans=-,-", "plans=dazed,dazed", "some yeti has yet to plan"),
+        (SEAT_4_HEALS, "step=1", "step=2", "while planning it is 1"),
+        (SEAT_4_HEALS, "peak=-", "peak=2", "not a seat"),
+    ],
+)
+def test_inconsistent_positions_are_refused_naming_the_field(
+    good: str, old: str, new: str, fragment: str
+) -> None:
+    text = good.replace("heal.4", "heal.1")
+    assert GAME.from_text(text).to_text()
+    assert old in text
+    with pytest.raises(NotationError, match=re.escape(fragment)):
+        GAME.from_text(text.replace(old, new))
+
+
+def test_a_draw_needs_the_last_round_of_a_cap() -> None:
+    over = END.replace("stage=end", "stage=over").replace(" end=h,-", "")
+    with pytest.raises(NotationError, match="exactly when it has a result"):
+        GAME.from_text(over)
+    assert GAME.from_text(over.replace("result=-", "result=draw")).outcome() is not None
+    for old, new in (("round=30", "round=29"), ("cap=30 round=30", "cap=0 round=30")):
+        with pytest.raises(NotationError, match="a draw only comes"):
+            GAME.from_text(over.replace("result=-", "result=draw").replace(old, new))
+
+
+@pytest.mark.parametrize(
+    "field", ["n=²", "round=٣", "dmg=0,¹", "step=１", "rng=1²:0", "peak=٠", "ev=round.٣"]
+)
+def test_notation_numbers_are_ascii_digits_only(field: str) -> None:
+    key = field.partition("=")[0]
+    text = re.sub(rf"\b{key}=\S*", field, SEAT_4_HEALS.replace("heal.4", "heal.1"))
+    with pytest.raises(NotationError):
+        GAME.from_text(text)
+
+
+def test_a_pick_number_in_other_digits_is_not_a_move() -> None:
+    state = GAME.from_text(
+        "everest n=2 cap=30 round=2 stage=pick step=1 pos=a1,e1 aside=-,- dmg=0,0 peak=- "
+        "plans=2E+s0N+sAN,2W+s0N+sAN pick=act:1 result=- rng=0:0 ev=reveal,step.1,dice.3.5"
+    )
+    assert state.parse_move(1, "pick 2") == Pick(2)
+    for text in ("pick ²", "pick ٢", "pick 2²"):
+        with pytest.raises(InvalidMoveError, match="outcome number"):
+            state.parse_move(1, text)
+    with pytest.raises(IllegalMoveError, match="at most 120 outcomes"):
+        state.parse_move(1, "pick " + "9" * 5000)
 
 
 def test_events_round_trip_and_describe() -> None:

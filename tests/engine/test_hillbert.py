@@ -4,6 +4,7 @@ generator, the row generator against an independent dice reading, and random pla
 from __future__ import annotations
 
 import itertools
+import re
 from functools import cache
 
 import pytest
@@ -162,6 +163,45 @@ def test_position_text_round_trips_and_rejects_bad_text() -> None:
             GAME.from_text(f"{start} {fields}")
     with pytest.raises(NotationError, match="only Small Hillbert"):
         GAME.from_text(".HH..../.HH..../" + "/".join([EMPTY_ROW] * 5) + tail.replace("y=0", "y=1"))
+
+
+@pytest.mark.parametrize(
+    "fields",
+    [
+        "score=0 turns=0 hungry=0 facing=3² jumped=0 seed=1",
+        "score=٣ turns=0 hungry=0 facing=0 jumped=0 seed=1",
+        "score=0 turns=１ hungry=0 facing=0 jumped=0 seed=1",
+        "score=0 turns=0 hungry=0 facing=0 jumped=0 seed=1٠",
+        "score=0 turns=0 hungry=0 facing=0 jumped=0 seed=" + "9" * 5000,
+        "score=0 turns=0 hungry=0 facing=0 jumped=0 seed=18446744073709551616",
+    ],
+)
+def test_position_numbers_are_ascii_digits_in_range(fields: str) -> None:
+    board = "/".join(["...H..."] + [EMPTY_ROW] * 6)
+    assert GAME.from_text(f"{board} score=0 turns=0 hungry=0 facing=0 jumped=0 seed=1")
+    with pytest.raises(NotationError, match=r"must be a whole number|the seed is a 64-bit"):
+        GAME.from_text(f"{board} {fields}")
+
+
+def test_the_board_has_7_to_30_rows() -> None:
+    tail = " score=0 turns=0 hungry=0 facing=0 jumped=0 seed=1"
+    tallest = GAME.from_text("/".join(["...H..."] + [EMPTY_ROW] * 29) + tail)
+    assert tallest.height == 30
+    with pytest.raises(NotationError, match="at most 30, found 31"):
+        GAME.from_text("/".join(["...H..."] + [EMPTY_ROW] * 30) + tail)
+    with pytest.raises(ValueError, match="at most 30"):
+        new_hill(3, height=31)
+
+
+@pytest.mark.parametrize("text", ["d①", "D²", "D1²", "d r٣", "L¹"])
+def test_jumps_in_other_digits_are_not_moves(text: str) -> None:
+    with pytest.raises(InvalidMoveError, match=re.escape(text)):
+        new_hill(5).parse_move(0, text)
+
+
+def test_a_jump_over_thousands_of_cells_is_refused() -> None:
+    with pytest.raises(IllegalMoveError, match="a jump goes over at most 3 cells"):
+        new_hill(5).parse_move(0, "D" + "9" * 5000)
 
 
 def test_view_hides_the_seed() -> None:

@@ -456,6 +456,17 @@ def test_position_notation_errors_are_clear() -> None:
     assert upper == GAME.new_state(1, 2, None) and upper.to_text() == good
 
 
+def test_values_and_squares_in_other_digits_are_refused() -> None:
+    good = SEED1_START
+    for value in ("٣", "³", "３"):
+        with pytest.raises(NotationError, match="a6 reads"):
+            GAME.from_text("w" + value + good[2:])
+    state = GAME.from_text(good)
+    for text in ("c٢-e4", "c2-e٤", "c²>c4"):
+        with pytest.raises(InvalidMoveError):
+            state.parse_move(0, text)
+
+
 def test_option_labels_show_the_stack() -> None:
     state = position({"c2": "b2", "c4": "w1", "e4": "b3", "e6": "b1w2", "f6": "w1"})
     options = state.move_options(0)

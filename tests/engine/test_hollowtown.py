@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import itertools
 import random
+import re
 from dataclasses import dataclass
 
 import pytest
@@ -635,6 +636,40 @@ def test_bad_notation_is_explained(text: str, fragment: str) -> None:
     with pytest.raises(NotationError) as info:
         GAME.from_text(text)
     assert fragment in str(info.value)
+
+
+START = (
+    "Hh,Mu2,-/-,-,-/-,-,Dd market=1/2,1/2,1/2 bank=4 supply=3/3 turn=hollow round=1 "
+    "lastbuy=0 rng=1:0"
+)
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "fragment"),
+    [
+        ("supply=3/3", "supply=3/3²", "supply= needs a whole number from 0 to 15"),
+        ("supply=3/3", "supply=3/٣", "supply= needs a whole number from 0 to 15"),
+        ("bank=4", "bank=⁴", "bank= needs a whole number from 0 to 15"),
+        ("market=1/2", "market=1/２", "market= needs a whole number from 0 to 3"),
+        ("round=1", "round=¹", "round= needs a whole number from 0 to 999"),
+        ("lastbuy=0", "lastbuy=٠", "lastbuy= needs a whole number"),
+        ("rng=1:0", "rng=1²:0", "rng= needs a whole number"),
+        ("rng=1:0", "rng=1:" + "9" * 5000, "rng= needs a whole number"),
+        ("Mu2", "Mu٢", "cell B1 is 'Mu٢'"),
+        ("Mu2", "Mu" + "9" * 5000, "cell B1 holds more than the 15 buttons"),
+    ],
+)
+def test_notation_numbers_are_ascii_digits_only(old: str, new: str, fragment: str) -> None:
+    assert GAME.from_text(START).to_text() == START
+    with pytest.raises(NotationError, match=re.escape(fragment)):
+        GAME.from_text(START.replace(old, new, 1))
+
+
+def test_a_stalled_game_stalled_exactly_ten_rounds_after_the_last_buy() -> None:
+    stalled = START.replace("turn=hollow round=1", "turn=stalled round=10")
+    assert GAME.from_text(stalled).outcome() is not None
+    with pytest.raises(NotationError, match="turn=stalled comes exactly 10 rounds"):
+        GAME.from_text(stalled.replace("round=10", "round=9"))
 
 
 def test_view_hides_the_dice() -> None:

@@ -455,6 +455,20 @@ def test_c_position_notation_round_trips_and_rejects_nonsense() -> None:
             pos(text)
 
 
+@pytest.mark.parametrize("score", ["1²", "٣", "１", "9" * 5000, "25", "-1"])
+def test_the_round_1_score_is_ascii_digits_up_to_24(score: str) -> None:
+    assert pos(f"2m - - {FLOWERS} 24").first_score == 24
+    with pytest.raises(NotationError, match="round-1 score must be a number from 0 to 24"):
+        pos(f"2m - - {FLOWERS} {score}")
+
+
+def test_squares_in_other_digits_are_refused() -> None:
+    with pytest.raises(NotationError, match="not a square"):
+        pos(f"1g e٤ - {FLOWERS} -")
+    with pytest.raises(InvalidMoveError):
+        pos(f"1m - - {FLOWERS} -").parse_move(0, "place e٤")
+
+
 # --- front-end helpers and evaluation ---------------------------------------------------
 def test_builder_labels_and_edges_around_mole() -> None:
     state = pos(f"1m d3,c3 c3n,c4e {FLOWERS} -")
