@@ -11,19 +11,22 @@ import discord
 from discord import app_commands
 from discord.ext import commands
 
-from cogs.views import PayloadButton, PayloadSelect
+from cogs.views import PayloadButton, PayloadSelect, message_parts
 from data.daily import DailyRepository
 from data.repository import GameRepository
 from engine.text import t
 from host.ai_turns import ComputerPlayers, PooledComputers
 from host.daily import DailyService
-from host.model import User
+from host.model import Place, Reply, User
 from host.painting import Painter, ProcessPainter, ThreadPainter
 from host.service import GameService
 
 log = logging.getLogger("hilltop.discord")
 
 EXTENSIONS = ("cogs.games", "cogs.daily", "cogs.admin", "cogs.timers")
+#: Seconds a reply waits for the computer players' answer: a quick answer joins the
+#: reply; a longer search is posted when done, so a move is never answered slowly.
+COMPUTER_WAIT = 0.2
 
 
 def painter() -> Painter:
@@ -73,11 +76,31 @@ class HilltopBot(commands.Bot):
         bot_user: User,
         computers: ComputerPlayers | None = None,
         painter: Painter | None = None,
+        computer_wait: float | None = COMPUTER_WAIT,
     ) -> None:
         self._service = GameService(
-            self.games_repo, bot_user=bot_user, computers=computers, painter=painter
+            self.games_repo,
+            bot_user=bot_user,
+            computers=computers,
+            painter=painter,
+            computer_wait=computer_wait,
         )
+        self._service.post = self.post
         self._daily = DailyService(self._service, self.daily_repo, secret=self.daily_secret)
+
+    async def post(self, place: Place, replies: list[Reply]) -> None:
+        """Post replies in a game's channel outside any command (deadlines, computers)."""
+        channel = self.get_channel(place.channel_id)
+        if channel is None:
+            try:
+                channel = await self.fetch_channel(place.channel_id)
+            except discord.HTTPException:
+                log.warning("channel %s of a game is gone", place.channel_id)
+                return
+        if not isinstance(channel, discord.abc.Messageable):
+            return
+        for reply in replies:
+            await channel.send(**message_parts(reply))
 
     async def close(self) -> None:
         if self._daily is not None:

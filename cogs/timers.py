@@ -6,10 +6,7 @@ from __future__ import annotations
 import logging
 from typing import TYPE_CHECKING
 
-import discord
 from discord.ext import commands, tasks
-
-from cogs.views import message_parts
 
 if TYPE_CHECKING:
     from cogs.client import HilltopBot
@@ -32,17 +29,7 @@ class TimersCog(commands.Cog):
     @tasks.loop(seconds=30)
     async def sweep(self) -> None:
         for place, replies in await self.bot.service.expire_due():
-            channel = self.bot.get_channel(place.channel_id)
-            if channel is None:
-                try:
-                    channel = await self.bot.fetch_channel(place.channel_id)
-                except discord.HTTPException:
-                    log.warning("channel %s of a game past its deadline is gone", place.channel_id)
-                    continue
-            if not isinstance(channel, discord.abc.Messageable):
-                continue
-            for reply in replies:
-                await channel.send(**message_parts(reply))
+            await self.bot.post(place, replies)
 
     @sweep.error
     async def sweep_failed(self, error: BaseException) -> None:

@@ -102,6 +102,19 @@ def _search_key(text: str) -> str:
     return "".join(text.lower().split())
 
 
+@dataclass(eq=False)
+class _ComputerTurns:
+    """Computer players of one game at work in the background."""
+
+    task: asyncio.Task[tuple[Loaded, list[Text]]]
+    #: The game when they started: what the last reply showed.
+    shown: Loaded
+    #: Replies waiting for these moves: while any waits, it shows them, not a post.
+    waiting: int = 0
+    #: The lines that tell only that a secret choice was made.
+    secret: list[Text] = field(default_factory=list)
+
+
 def _state_of(game: Game[Any], record: GameRecord) -> GameState[Any]:
     if record.start_position:
         return game.from_text(record.start_position)
@@ -118,6 +131,7 @@ class GameService:
         render_images: bool = True,
         computers: ComputerPlayers | None = None,
         painter: Painter | None = None,
+        computer_wait: float | None = None,
     ) -> None:
         self.games = games
         self.bot_user = bot_user
@@ -136,9 +150,22 @@ class GameService:
         self._channels: dict[int, int] = {}
         #: Called after a move finishes a game; their replies follow the final board.
         self.finish_hooks: list[Callable[[Loaded], Awaitable[list[Reply]]]] = []
+        #: How long a reply waits for the computer players' moves that follow it; what
+        #: they play later is posted with `post`. None (or no `post`): replies wait until
+        #: the computers have played (the console and the tests, one reader at a time).
+        self.computer_wait = computer_wait
+        #: Posts replies in a game's channel outside any command (set by the front-end).
+        self.post: Callable[[Place, list[Reply]], Awaitable[None]] | None = None
+        self._thinking: dict[int, _ComputerTurns] = {}
+        self._background: set[asyncio.Task[None]] = set()
 
     def close(self) -> None:
-        """Stop the computer players' and the painter's workers."""
+        """Stop the computer players' and the painter's workers, and what waits on them.
+        A computer turn cut short is played when its game is next used."""
+        for turns in self._thinking.values():
+            turns.task.cancel()
+        for task in self._background:
+            task.cancel()
         self.computers.close()
         self.painter.close()
 
@@ -337,7 +364,7 @@ class GameService:
             return [self._challenge_reply(record, game)]
         async with self._lock(record.id):
             loaded = self._remember(Loaded(record, game, state, None, None, None))
-            loaded, bot_lines = await self._run_computers_safely(loaded)
+        loaded, bot_lines = await self._await_computers(loaded)
         pings = self._pings(loaded, frozenset(), set())
         return [await self._board_reply(loaded, self._started_line(loaded), bot_lines, pings)]
 
@@ -413,7 +440,7 @@ class GameService:
                 return [self._challenge_reply(record, game, t("{name} accepted.", name=user.name))]
             state = _state_of(game, record)
             loaded = self._remember(Loaded(record, game, state, None, None, None))
-            loaded, bot_lines = await self._run_computers_safely(loaded)
+        loaded, bot_lines = await self._await_computers(loaded)
         pings = self._pings(loaded, frozenset(), set())
         return [await self._board_reply(loaded, self._started_line(loaded), bot_lines, pings)]
 
@@ -454,7 +481,10 @@ class GameService:
         """Play `text` for `user`. With `ply` (a button), the game must still be where the
         button was drawn; a typed move is checked against the position as it is."""
         async with self._lock(game_id):
-            loaded, caught_up = await self._load_caught_up(game_id)
+            loaded = await self._load(game_id)
+        loaded, caught_up = await self._catch_up(loaded)
+        async with self._lock(game_id):
+            loaded = await self._load(game_id)
             try:
                 seat, move, after = self._checked_move(loaded, ply, user, text)
                 committed = await self._commit(loaded, seat, user, move, after)
@@ -463,7 +493,7 @@ class GameService:
                 # moved it on meanwhile, judge again on the stored game.
                 if not await self._changed_elsewhere(loaded):
                     raise
-                loaded, caught_up = await self._load_caught_up(game_id)
+                loaded = await self._load(game_id)
                 seat, move, after = self._checked_move(loaded, ply, user, text)
                 committed = await self._commit(loaded, seat, user, move, after)
             state, before = loaded.state, loaded.state.to_act
@@ -474,7 +504,7 @@ class GameService:
                 if secret
                 else t("{name} played {move}.", name=user.name, move=state.move_text(move))
             )
-            loaded, bot_lines = await self._run_computers_safely(loaded)
+        loaded, bot_lines = await self._await_computers(loaded)
         pings = self._pings(loaded, before, {seat})
         replies = [await self._board_reply(loaded, line, caught_up + bot_lines, pings)]
         if loaded.record.status == "finished":
@@ -527,7 +557,8 @@ class GameService:
 
     async def board_of(self, game_id: int, headline: Text | None = None) -> Reply:
         async with self._lock(game_id):
-            loaded, caught_up = await self._load_caught_up(game_id)
+            loaded = await self._load(game_id)
+        loaded, caught_up = await self._catch_up(loaded)
         return await self._board_reply(loaded, headline, caught_up)
 
     async def loaded(self, game_id: int) -> Loaded:
@@ -668,40 +699,132 @@ class GameService:
                         move=_timeout_text(state, move),
                     )
                 )
-            loaded, bot_lines = await self._run_computers_safely(loaded)
         if not lines or record.channel_id is None:
             return None
+        loaded, bot_lines = await self._await_computers(loaded)
         pings = self._pings(loaded, before - late, set())
         board = await self._board_reply(loaded, None, lines + bot_lines, pings)
         return Place(record.channel_id, record.guild_id), [board]
 
-    async def _run_computers(self, loaded: Loaded) -> tuple[Loaded, list[Text]]:
-        """Let every computer seat that is to act play, until a person must act."""
+    # === computer players ===============================================================
+    def _computers_to_act(self, loaded: Loaded) -> list[int]:
+        if loaded.record.status != "active":
+            return []
+        return sorted(
+            s.seat for s in loaded.record.seats if s.user.is_bot and s.seat in loaded.state.to_act
+        )
+
+    async def _await_computers(self, loaded: Loaded) -> tuple[Loaded, list[Text]]:
+        """Let the computer seats now to act play. Their moves join the reply being made
+        if they are made within `computer_wait`; else the reply says they are thinking,
+        and what they play is posted when it is played."""
+        if not self._computers_to_act(loaded):
+            return loaded, []
+        turns = self._computer_turns(loaded)
+        wait = self.computer_wait if self.post is not None else None
+        turns.waiting += 1
+        try:
+            await asyncio.wait({turns.task}, timeout=wait)
+        finally:
+            turns.waiting -= 1
+        if turns.task.done() and not turns.task.cancelled():
+            final, lines = turns.task.result()
+            return (final if final.record.ply >= loaded.record.ply else loaded), lines
+        seats = self._computers_to_act(loaded)
+        names = ", ".join(self._seat_label(loaded, s) for s in seats)
+        return loaded, [
+            tn("{names} is thinking…", "{names} are thinking…", n=len(seats), names=names)
+        ]
+
+    async def _catch_up(self, loaded: Loaded) -> tuple[Loaded, list[Text]]:
+        """Computer turns left pending (by a restart, or a failure in the middle of their
+        turn) are played before a person's command is judged where replies wait for
+        them; elsewhere they are started, and posted when played."""
+        if self.post is None or self.computer_wait is None:
+            return await self._await_computers(loaded)
+        if self._computers_to_act(loaded):
+            self._computer_turns(loaded)
+        return loaded, []
+
+    def _computer_turns(self, loaded: Loaded) -> _ComputerTurns:
+        """The computers thinking in this game: the ones already at it, or new ones."""
+        game_id = loaded.record.id
+        turns = self._thinking.get(game_id)
+        if turns is not None and not turns.task.done():
+            return turns
+        secret: list[Text] = []
+        task = asyncio.create_task(self._play_computers(game_id, secret))
+        turns = self._thinking[game_id] = _ComputerTurns(task, loaded, secret=secret)
+        if self.post is not None:
+            self._run_in_background(self._post_computer_moves(turns))
+        return turns
+
+    def _run_in_background(self, work: Awaitable[None]) -> None:
+        task = asyncio.ensure_future(work)
+        self._background.add(task)
+        task.add_done_callback(self._background.discard)
+
+    async def _play_computers(self, game_id: int, secret: list[Text]) -> tuple[Loaded, list[Text]]:
+        """Every computer seat to act plays, until a person must act. The game's lock is
+        held to read and to commit, never while a computer thinks: the people of the game
+        can look at it, and plan at the same time in games of secret plans. The lines that
+        only tell of a secret choice are also added to `secret`."""
         lines: list[Text] = []
-        for _ in range(1000):
-            if loaded.record.status != "active":
-                break
-            bots = sorted(
-                s.seat
-                for s in loaded.record.seats
-                if s.user.is_bot and s.seat in loaded.state.to_act
-            )
-            if not bots:
-                break
-            seat = bots[0]
-            level = str(loaded.record.options.get("level", ai.DEFAULT_LEVEL))
-            state = loaded.state
-            move = await self.computers.choose(state, seat, level)
-            after = state.play(seat, move)
-            secret = len(state.to_act) > 1
-            loaded = await self._commit(loaded, seat, self.bot_user, move, after)
-            name = self._seat_label(loaded, seat)
-            lines.append(
-                t("{name} has made their choice.", name=name)
-                if secret
-                else t("{name} played {move}.", name=name, move=state.move_text(move))
-            )
-        return loaded, lines
+        try:
+            for _ in range(1000):
+                async with self._lock(game_id):
+                    loaded = await self._load(game_id)
+                computers = self._computers_to_act(loaded)
+                if not computers:
+                    break
+                seat, state, ply = computers[0], loaded.state, loaded.record.ply
+                level = str(loaded.record.options.get("level", ai.DEFAULT_LEVEL))
+                move = await self.computers.choose(state, seat, level)
+                async with self._lock(game_id):
+                    loaded = await self._load(game_id)
+                    if not self._still_to_choose(loaded, seat, ply, len(state.to_act) > 1):
+                        continue  # the game moved on while it thought: think again
+                    now = loaded.state
+                    try:
+                        after = now.play(seat, move)
+                    except MoveError:
+                        continue
+                    loaded = await self._commit(loaded, seat, self.bot_user, move, after)
+                name = self._seat_label(loaded, seat)
+                if len(now.to_act) > 1:
+                    secret.append(t("{name} has made their choice.", name=name))
+                    lines.append(secret[-1])
+                else:
+                    lines.append(t("{name} played {move}.", name=name, move=now.move_text(move)))
+        except Exception:
+            log.exception("game %s: a computer turn failed", game_id)
+            lines.append(t("The computer player could not move yet; it will try again."))
+        async with self._lock(game_id):
+            return await self._load(game_id), lines
+
+    def _still_to_choose(self, loaded: Loaded, seat: int, ply: int, together: bool) -> bool:
+        """Whether a decision `seat` thought about at `ply` is still its to make: nothing
+        happened since, or (seats deciding together) only the other seats' decisions."""
+        if loaded.record.status != "active" or seat not in loaded.state.to_act:
+            return False
+        return loaded.record.ply == ply or (together and seat not in loaded.movers[ply:])
+
+    async def _post_computer_moves(self, turns: _ComputerTurns) -> None:
+        """Post what the computers played, unless a reply waiting for them shows it."""
+        try:
+            final, lines = await turns.task
+        except asyncio.CancelledError:
+            return
+        if turns.waiting or self.post is None or final.record.channel_id is None:
+            return
+        pings = self._pings(final, turns.shown.state.to_act, set())
+        if not pings and final.record.is_live and all(line in turns.secret for line in lines):
+            return  # only secret choices made, and nobody newly asked to act: nothing to tell
+        try:
+            reply = await self._board_reply(final, None, lines, pings)
+            await self.post(Place(final.record.channel_id, final.record.guild_id), [reply])
+        except Exception:
+            log.exception("game %s: posting the computer's moves failed", final.record.id)
 
     async def resign(self, place: Place, user: User) -> list[Reply]:
         record = (await self._active_game(place)).record
@@ -715,35 +838,37 @@ class GameService:
             seats = loaded.record.seats_of(user.id)
             if not seats:
                 raise ServiceError(self._not_a_player(loaded, user))
-            if len(loaded.record.seats) > 2:
-                return await self._hand_over(loaded, user, seats)
-            others = [s.seat for s in loaded.record.seats if s.seat not in seats]
-            scores = list(loaded.state.scores())
-            reason = t("{name} resigned.", name=user.name)
-            result = {
-                "scores": scores,
-                "winners": others if len(others) == 1 else [],
-                "reason": str(reason),
-                "resigned": list(seats),
-            }
-            return await self._close(loaded, "finished", result, user)
-
-    async def _hand_over(self, loaded: Loaded, user: User, seats: tuple[int, ...]) -> list[Reply]:
-        """In a game of three or more, a computer takes over the resigner's seat and the
-        game goes on; the resigner can no longer win."""
-        record = loaded.record
-        for seat in seats:
-            record = await self.games.replace_seat(record.id, seat, _user_record(self.bot_user))
-        loaded = self._remember(replace(loaded, record=record))
+            if len(loaded.record.seats) <= 2:
+                return await self._close(loaded, "finished", self._resigned(loaded, seats), user)
+            loaded = await self._hand_over(loaded, seats)
         line = t(
             "{name} resigned; a computer player takes over {seat}.",
             name=user.name,
             seat=", ".join(loaded.game.seat_names[s] for s in seats),
         )
         before = loaded.state.to_act
-        loaded, bot_lines = await self._run_computers_safely(loaded)
+        loaded, bot_lines = await self._await_computers(loaded)
         pings = self._pings(loaded, before, set(seats))
         return [await self._board_reply(loaded, line, bot_lines, pings)]
+
+    def _resigned(self, loaded: Loaded, seats: tuple[int, ...]) -> dict[str, Any]:
+        """The result of a game of two that `seats` gave up."""
+        name = loaded.record.seats[seats[0]].user.name
+        others = [s.seat for s in loaded.record.seats if s.seat not in seats]
+        return {
+            "scores": list(loaded.state.scores()),
+            "winners": others if len(others) == 1 else [],
+            "reason": str(t("{name} resigned.", name=name)),
+            "resigned": list(seats),
+        }
+
+    async def _hand_over(self, loaded: Loaded, seats: tuple[int, ...]) -> Loaded:
+        """In a game of three or more, a computer takes over the resigner's seats and the
+        game goes on; the resigner can no longer win. Call under the game's lock."""
+        record = loaded.record
+        for seat in seats:
+            record = await self.games.replace_seat(record.id, seat, _user_record(self.bot_user))
+        return self._remember(replace(loaded, record=record))
 
     async def admin_end(self, place: Place, user: User) -> list[Reply]:
         self._require_admin(user)
@@ -778,7 +903,8 @@ class GameService:
         record = (await self._live_game(place)).record
         async with self._lock(record.id):
             # Asked for the latest board: make sure no other process has moved since.
-            loaded, caught_up = await self._load_caught_up(record.id, fresh=True)
+            loaded = await self._load(record.id, fresh=True)
+        loaded, caught_up = await self._catch_up(loaded)
         if loaded.record.status == "challenge":
             return [self._challenge_reply(loaded.record, loaded.game)]
         return [await self._board_reply(loaded, None, caught_up)]
@@ -1007,7 +1133,8 @@ class GameService:
 
     async def _check_press(self, game_id: int, ply: int, user: User) -> Loaded:
         async with self._lock(game_id):
-            loaded, _ = await self._load_caught_up(game_id)
+            loaded = await self._load(game_id)
+        loaded, _ = await self._catch_up(loaded)
         if not loaded.record.is_live:
             raise ServiceError(t("This game is over; nothing more can be played on it."))
         if not self._still_offered(loaded, ply, user):
@@ -1262,28 +1389,6 @@ class GameService:
         return tuple(
             _user(s.user) for s in loaded.record.seats if not s.user.is_bot and s.user.id != user.id
         )
-
-    async def _load_caught_up(
-        self, game_id: int, *, fresh: bool = False
-    ) -> tuple[Loaded, list[Text]]:
-        """The game, after letting computer seats play any turn left pending (by a
-        restart or a failure in the middle of their turn). Call under the game's lock."""
-        loaded = await self._load(game_id, fresh=fresh)
-        if loaded.record.status != "active" or not any(
-            loaded.record.seats[s].user.is_bot for s in loaded.state.to_act
-        ):
-            return loaded, []
-        return await self._run_computers_safely(loaded)
-
-    async def _run_computers_safely(self, loaded: Loaded) -> tuple[Loaded, list[Text]]:
-        """Computer turns, never failing the person's move that came before them: what
-        the computer could not do is logged and retried when the game is next used."""
-        try:
-            return await self._run_computers(loaded)
-        except Exception:
-            log.exception("game %s: a computer turn failed", loaded.record.id)
-            current = self._cache.get(loaded.record.id, loaded)
-            return current, [t("The computer player could not move yet; it will try again.")]
 
     # === loading and checks ===============================================================
     def _lock(self, game_id: int) -> asyncio.Lock:

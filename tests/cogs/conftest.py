@@ -43,7 +43,9 @@ async def fixed_par(seed: int) -> tuple[int, int]:
 
 async def make_bot(db: Database) -> HilltopBot:
     bot = HilltopBot(SqliteGameRepository(db), SqliteDailyRepository(db), daily_secret="test")
-    bot.build_services(User(BOT_ID, "hilltop", is_bot=True))
+    # The computer's answer always joins the reply here, so a test reads one message;
+    # answers posted later are tested through the fake Discord and the service.
+    bot.build_services(User(BOT_ID, "hilltop", is_bot=True), computer_wait=None)
     bot.daily.par_runner = fixed_par
     bot._connection.user = MagicMock(id=BOT_ID, display_name="hilltop")
     for extension in EXTENSIONS:

@@ -334,3 +334,27 @@ async def test_a_deferred_board_still_pings_the_player_to_move(
     moved = await fake.slash(alice, "move", text="b2-b1")
     messages = await moved.followups(1)
     assert bob.id in {user for m in messages for user in m.pinged}
+
+
+async def test_a_computer_answer_that_takes_a_while_comes_as_its_own_post(
+    fake: FakeDiscord, bot: HilltopBot, players: Players
+) -> None:
+    alice = players.alice
+    bot.service.computer_wait = 0.0  # every computer answer takes "a while" here
+    started = await fake.slash(
+        alice, "play", game="hokito", opponent=fake.bot_user, seed=1, seat="first"
+    )
+    assert "alice (Black) to move" in started.message.text
+    moved = await fake.slash(alice, "move", text="b2-b1")
+    assert "alice played b2-b1" in moved.message.text
+    assert "hilltop (White) is thinking…" in moved.message.text
+    assert moved.message.pinged == ()  # nothing for alice to do yet
+
+    def answered() -> bool:
+        return any("hilltop (White) played" in m.text for m in fake.channel_messages())
+
+    await fake.wait_until(answered, within=30, what="the computer's move")
+    [post] = [m for m in fake.channel_messages() if "hilltop (White) played" in m.text]
+    assert "alice (Black) to move" in post.text and "board.png" in post.attachments
+    assert post.pinged == (alice.id,)
+    assert any(c.method == "POST" and c.path.endswith("/messages") for c in fake.calls)
