@@ -1,22 +1,36 @@
 # Hilltop in a container: the database lives on the /data volume.
 #   docker build -t hilltop .
 #   docker run -e DISCORD_TOKEN=... -v hilltop-data:/data hilltop
-FROM python:3.11-slim AS build
-WORKDIR /src
-COPY pyproject.toml README.md bot.py ./
+FROM python:3.11-slim
+
+# tini runs as PID 1: it passes `docker stop`'s SIGTERM on to the bot, which then stops
+# gracefully, and reaps the bot's worker processes.
+RUN apt-get update \
+    && apt-get install --yes --no-install-recommends tini \
+    && rm -rf /var/lib/apt/lists/*
+RUN useradd --create-home --uid 10001 hilltop && mkdir /data && chown hilltop /data
+
+WORKDIR /app
+# The pinned dependencies first, from the lock file alone: a change to the source reuses
+# this layer.
+COPY requirements.lock ./
+RUN pip install --no-cache-dir --require-hashes --only-binary=:all: -r requirements.lock
+
+COPY bot.py ./
 COPY engine engine
 COPY render render
 COPY data data
 COPY host host
 COPY cogs cogs
-RUN pip install --no-cache-dir --prefix=/install .
+RUN python -m compileall -q /app
 
-FROM python:3.11-slim
-RUN useradd --create-home --uid 10001 hilltop && mkdir /data && chown hilltop /data
-COPY --from=build /install /usr/local
 ENV HILLTOP_DB=/data/hilltop.sqlite3 \
+    HILLTOP_HEARTBEAT=/tmp/hilltop.heartbeat \
     PYTHONUNBUFFERED=1
 VOLUME ["/data"]
 USER hilltop
-WORKDIR /home/hilltop
+# Healthy while connected to Discord: the bot touches its heartbeat file every 20 s.
+HEALTHCHECK --interval=30s --timeout=10s --start-period=60s --retries=3 \
+    CMD ["python", "-m", "bot", "--healthcheck"]
+ENTRYPOINT ["tini", "--"]
 CMD ["python", "-m", "bot"]

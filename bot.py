@@ -1,7 +1,12 @@
 """Hilltop's entry point: configuration, logging, the database, then Discord or the console.
 
-python bot.py              # Discord when DISCORD_TOKEN is set, else the console
-python bot.py --console    # always the console (local play, demos, scripted tests)
+python bot.py                # Discord when DISCORD_TOKEN is set, else the console
+python bot.py --console      # always the console (local play, demos, scripted tests)
+python bot.py --healthcheck  # exit 0 if the running bot is connected to Discord
+
+SIGTERM (`docker stop`) or SIGINT (Ctrl-C) stops the bot gracefully: no new commands are
+taken, those under way finish, the workers and the database are closed, and the exit
+status is 0. A second signal stops it at once.
 """
 
 from __future__ import annotations
@@ -10,18 +15,28 @@ import argparse
 import asyncio
 import logging
 import os
+import signal
 import sys
-from collections.abc import Sequence
+import time
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from data.daily import SqliteDailyRepository
-from data.db import Database, default_path
-from data.games import SqliteGameRepository
-from host.console import Console, bot_user
-from host.daily import DailyService
-from host.service import GameService
+if TYPE_CHECKING:
+    from cogs.client import HilltopBot
 
 log = logging.getLogger("hilltop")
+
+#: While connected, the bot touches the heartbeat file this often...
+HEARTBEAT_SECONDS = 20
+#: ...and `--healthcheck` calls it unhealthy once the file is older than this.
+HEARTBEAT_STALE_SECONDS = 90
+#: How long a stopping bot waits for the commands under way (`docker stop` allows 10 s).
+GRACE_SECONDS = 5.0
+#: discord.py runs each interaction in a task whose name starts with one of these.
+_INTERACTION_TASKS = ("CommandTree-invoker", "discord-ui-")
+_STOP_SIGNALS = (signal.SIGTERM, signal.SIGINT)
 
 
 def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
@@ -43,26 +58,81 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
         default=None,
         help="where the console writes board images (default: ./var/console)",
     )
-    parser.add_argument("--log-level", default=os.environ.get("HILLTOP_LOG_LEVEL", "INFO"))
+    parser.add_argument(
+        "--log-level",
+        default=os.environ.get("HILLTOP_LOG_LEVEL") or None,
+        help="DEBUG, INFO, WARNING or ERROR (default: $HILLTOP_LOG_LEVEL, else INFO on "
+        "Discord and WARNING in the console)",
+    )
+    parser.add_argument(
+        "--healthcheck",
+        action="store_true",
+        help="exit 0 if the bot is connected: its heartbeat file ($HILLTOP_HEARTBEAT) is "
+        f"under {HEARTBEAT_STALE_SECONDS} s old",
+    )
     return parser.parse_args(argv)
 
 
-def setup_logging(level: str, console: bool) -> None:
+def setup_logging(level: str | None, console: bool) -> None:
+    """`level` when given; else INFO on Discord, and only warnings in the console, whose
+    replies share the terminal."""
+    if level is None:
+        number = logging.WARNING if console else logging.INFO
+    else:
+        names = logging.getLevelNamesMapping()
+        if level.upper() not in names:
+            known = ", ".join(n for n in names if n not in ("NOTSET", "WARN", "FATAL"))
+            raise SystemExit(f"log level {level!r} is none of {known}")
+        number = names[level.upper()]
     logging.basicConfig(
-        level=getattr(logging, level.upper(), logging.INFO) if not console else logging.WARNING,
+        level=number,
         format="%(asctime)s %(levelname)-7s %(name)s: %(message)s",
         stream=sys.stderr,
     )
 
 
+@contextmanager
+def on_stop_signal(stop: Callable[[], None]) -> Iterator[None]:
+    """Call `stop` on the first SIGTERM or SIGINT; a second signal then acts as it would
+    by default (a shutdown that hangs can still be cut short)."""
+    loop = asyncio.get_running_loop()
+
+    def first(signum: int) -> None:
+        for number in _STOP_SIGNALS:
+            loop.remove_signal_handler(number)
+        log.info("%s: stopping", signal.Signals(signum).name)
+        stop()
+
+    for number in _STOP_SIGNALS:
+        loop.add_signal_handler(number, first, number)
+    try:
+        yield
+    finally:
+        for number in _STOP_SIGNALS:
+            loop.remove_signal_handler(number)
+
+
+# The application is imported by the modes that run it: `--healthcheck`, run every 30 s
+# beside the bot, needs none of it.
 async def run_console(args: argparse.Namespace) -> None:
+    from data.console import SqliteConsoleRepository
+    from data.daily import SqliteDailyRepository
+    from data.db import Database, default_path
+    from data.games import SqliteGameRepository
+    from host.console import Console, bot_user
+    from host.daily import DailyService
+    from host.service import GameService
+
     db = await Database.open(args.db or default_path())
     try:
         service = GameService(SqliteGameRepository(db), bot_user=bot_user())
         daily = DailyService(service, SqliteDailyRepository(db), secret=daily_secret())
-        console = Console(service, daily, args.out or Path("var") / "console")
+        console = Console(
+            service, daily, SqliteConsoleRepository(db), args.out or Path("var") / "console"
+        )
         try:
-            await console.run(sys.stdin, interactive=sys.stdin.isatty())
+            with on_stop_signal(console.stop):
+                await console.run(sys.stdin, interactive=sys.stdin.isatty())
         finally:
             daily.close()
             service.close()
@@ -72,6 +142,9 @@ async def run_console(args: argparse.Namespace) -> None:
 
 async def run_discord(token: str, args: argparse.Namespace) -> None:
     from cogs.client import HilltopBot
+    from data.daily import SqliteDailyRepository
+    from data.db import Database, default_path
+    from data.games import SqliteGameRepository
 
     db = await Database.open(args.db or default_path())
     try:
@@ -81,10 +154,66 @@ async def run_discord(token: str, args: argparse.Namespace) -> None:
             daily_secret=daily_secret(),
             dev_guild_id=_int_env("DEV_GUILD_ID"),
         )
+        closing: list[asyncio.Task[None]] = []
         async with bot:
-            await bot.start(token)
+            heartbeat = asyncio.create_task(keep_heartbeat(bot, heartbeat_path()))
+            try:
+                # Closing the client ends its gateway connection (no new commands), its
+                # workers and, with them, `bot.start`.
+                with on_stop_signal(lambda: closing.append(asyncio.create_task(bot.close()))):
+                    await bot.start(token)
+            finally:
+                heartbeat.cancel()
+        await commands_under_way()
     finally:
         await db.close()
+
+
+async def commands_under_way() -> None:
+    """Wait up to GRACE_SECONDS for the interactions being handled: a move under way is
+    committed before the database closes."""
+    handlers = [
+        task
+        for task in asyncio.all_tasks()
+        if task is not asyncio.current_task() and task.get_name().startswith(_INTERACTION_TASKS)
+    ]
+    if handlers:
+        log.info("waiting for %d commands under way", len(handlers))
+        await asyncio.wait(handlers, timeout=GRACE_SECONDS)
+
+
+async def keep_heartbeat(bot: HilltopBot, path: Path | None) -> None:
+    """Touch `path` every HEARTBEAT_SECONDS while the gateway is connected."""
+    if path is None:
+        return
+    await bot.wait_until_ready()
+    while True:
+        if not bot.is_closed() and bot.ws is not None and bot.ws.open:
+            await asyncio.to_thread(path.touch)
+        await asyncio.sleep(HEARTBEAT_SECONDS)
+
+
+def heartbeat_path() -> Path | None:
+    value = os.environ.get("HILLTOP_HEARTBEAT", "").strip()
+    return Path(value) if value else None
+
+
+def healthcheck() -> int:
+    """0 if the heartbeat is fresh: the bot is running and connected to Discord."""
+    path = heartbeat_path()
+    if path is None:
+        print("unhealthy: HILLTOP_HEARTBEAT names no heartbeat file")
+        return 1
+    try:
+        age = time.time() - path.stat().st_mtime
+    except FileNotFoundError:
+        print(f"unhealthy: no heartbeat at {path} (not connected yet)")
+        return 1
+    if age > HEARTBEAT_STALE_SECONDS:
+        print(f"unhealthy: the last heartbeat was {age:.0f} s ago")
+        return 1
+    print(f"healthy: the last heartbeat was {age:.0f} s ago")
+    return 0
 
 
 def daily_secret() -> str | None:
@@ -104,6 +233,8 @@ def _int_env(name: str) -> int | None:
 
 def main(argv: Sequence[str] | None = None) -> None:
     args = parse_args(argv)
+    if args.healthcheck:
+        raise SystemExit(healthcheck())
     token = os.environ.get("DISCORD_TOKEN", "").strip()
     use_console = args.console or not token
     setup_logging(args.log_level, use_console)
@@ -113,7 +244,8 @@ def main(argv: Sequence[str] | None = None) -> None:
         else:
             asyncio.run(run_discord(token, args))
     except KeyboardInterrupt:
-        pass
+        # Ctrl-C before the bot took over the signal, or a second one: stopped at once.
+        raise SystemExit(130) from None
 
 
 if __name__ == "__main__":

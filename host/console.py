@@ -5,26 +5,31 @@ are `name:value`, a value running to the next ` name:` or the end of the line; t
 option may be given bare (`/moves c2`). Every console user counts as a server admin; the
 bot itself is the user `hilltop`. Images go to the output folder. State lives in the
 database, so every line may come from a new process; the buttons of the last replies are
-kept in a small file beside the images so that `/press` works across runs too.
+kept there too (`data.console`), so that `/press` works across runs and processes.
 """
 
 from __future__ import annotations
 
-import json
+import asyncio
+import codecs
 import logging
+import os
 import re
+import stat
 import sys
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import AsyncGenerator, Awaitable, Callable
+from contextlib import suppress
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TextIO
 
+from data.console import ConsoleMemoryError, ConsoleRepository
 from engine.rng import seed_from_text
 from engine.text import t
 from host.daily import DailyService
-from host.model import Choice, Place, Reply, ServiceError, User
-from host.service import BOT_NAME, GameService
+from host.model import Place, Reply, ServiceError, User
+from host.service import BOT_NAME, MAX_DEADLINE_MINUTES, GameService
 
 log = logging.getLogger(__name__)
 
@@ -75,6 +80,15 @@ COMMANDS: dict[str, tuple[str, ...]] = {
     "help": (),
 }
 
+#: The numeric options and their ranges: those the Discord commands declare.
+NUMBER_RANGES: dict[str, tuple[int, int]] = {
+    "computers": (0, 3),
+    "seed": (0, 2**53 - 1),
+    "deadline": (1, MAX_DEADLINE_MINUTES),
+}
+
+#: ASCII digits only: int() would also take other scripts' digits, `_` and spaces.
+_WHOLE_NUMBER = re.compile(r"-?[0-9]+")
 _RELATIVE_TIME = re.compile(r"<t:(\d+):R>")
 _CHANNEL = re.compile(r"<#(\d+)>")
 _LINE = re.compile(r"^\s*(?:#(?P<channel>[\w-]+)\s+)?@?(?P<user>[\w.-]+)\s+/(?P<rest>.+)$")
@@ -159,46 +173,26 @@ def console_place(channel: str) -> Place:
     return Place(seed_from_text(f"channel:{channel}"), CONSOLE_GUILD, channel)
 
 
-class ButtonMemory:
-    """The buttons of the latest replies, per channel (public) and per user (private)."""
-
-    def __init__(self, path: Path) -> None:
-        self.path = path
-        try:
-            self.data = json.loads(path.read_text(encoding="utf-8"))
-        except (OSError, ValueError):
-            self.data = {"counter": 0, "seen": {}}
-
-    def remember(self, channel: str, owner: str | None, choices: list[Choice]) -> None:
-        self.data["counter"] += 1
-        key = f"{channel}|{owner or ''}"
-        self.data["seen"][key] = {
-            "n": self.data["counter"],
-            "buttons": [[c.payload, c.label] for c in choices],
-        }
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        self.path.write_text(json.dumps(self.data), encoding="utf-8")
-
-    def visible(self, channel: str, user: str) -> list[tuple[str, str]]:
-        public = self.data["seen"].get(f"{channel}|")
-        private = self.data["seen"].get(f"{channel}|{user}")
-        newest = max((x for x in (public, private) if x), key=lambda x: x["n"], default=None)
-        return [(p, label) for p, label in newest["buttons"]] if newest else []
-
-
 class Console:
     def __init__(
         self,
         service: GameService,
         daily: DailyService,
+        memory: ConsoleRepository,
         out_dir: Path,
         stream: TextIO = sys.stdout,
     ) -> None:
         self.service = service
         self.daily = daily
+        self.memory = memory
         self.out_dir = out_dir
         self.stream = stream
-        self.buttons = ButtonMemory(out_dir / "buttons.json")
+        self._named: set[int] = set()
+        self._stopping = asyncio.Event()
+
+    def stop(self) -> None:
+        """Read no further line; the command under way, if any, finishes first."""
+        self._stopping.set()
 
     def say(self, text: str = "") -> None:
         print(text, file=self.stream)
@@ -223,21 +217,26 @@ class Console:
             self.say("! Something went wrong on my side and the error was logged.")
             return
         for reply in replies:
-            self.show(command, reply)
+            await self.show(command, reply)
 
     async def expire_deadlines(self) -> None:
         """Decisions past their deadline get their default, as the bot's timer does."""
         for place, replies in await self.service.expire_due():
-            channels: dict[str, str] = self.buttons.data.get("channels", {})
-            name = channels.get(str(place.channel_id), str(place.channel_id))
+            names = await self._channel_names()
+            name = names.get(place.channel_id, str(place.channel_id))
             command = Command(name, BOT_NAME, "timer", {})
             for reply in replies:
-                self.show(command, reply)
+                await self.show(command, reply)
 
     async def dispatch(self, cmd: Command) -> list[Reply]:
         user = console_user(cmd.user)
         place = console_place(cmd.channel)
-        self.buttons.data.setdefault("channels", {})[str(place.channel_id)] = cmd.channel
+        if place.channel_id not in self._named:
+            try:
+                await self.memory.name_channel(place.channel_id, cmd.channel)
+                self._named.add(place.channel_id)
+            except ConsoleMemoryError as exc:
+                log.warning("the name of #%s could not be remembered: %s", cmd.channel, exc)
         o = cmd.options
         svc = self.service
         handlers: dict[str, Callable[[], Awaitable[list[Reply]]]] = {
@@ -246,13 +245,13 @@ class Console:
                 user,
                 _required(o, "game", "play"),
                 [console_user(o[k]) for k in ("opponent", "opponent2", "opponent3") if o.get(k)],
-                computers=_int(o, "computers") or 0,
-                seed=_int(o, "seed"),
+                computers=_number(o, "computers") or 0,
+                seed=_number(o, "seed"),
                 seat=o.get("seat"),
                 variant=o.get("variant") or None,
                 position=o.get("position") or None,
                 level=o.get("level") or None,
-                deadline_minutes=_int(o, "deadline"),
+                deadline_minutes=_number(o, "deadline"),
             ),
             "accept": lambda: svc.accept(place, user),
             "decline": lambda: svc.decline(place, user),
@@ -271,12 +270,12 @@ class Console:
                     for k in ("player1", "player2", "player3", "player4")
                     if o.get(k)
                 ],
-                computers=_int(o, "computers") or 0,
-                seed=_int(o, "seed"),
+                computers=_number(o, "computers") or 0,
+                seed=_number(o, "seed"),
                 variant=o.get("variant") or None,
                 position=o.get("position") or None,
                 level=o.get("level") or None,
-                deadline_minutes=_int(o, "deadline"),
+                deadline_minutes=_number(o, "deadline"),
             ),
             "admin end": lambda: svc.admin_end(place, user),
             "daily": lambda: self.daily.play(place, user, o.get("move") or None),
@@ -293,11 +292,22 @@ class Console:
 
     async def press(self, cmd: Command, place: Place, user: User) -> list[Reply]:
         wanted = _required(cmd.options, "button", "press").strip()
-        buttons = self.buttons.visible(cmd.channel, cmd.user)
+        if wanted.isdigit() and not wanted.isascii():
+            raise ConsoleInputError(
+                f"press: write a button's number with the digits 0-9 (got {wanted!r})."
+            )
+        try:
+            buttons = await self.memory.visible(cmd.channel, cmd.user)
+        except ConsoleMemoryError as exc:
+            log.warning("the buttons remembered in #%s are unreadable: %s", cmd.channel, exc)
+            raise ConsoleInputError(
+                "The buttons remembered here could not be read, so there are none to press. "
+                "/board shows the board, and its buttons, again."
+            ) from None
         if not buttons:
             raise ConsoleInputError("There are no buttons to press here yet.")
         payload = None
-        if wanted.isdigit() and 1 <= int(wanted) <= len(buttons):
+        if _WHOLE_NUMBER.fullmatch(wanted) and 1 <= _bounded_int(wanted) <= len(buttons):
             payload = buttons[int(wanted) - 1][0]
         else:
             exact = [p for p, label in buttons if label.lower() == wanted.lower()]
@@ -308,14 +318,15 @@ class Console:
             raise ConsoleInputError(f"No button {wanted!r}. Buttons: {listing}")
         return await self.service.press(place, user, payload)
 
-    def show(self, cmd: Command, reply: Reply) -> None:
+    async def show(self, cmd: Command, reply: Reply) -> None:
         prefix = f"(only {cmd.user} sees this) " if reply.ephemeral else ""
         head = f"[#{cmd.channel}] {prefix}{reply.title}".rstrip()
         self.say(head)
         if reply.text:
             text = _RELATIVE_TIME.sub(lambda m: _relative(int(m.group(1))), reply.text)
-            channels: dict[str, str] = self.buttons.data.get("channels", {})
-            text = _CHANNEL.sub(lambda m: "#" + channels.get(m.group(1), m.group(1)), text)
+            if _CHANNEL.search(text):
+                channels = await self._channel_names()
+                text = _CHANNEL.sub(lambda m: "#" + channels.get(int(m.group(1)), m.group(1)), text)
             self.say(text)
         if reply.fields:
             self.say("  " + " | ".join(f"{name}: {value}" for name, value in reply.fields))
@@ -337,8 +348,24 @@ class Console:
                 f"[{i}] {c.label}" for i, c in enumerate(choices, 1) if not c.disabled
             )
             self.say(f"  buttons: {listing}   (press with: <user> /press <number or label>)")
-            self.buttons.remember(cmd.channel, cmd.user if reply.ephemeral else None, choices)
+            owner = cmd.user if reply.ephemeral else None
+            try:
+                await self.memory.remember(
+                    cmd.channel, owner, [(c.payload, c.label) for c in choices]
+                )
+            except ConsoleMemoryError as exc:
+                # What the command did stands; only a later /press misses these buttons.
+                log.warning("the buttons of #%s could not be remembered: %s", cmd.channel, exc)
+                self.say("  (these buttons could not be remembered: /board shows them again)")
         self.say()
+
+    async def _channel_names(self) -> dict[int, str]:
+        """Channel names by id; none if they cannot be read (replies then show ids)."""
+        try:
+            return await self.memory.channel_names()
+        except ConsoleMemoryError as exc:
+            log.warning("the console's channel names are unreadable: %s", exc)
+            return {}
 
     def _stem(self, channel: str, reply: Reply) -> str:
         return re.sub(r"[^\w]+", "-", f"{channel}-{reply.title}").strip("-").lower()
@@ -353,6 +380,7 @@ class Console:
         return path
 
     async def run(self, lines: TextIO, interactive: bool) -> None:
+        """Run the lines of `lines` until its end, or until `stop()`."""
         if interactive:
             self.say(
                 str(
@@ -362,13 +390,93 @@ class Console:
                     )
                 )
             )
-        while True:
-            if interactive:
-                print("> ", end="", file=self.stream, flush=True)
-            line = lines.readline()
-            if not line:
-                break
-            await self.run_line(line)
+        source = read_lines(lines)
+        try:
+            while not self._stopping.is_set():
+                if interactive:
+                    print("> ", end="", file=self.stream, flush=True)
+                line = await self._next_line(source)
+                if line is None:
+                    break
+                await self.run_line(line)
+        finally:
+            await source.aclose()
+
+    async def _next_line(self, source: AsyncGenerator[str]) -> str | None:
+        """The next line; None at the end of the input, or once asked to stop."""
+
+        async def read() -> str | None:
+            return await anext(source, None)
+
+        reading = asyncio.ensure_future(read())
+        stopping = asyncio.ensure_future(self._stopping.wait())
+        try:
+            await asyncio.wait({reading, stopping}, return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            stopping.cancel()
+        if self._stopping.is_set():
+            reading.cancel()
+            with suppress(asyncio.CancelledError):
+                await reading
+            return None
+        return reading.result()
+
+
+async def read_lines(stream: TextIO) -> AsyncGenerator[str]:
+    """The lines of `stream`. A pipe or a terminal is waited on by the event loop, so that
+    a signal is handled while the console waits for input; a file or text in memory never
+    keeps a reader waiting, so it is read directly."""
+    loop = asyncio.get_running_loop()
+    fd = _waitable(stream, loop)
+    if fd is None:
+        while line := stream.readline():
+            yield line
+        return
+    decoder = codecs.getincrementaldecoder(stream.encoding or "utf-8")(errors="replace")
+    pending = ""
+    while True:
+        await _readable(loop, fd)
+        chunk = os.read(fd, 1 << 16)
+        pending += decoder.decode(chunk, final=not chunk)
+        *lines, pending = pending.split("\n")
+        for line in lines:
+            yield line + "\n"
+        if not chunk:
+            if pending:
+                yield pending
+            return
+
+
+def _waitable(stream: TextIO, loop: asyncio.AbstractEventLoop) -> int | None:
+    """The descriptor of `stream` if the event loop can wait for it to be readable."""
+    try:
+        fd = stream.fileno()
+    except (OSError, ValueError):
+        return None
+    if stat.S_ISREG(os.fstat(fd).st_mode):
+        return None
+    try:
+        loop.add_reader(fd, lambda: None)
+    except (OSError, ValueError):
+        return None  # e.g. /dev/null, which cannot be polled
+    loop.remove_reader(fd)
+    return fd
+
+
+async def _readable(loop: asyncio.AbstractEventLoop, fd: int) -> None:
+    """Wait until `fd` has data or its end (watched only meanwhile: data left unread must
+    not wake the loop again and again while a command runs)."""
+    ready: asyncio.Future[None] = loop.create_future()
+
+    def wake() -> None:
+        if not ready.done():
+            ready.set_result(None)
+
+    loop.add_reader(fd, wake)
+    try:
+        await ready
+    finally:
+        loop.remove_reader(fd)
 
 
 def _relative(when: int) -> str:
@@ -384,14 +492,25 @@ def _required(options: dict[str, str], name: str, command: str) -> str:
     return value
 
 
-def _int(options: dict[str, str], name: str) -> int | None:
-    value = options.get(name)
-    if value is None or value == "":
+def _number(options: dict[str, str], name: str) -> int | None:
+    """The whole number given for option `name`, within its range (NUMBER_RANGES)."""
+    value = options.get(name, "").strip()
+    if not value:
         return None
-    try:
-        return int(value)
-    except ValueError:
-        raise ConsoleInputError(f"{name}: {value!r} is not a whole number.") from None
+    low, high = NUMBER_RANGES[name]
+    if not (_WHOLE_NUMBER.fullmatch(value) and low <= _bounded_int(value) <= high):
+        raise ConsoleInputError(
+            f"{name}: give a whole number from {low} to {high} (got {value!r})."
+        )
+    return int(value)
+
+
+def _bounded_int(digits: str) -> int:
+    """The value of an ASCII whole number; one too long for any range here counts as
+    ±10**20 unconverted (thousands of digits take long to convert, or are refused)."""
+    if len(digits.lstrip("-")) > 20:
+        return -(10**20) if digits.startswith("-") else 10**20
+    return int(digits)
 
 
 async def _ready(replies: list[Reply]) -> list[Reply]:

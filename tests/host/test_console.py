@@ -2,14 +2,29 @@
 
 from __future__ import annotations
 
+import io
 import os
+import signal
+import sqlite3
 import subprocess
 import sys
+import time
+from collections.abc import AsyncIterator
 from pathlib import Path
+from typing import Any
 
 import pytest
+from discord import AppCommandOptionType, app_commands
 
-from host.console import ConsoleInputError, parse_line
+from cogs.admin import AdminCog
+from cogs.games import GamesCog
+from data.console import SqliteConsoleRepository
+from data.daily import SqliteDailyRepository
+from data.db import Database
+from data.games import SqliteGameRepository
+from host.console import NUMBER_RANGES, Console, ConsoleInputError, bot_user, parse_line
+from host.daily import DailyService
+from host.service import GameService
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -46,27 +61,67 @@ def test_bad_lines_are_explained(line: str, message: str) -> None:
         parse_line(line)
 
 
+def console_command(tmp_path: Path, *options: str) -> list[str]:
+    """`python bot.py` on the console database and out folder in `tmp_path`."""
+    return [
+        sys.executable,
+        str(ROOT / "bot.py"),
+        "--db",
+        str(tmp_path / "c.sqlite3"),
+        "--out",
+        str(tmp_path / "out"),
+        *options,
+    ]
+
+
+def console_env(**extra: str) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if k != "DISCORD_TOKEN"}
+    env.pop("HILLTOP_LOG_LEVEL", None)
+    return env | {"PYTHONUNBUFFERED": "1", **extra}
+
+
 def run_console(tmp_path: Path, *lines: str) -> str:
     """One process of `python bot.py --console` fed `lines` on standard input."""
-    env = {k: v for k, v in os.environ.items() if k != "DISCORD_TOKEN"}
-    done = subprocess.run(
-        [
-            sys.executable,
-            str(ROOT / "bot.py"),
-            "--db",
-            str(tmp_path / "c.sqlite3"),
-            "--out",
-            str(tmp_path / "out"),
-        ],
+    return console_process(tmp_path, *lines).stdout
+
+
+def console_process(
+    tmp_path: Path, *lines: str, options: tuple[str, ...] = (), env: dict[str, str] | None = None
+) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        console_command(tmp_path, *options),
         input="\n".join(lines) + "\n",
         capture_output=True,
         text=True,
         cwd=tmp_path,
-        env=env,
+        env=env or console_env(),
         timeout=120,
         check=True,
     )
-    return done.stdout
+
+
+def process_line(process: subprocess.Popen[str], line: str, *, until: str) -> None:
+    """Send `line` to a running console and read its output up to a line with `until`."""
+    assert process.stdin is not None and process.stdout is not None
+    process.stdin.write(line + "\n")
+    process.stdin.flush()
+    while until not in (output := process.stdout.readline()):
+        assert output, f"the console ended before answering {line!r}"
+
+
+@pytest.fixture
+async def console(tmp_path: Path) -> AsyncIterator[tuple[Console, io.StringIO, Database]]:
+    """A console in this process, its output, and its database."""
+    db = await Database.open(tmp_path / "c.sqlite3")
+    service = GameService(SqliteGameRepository(db), bot_user=bot_user(), render_images=False)
+    daily = DailyService(service, SqliteDailyRepository(db), secret="test")
+    out = io.StringIO()
+    try:
+        yield Console(service, daily, SqliteConsoleRepository(db), tmp_path / "out", out), out, db
+    finally:
+        daily.close()
+        service.close()
+        await db.close()
 
 
 def test_a_game_across_processes_with_buttons(tmp_path: Path) -> None:
@@ -99,3 +154,176 @@ def test_moves_lists_only_moves_one_per_line(tmp_path: Path) -> None:
     )
     listing = out.split("Your legal moves")[1].split("\n\n")[0].splitlines()[1:]
     assert listing and all(line.startswith("c2-") and " " not in line for line in listing)
+
+
+#: The ranges the Discord commands declare (cogs/games.py, cogs/admin.py).
+RANGES = {"computers": (0, 3), "seed": (0, 2**53 - 1), "deadline": (1, 7 * 24 * 60)}
+
+
+@pytest.mark.parametrize(
+    ("option", "line"),
+    [
+        ("computers", "alice /play game:everest opponent:bob computers:30000000"),
+        ("computers", "alice /play game:everest computers:300000000"),
+        ("computers", "alice /play game:everest computers:9223372036854775808"),
+        ("computers", "alice /play game:everest computers:" + "9" * 5000),
+        ("computers", "alice /play game:everest computers:-1"),
+        ("computers", "alice /play game:everest computers:٢"),
+        ("computers", "alice /play game:everest computers:1_0"),
+        ("seed", "alice /play game:hokito opponent:bob seed:99999999999999999999999"),
+        ("seed", "alice /play game:hokito opponent:bob seed:9007199254740992"),
+        ("seed", "alice /play game:hokito opponent:bob seed:-5"),
+        ("seed", "alice /play game:hokito opponent:bob seed:１２"),
+        ("deadline", "alice /play game:everest opponent:bob deadline:0"),
+        ("deadline", "alice /play game:everest opponent:bob deadline:10081"),
+        ("computers", "root /admin start game:everest player1:a player2:b computers:4"),
+        ("seed", "root /admin start game:hokito player1:a player2:b seed:2e5"),
+    ],
+)
+async def test_numbers_outside_the_discord_ranges_are_refused_and_change_nothing(
+    console: tuple[Console, io.StringIO, Database], option: str, line: str
+) -> None:
+    cons, out, db = console
+    await cons.run_line(line)
+    low, high = RANGES[option]
+    refusal = f"! {option}: give a whole number from {low} to {high} (got "
+    assert out.getvalue().startswith(refusal), out.getvalue()
+    assert (await db.fetch("SELECT COUNT(*) FROM games"))[0][0] == 0
+
+
+async def test_numbers_at_the_ends_of_their_ranges_are_taken(
+    console: tuple[Console, io.StringIO, Database],
+) -> None:
+    cons, out, _ = console
+    await cons.run_line("alice /play game:everest computers:3 seed:9007199254740991 deadline:1")
+    assert "!" not in out.getvalue() and "alice" in out.getvalue()
+
+
+@pytest.mark.parametrize("command", [GamesCog.play, AdminCog.start])
+def test_the_console_number_ranges_are_those_of_the_discord_commands(
+    command: app_commands.Command[Any, ..., Any],
+) -> None:
+    declared = {
+        p.name: (p.min_value, p.max_value)
+        for p in command.parameters
+        if p.type is AppCommandOptionType.integer
+    }
+    assert declared == NUMBER_RANGES == RANGES
+
+
+@pytest.mark.parametrize("button", ["²", "١", "３"])
+async def test_press_takes_ascii_digits_only(
+    console: tuple[Console, io.StringIO, Database], button: str
+) -> None:
+    cons, out, _ = console
+    await cons.run_line("alice /play game:hokito opponent:bob seed:1")
+    await cons.run_line(f"bob /press {button}")
+    last = out.getvalue().strip().splitlines()[-1]
+    assert last == f"! press: write a button's number with the digits 0-9 (got {button!r}).", last
+
+
+def test_two_console_processes_on_one_database_keep_each_others_buttons(tmp_path: Path) -> None:
+    def start() -> subprocess.Popen[str]:
+        return subprocess.Popen(
+            console_command(tmp_path),
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
+            text=True,
+            cwd=tmp_path,
+            env=console_env(),
+        )
+
+    first, second = start(), start()
+    try:
+        # Both are running before either shows a button.
+        process_line(first, "alice /rules game:hokito", until="Hokito")
+        process_line(second, "carol /rules game:hokito", until="Hokito")
+        process_line(first, "#one alice /play game:hokito opponent:bob", until="buttons:")
+        process_line(second, "#two carol /play game:hokito opponent:dave", until="buttons:")
+    finally:
+        for process in (first, second):
+            process.communicate(timeout=60)
+    later = run_console(tmp_path, "#one bob /press Accept", "#two dave /press Accept")
+    assert "!" not in later, later
+    assert later.count("The game begins") == 2
+
+
+async def test_a_damaged_or_missing_button_store_means_no_buttons(
+    console: tuple[Console, io.StringIO, Database], tmp_path: Path
+) -> None:
+    cons, out, _ = console
+    await cons.run_line("alice /play game:hokito opponent:bob")
+    with sqlite3.connect(tmp_path / "c.sqlite3") as conn:
+        conn.execute("UPDATE console_buttons SET buttons = '[[\"accept:1\"'")
+    await cons.run_line("bob /press Accept")
+    assert out.getvalue().splitlines()[-1].startswith("! The buttons remembered here could not")
+    with sqlite3.connect(tmp_path / "c.sqlite3") as conn:
+        conn.execute("DROP TABLE console_buttons")
+    await cons.run_line("bob /press 1")
+    assert out.getvalue().splitlines()[-1].startswith("! The buttons remembered here could not")
+    # Commands still work, and say that their buttons were not remembered.
+    await cons.run_line("bob /accept")
+    assert "The game begins" in out.getvalue()
+    assert "(these buttons could not be remembered" in out.getvalue()
+
+
+@pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGINT])
+def test_a_signal_while_waiting_for_input_stops_the_console_cleanly(
+    tmp_path: Path, signum: signal.Signals
+) -> None:
+    console = subprocess.Popen(
+        console_command(tmp_path),
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        cwd=tmp_path,
+        env=console_env(),
+    )
+    try:
+        process_line(console, "alice /play game:hokito opponent:bob", until="buttons:")
+        assert (tmp_path / "c.sqlite3-wal").exists()  # open: its log is in use
+        console.send_signal(signum)
+        started = time.monotonic()
+        status = console.wait(10)
+        assert status == 0 and time.monotonic() - started < 5
+        assert console.stderr is not None and "Traceback" not in console.stderr.read()
+        # Closed: the last connection checkpointed the log into the database and removed it.
+        assert not (tmp_path / "c.sqlite3-wal").exists()
+    finally:
+        console.kill()
+        console.communicate()
+
+
+@pytest.mark.parametrize(
+    ("options", "env", "shown"),
+    [
+        ((), {}, False),
+        (("--log-level", "INFO"), {}, True),
+        ((), {"HILLTOP_LOG_LEVEL": "info"}, True),
+        (("--log-level", "WARNING"), {"HILLTOP_LOG_LEVEL": "INFO"}, False),
+    ],
+)
+def test_an_explicit_log_level_applies_in_the_console(
+    tmp_path: Path, options: tuple[str, ...], env: dict[str, str], shown: bool
+) -> None:
+    done = console_process(
+        tmp_path,
+        "alice /play game:hokito opponent:bob",
+        options=options,
+        env=console_env(**env),
+    )
+    assert ("INFO    host.service: game 1 created" in done.stderr) is shown, done.stderr
+
+
+def test_an_unknown_log_level_is_refused(tmp_path: Path) -> None:
+    done = subprocess.run(
+        console_command(tmp_path, "--log-level", "LOUD"),
+        input="",
+        capture_output=True,
+        text=True,
+        env=console_env(),
+        timeout=60,
+    )
+    assert done.returncode != 0 and "log level 'LOUD' is none of" in done.stderr

@@ -1,0 +1,92 @@
+"""The console front-end's memory (SQLite): the buttons shown last in each channel, and
+the channels' names.
+
+Each write is one statement, so a process killed mid-write leaves the previous buttons,
+and several console processes on one database add to each other's memory.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from collections.abc import Sequence
+from typing import Protocol
+
+from data.db import Database
+from data.repository import StorageError
+
+#: A button as the console remembers it: (payload, label).
+Button = tuple[str, str]
+
+
+class ConsoleMemoryError(StorageError):
+    """The console's memory cannot be read or written: damaged, or missing from the file."""
+
+
+class ConsoleRepository(Protocol):
+    async def remember(
+        self, channel: str, owner: str | None, buttons: Sequence[Button]
+    ) -> None: ...
+
+    async def visible(self, channel: str, user: str) -> list[Button]: ...
+
+    async def name_channel(self, channel_id: int, name: str) -> None: ...
+
+    async def channel_names(self) -> dict[int, str]: ...
+
+
+class SqliteConsoleRepository:
+    def __init__(self, db: Database) -> None:
+        self.db = db
+
+    async def remember(self, channel: str, owner: str | None, buttons: Sequence[Button]) -> None:
+        """The buttons of a reply in `channel`, shown to everyone (`owner` None) or to one
+        user; they replace what that audience was shown there before."""
+        try:
+            await self.db.write(
+                "INSERT INTO console_buttons (channel, owner, shown, buttons) VALUES"
+                " (?, ?, (SELECT COALESCE(MAX(shown), 0) + 1 FROM console_buttons), ?)"
+                " ON CONFLICT (channel, owner) DO UPDATE SET"
+                " shown = excluded.shown, buttons = excluded.buttons",
+                (channel, owner or "", json.dumps([list(b) for b in buttons])),
+            )
+        except sqlite3.DatabaseError as exc:
+            raise ConsoleMemoryError(str(exc)) from exc
+
+    async def visible(self, channel: str, user: str) -> list[Button]:
+        """The newest buttons `user` sees in `channel`: everyone's or their own."""
+        try:
+            rows = await self.db.fetch(
+                "SELECT buttons FROM console_buttons WHERE channel = ? AND owner IN ('', ?)"
+                " ORDER BY shown DESC LIMIT 1",
+                (channel, user),
+            )
+            return _buttons(json.loads(rows[0][0])) if rows else []
+        except (sqlite3.DatabaseError, ValueError, TypeError) as exc:
+            raise ConsoleMemoryError(str(exc)) from exc
+
+    async def name_channel(self, channel_id: int, name: str) -> None:
+        try:
+            await self.db.write(
+                "INSERT INTO console_channels (channel_id, name) VALUES (?, ?)"
+                " ON CONFLICT (channel_id) DO UPDATE SET name = excluded.name",
+                (channel_id, name),
+            )
+        except sqlite3.DatabaseError as exc:
+            raise ConsoleMemoryError(str(exc)) from exc
+
+    async def channel_names(self) -> dict[int, str]:
+        try:
+            rows = await self.db.fetch("SELECT channel_id, name FROM console_channels")
+        except sqlite3.DatabaseError as exc:
+            raise ConsoleMemoryError(str(exc)) from exc
+        return {int(row[0]): str(row[1]) for row in rows}
+
+
+def _buttons(decoded: object) -> list[Button]:
+    pairs = decoded if isinstance(decoded, list) else None
+    if pairs is None or not all(
+        isinstance(p, list) and len(p) == 2 and all(isinstance(x, str) for x in p) for p in pairs
+    ):
+        raise ValueError(f"not a list of [payload, label] pairs: {decoded!r:.80}")
+    return [(str(payload), str(label)) for payload, label in pairs]

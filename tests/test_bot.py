@@ -1,0 +1,157 @@
+"""The entry point as deployed: `bot.py` against a fake Discord stops gracefully on SIGTERM
+and SIGINT, keeps a heartbeat while connected, and `--healthcheck` reads it."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Callable
+from contextlib import suppress
+from pathlib import Path
+
+import pytest
+
+from tests.cogs.fake_discord import FakeDiscord, serving
+
+ROOT = Path(__file__).resolve().parent.parent
+
+#: `bot.main()` with discord.py pointed at the fake given on the command line.
+BOT_AGAINST_FAKE = (
+    "import sys, discord, yarl, bot\n"
+    "discord.http.Route.BASE = sys.argv[1]\n"
+    "discord.gateway.DiscordWebSocket.DEFAULT_GATEWAY = yarl.URL(sys.argv[2])\n"
+    "bot.main([])\n"
+)
+
+
+def alive(pid: int) -> bool:
+    """Whether `pid` runs (a zombie has ended: only its parent's bookkeeping is left)."""
+    try:
+        with open(f"/proc/{pid}/stat") as stat:
+            return stat.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except FileNotFoundError:
+        return False
+
+
+def descendants(pid: int) -> set[int]:
+    children: dict[int, list[int]] = {}
+    for entry in os.scandir("/proc"):
+        if entry.name.isdigit():
+            try:
+                with open(f"/proc/{entry.name}/stat") as stat:
+                    parent = int(stat.read().rsplit(")", 1)[1].split()[1])
+            except (FileNotFoundError, ProcessLookupError):
+                continue
+            children.setdefault(parent, []).append(int(entry.name))
+    found: set[int] = set()
+    todo = list(children.get(pid, ()))
+    while todo:
+        child = todo.pop()
+        found.add(child)
+        todo += children.get(child, ())
+    return found
+
+
+def healthcheck(heartbeat: Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, str(ROOT / "bot.py"), "--healthcheck"],
+        env=os.environ | {"HILLTOP_HEARTBEAT": str(heartbeat)},
+        capture_output=True,
+        text=True,
+        timeout=30,
+    )
+
+
+async def eventually(condition: Callable[[], bool], within: float) -> bool:
+    """Whether `condition` comes true within `within` seconds (polled: processes and files
+    send no events)."""
+    deadline = time.monotonic() + within
+    while True:
+        if condition():
+            return True
+        if time.monotonic() > deadline:
+            return False
+        await asyncio.sleep(0.05)
+
+
+async def start_bot(fake: FakeDiscord, tmp_path: Path) -> asyncio.subprocess.Process:
+    """The bot in its own process, with its commands synced and connected to `fake`."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("HILLTOP_")} | {
+        "DISCORD_TOKEN": fake.token,
+        "DEV_GUILD_ID": str(fake.guild_id),
+        "HILLTOP_DB": str(tmp_path / "bot.sqlite3"),
+        "HILLTOP_HEARTBEAT": str(tmp_path / "heartbeat"),
+        "HILLTOP_DAILY_SECRET": "test",
+        "HILLTOP_LOG_LEVEL": "INFO",
+    }
+    with (tmp_path / "bot.log").open("w") as log:
+        bot = await asyncio.create_subprocess_exec(
+            *(sys.executable, "-c", BOT_AGAINST_FAKE, fake.api_url, fake.gateway_url),
+            cwd=tmp_path,
+            env=env,
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=log,
+            start_new_session=True,
+        )
+
+    def connected() -> bool:
+        synced = any(c.method == "PUT" for c in fake.calls)
+        return bot.returncode is not None or (
+            synced and any(not s.socket.closed for s in fake.sessions)
+        )
+
+    if not await eventually(connected, within=90) or bot.returncode is not None:
+        with suppress(ProcessLookupError):
+            os.killpg(bot.pid, signal.SIGKILL)
+        raise AssertionError("the bot did not connect:\n" + (tmp_path / "bot.log").read_text())
+    return bot
+
+
+@pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGINT])
+async def test_the_discord_bot_stops_gracefully_on_a_signal(
+    tmp_path: Path, signum: signal.Signals
+) -> None:
+    heartbeat = tmp_path / "heartbeat"
+    async with serving() as fake:
+        bot = await start_bot(fake, tmp_path)
+        try:
+            # Ready (on_ready waits a moment for the guilds), then a heartbeat at once.
+            assert await eventually(heartbeat.exists, within=20), "no heartbeat"
+            assert healthcheck(heartbeat).returncode == 0
+            workers = descendants(bot.pid)
+            assert workers, "the bot should have started its board painter"
+            bot.send_signal(signum)
+            try:
+                status: int | None = await asyncio.wait_for(bot.wait(), 8)
+            except TimeoutError:
+                status = None
+            log = (tmp_path / "bot.log").read_text()
+            assert status == 0, f"exit status {status} after {signum.name}:\n{log}"
+            assert "Traceback" not in log, log
+            assert await eventually(lambda: not any(map(alive, workers)), within=5), (
+                "worker processes outlived the bot"
+            )
+            assert not (tmp_path / "bot.sqlite3-wal").exists(), "the database was not closed"
+        finally:
+            if bot.returncode is None:
+                with suppress(ProcessLookupError):
+                    os.killpg(bot.pid, signal.SIGKILL)
+                await bot.wait()
+
+
+def test_the_health_check_wants_a_fresh_heartbeat(tmp_path: Path) -> None:
+    heartbeat = tmp_path / "heartbeat"
+    missing = healthcheck(heartbeat)
+    assert missing.returncode == 1 and "no heartbeat" in missing.stdout
+    heartbeat.touch()
+    fresh = healthcheck(heartbeat)
+    assert fresh.returncode == 0 and "healthy" in fresh.stdout
+    ten_minutes_ago = time.time() - 600
+    os.utime(heartbeat, (ten_minutes_ago, ten_minutes_ago))
+    old = healthcheck(heartbeat)
+    assert old.returncode == 1 and "600 s ago" in old.stdout
