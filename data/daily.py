@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
-from typing import Literal, Protocol
+from typing import Any, Literal, Protocol
 
 import aiosqlite
 
@@ -25,6 +26,10 @@ class DailyRun:
     score: int | None
     turns: int | None
     sizes: str | None
+    #: Scored as it stood when its hill closed, not played to its end.
+    unfinished: bool
+    #: Scored unfinished, and its player has not been told yet.
+    untold: bool
 
 
 @dataclass(frozen=True, slots=True)
@@ -50,9 +55,33 @@ class DailyRepository(Protocol):
 
     async def run_by_game(self, game_id: int) -> DailyRun | None: ...
 
+    async def pending_runs(self, user_id: int) -> list[DailyRun]: ...
+
+    async def open_runs_before(self, day: str) -> list[DailyRun]: ...
+
     async def finish_run(
-        self, game_id: int, score: int, turns: int, sizes: str, now: float
+        self,
+        game_id: int,
+        score: int,
+        turns: int,
+        sizes: str,
+        now: float,
+        *,
+        unfinished: bool = False,
     ) -> bool: ...
+
+    async def close_run(
+        self,
+        game_id: int,
+        expected_ply: int,
+        result: dict[str, Any],
+        score: int,
+        turns: int,
+        sizes: str,
+        now: float,
+    ) -> bool: ...
+
+    async def take_untold(self, user_id: int) -> list[DailyRun]: ...
 
     async def note_member(self, guild_id: int, user: UserRecord) -> None: ...
 
@@ -75,7 +104,9 @@ class DailyRepository(Protocol):
     async def set_par(self, day: str, score: int, turns: int, now: float) -> None: ...
 
 
-_RUN_COLUMNS = "user_id, day, week, game_id, started_at, finished_at, score, turns, sizes"
+_RUN_COLUMNS = (
+    "user_id, day, week, game_id, started_at, finished_at, score, turns, sizes, unfinished, untold"
+)
 _MEMBER = "user_id IN (SELECT user_id FROM guild_members WHERE guild_id = ?)"
 
 
@@ -109,30 +140,73 @@ class SqliteDailyRepository:
         async with self.db.read() as conn:
             return await _run(conn, "game_id = ?", (game_id,))
 
+    async def pending_runs(self, user_id: int) -> list[DailyRun]:
+        """The runs of `user` not recorded yet, and those scored unfinished that they have
+        not been told about, oldest first."""
+        async with self.db.read() as conn:
+            return await _runs(
+                conn, "user_id = ? AND (finished_at IS NULL OR untold = 1) ORDER BY day", (user_id,)
+            )
+
+    async def open_runs_before(self, day: str) -> list[DailyRun]:
+        """Every run of a day before `day` that is not recorded yet."""
+        async with self.db.read() as conn:
+            return await _runs(conn, "day < ? AND finished_at IS NULL ORDER BY day", (day,))
+
     async def finish_run(
-        self, game_id: int, score: int, turns: int, sizes: str, now: float
+        self,
+        game_id: int,
+        score: int,
+        turns: int,
+        sizes: str,
+        now: float,
+        *,
+        unfinished: bool = False,
     ) -> bool:
         """Record a validated result once; the totals move in the same transaction.
-        False if the run was already recorded."""
+        False if the run was already recorded. An `unfinished` run waits for its player
+        to be told."""
         async with self.db.transaction() as conn:
-            cur = await conn.execute(
-                "UPDATE daily_runs SET finished_at = ?, score = ?, turns = ?, sizes = ?"
-                " WHERE game_id = ? AND finished_at IS NULL",
-                (now, score, turns, sizes, game_id),
-            )
-            if cur.rowcount != 1:
-                return False
-            run = await _run(conn, "game_id = ?", (game_id,))
-            assert run is not None
-            for period in ("all", run.week):
-                await conn.execute(
-                    "INSERT INTO daily_totals (period, user_id, total, best, runs, last_at)"
-                    " VALUES (?,?,?,?,1,?) ON CONFLICT (period, user_id) DO UPDATE SET"
-                    " total = total + excluded.total, best = MAX(best, excluded.best),"
-                    " runs = runs + 1, last_at = excluded.last_at",
-                    (period, run.user_id, score, score, now),
+            return await _record(conn, game_id, score, turns, sizes, now, unfinished)
+
+    async def close_run(
+        self,
+        game_id: int,
+        expected_ply: int,
+        result: dict[str, Any],
+        score: int,
+        turns: int,
+        sizes: str,
+        now: float,
+    ) -> bool:
+        """End a run's game where it stands (still active at `expected_ply`) and record
+        the run as unfinished, together, so that a scored run takes no further move.
+        False, with nothing written, if the game has moved on or the run is recorded."""
+        try:
+            async with self.db.transaction() as conn:
+                cur = await conn.execute(
+                    "UPDATE games SET status = 'aborted', result = ?, updated_at = ?,"
+                    " finished_at = ?, deadline_at = NULL"
+                    " WHERE id = ? AND ply = ? AND status = 'active'",
+                    (json.dumps(result, sort_keys=True), now, now, game_id, expected_ply),
                 )
-            return True
+                if cur.rowcount != 1 or not await _record(
+                    conn, game_id, score, turns, sizes, now, True
+                ):
+                    raise _NothingToClose
+        except _NothingToClose:
+            return False
+        return True
+
+    async def take_untold(self, user_id: int) -> list[DailyRun]:
+        """The runs of `user` scored unfinished that they have not been told about; each
+        is handed out once, even to several processes asking together."""
+        async with self.db.transaction() as conn:
+            runs = await _runs(conn, "user_id = ? AND untold = 1 ORDER BY day", (user_id,))
+            await conn.execute(
+                "UPDATE daily_runs SET untold = 0 WHERE user_id = ? AND untold = 1", (user_id,)
+            )
+            return runs
 
     async def note_member(self, guild_id: int, user: UserRecord) -> None:
         async with self.db.transaction() as conn:
@@ -227,7 +301,7 @@ class SqliteDailyRepository:
                 (user_id,),
             ) as cur,
         ):
-            return [DailyRun(*row) for row in await cur.fetchall()]
+            return [_run_of(row) for row in await cur.fetchall()]
 
     async def get_par(self, day: str) -> tuple[int, int] | None:
         async with (
@@ -254,9 +328,55 @@ def _scoped(
     return f"{where} AND {alias}{_MEMBER}", (*params, guild_id)
 
 
+class _NothingToClose(Exception):
+    """Rolls back a close that found the game moved on or the run already recorded."""
+
+
+async def _record(
+    conn: aiosqlite.Connection,
+    game_id: int,
+    score: int,
+    turns: int,
+    sizes: str,
+    now: float,
+    unfinished: bool,
+) -> bool:
+    """Record a run's result and move its totals, in the caller's transaction; False if
+    it was already recorded, so that no run is ranked twice."""
+    cur = await conn.execute(
+        "UPDATE daily_runs SET finished_at = ?, score = ?, turns = ?, sizes = ?,"
+        " unfinished = ?, untold = ? WHERE game_id = ? AND finished_at IS NULL",
+        (now, score, turns, sizes, int(unfinished), int(unfinished), game_id),
+    )
+    if cur.rowcount != 1:
+        return False
+    run = await _run(conn, "game_id = ?", (game_id,))
+    assert run is not None
+    for period in ("all", run.week):
+        await conn.execute(
+            "INSERT INTO daily_totals (period, user_id, total, best, runs, last_at)"
+            " VALUES (?,?,?,?,1,?) ON CONFLICT (period, user_id) DO UPDATE SET"
+            " total = total + excluded.total, best = MAX(best, excluded.best),"
+            " runs = runs + 1, last_at = excluded.last_at",
+            (period, run.user_id, score, score, now),
+        )
+    return True
+
+
 async def _run(
     conn: aiosqlite.Connection, where: str, params: tuple[object, ...]
 ) -> DailyRun | None:
+    runs = await _runs(conn, where, params)
+    return runs[0] if runs else None
+
+
+async def _runs(
+    conn: aiosqlite.Connection, where: str, params: tuple[object, ...]
+) -> list[DailyRun]:
     async with conn.execute(f"SELECT {_RUN_COLUMNS} FROM daily_runs WHERE {where}", params) as c:
-        row = await c.fetchone()
-    return DailyRun(*row) if row else None
+        return [_run_of(row) for row in await c.fetchall()]
+
+
+def _run_of(row: Any) -> DailyRun:
+    # The last two columns are flags, stored by SQLite as 0 or 1.
+    return DailyRun(*row[:9], *(bool(flag) for flag in row[9:]))

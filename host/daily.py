@@ -5,7 +5,13 @@ and nobody can compute tomorrow's. A run is a game bound to a user and a day (no
 channel) and is played in private. When it ends, the result is checked by replaying the
 seed and the move log in the engine before it reaches any leaderboard; then a
 spoiler-free summary is posted for the channel, and par (the bot's own best score on that
-hill, searched once a day in another process) is shown to the player.
+hill, searched once a day in another process and stored) is shown to the player.
+
+A run counts for the day it started on. Its hill closes at 01:00 UTC the day after: a run
+still going at midnight can be finished until then, and a run not over by then is scored
+as it stood at the close (moves made later do not count), marked unfinished, and its
+player is told once. It is recorded the next time the player uses /daily or anybody
+looks at a leaderboard or stats, whichever comes first.
 """
 
 from __future__ import annotations
@@ -13,20 +19,21 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from concurrent.futures import ProcessPoolExecutor
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import UTC, date, datetime, timedelta
 from typing import Any
 
-from data.daily import BoardRow, DailyRepository
-from data.repository import NewGame, UserRecord
+from data.daily import BoardRow, DailyRepository, DailyRun
+from data.repository import GameRecord, MoveRecord, NewGame, UserRecord
 from engine import registry
+from engine.core import MoveError
 from engine.hillbert import HillbertState
 from engine.hillbert_par import DEFAULT_MAX_TURNS, par
 from engine.rng import seed_from_text
-from engine.text import t
-from host.model import Place, Reply, ServiceError, Suggestion, User
+from engine.text import Text, t, tn
+from host.model import Place, Reply, ServiceError, Suggestion, User, offered_move
 from host.service import GameService, Loaded
 from host.workers import worker_pool
 
@@ -39,6 +46,12 @@ SCOPES = ("server", "global")
 TOP = 10
 SIZE_EMOJI = {1: "🟩", 2: "🟨", 3: "🟥"}
 STRIP_LENGTH = 24
+#: How long after the end of its day a run may still be finished.
+GRACE = timedelta(hours=1)
+#: How long a reply waits for a par search under way: long enough for one search (a few
+#: seconds), so that a short-lived process (the console) that needs par computes and
+#: stores it for every later process, rather than giving up and ending the search.
+PAR_WAIT = 10.0
 
 ParRunner = Callable[[int], Awaitable[tuple[int, int]]]
 
@@ -52,10 +65,24 @@ def iso_week(day: date) -> str:
     return f"{year}-W{week:02d}"
 
 
+def _midnight_after(day: date) -> float:
+    tomorrow = day + timedelta(days=1)
+    return datetime(tomorrow.year, tomorrow.month, tomorrow.day, tzinfo=UTC).timestamp()
+
+
 def next_rollover(moment: float) -> int:
     """Unix time of the next 00:00 UTC."""
-    tomorrow = utc_day(moment) + timedelta(days=1)
-    return int(datetime(tomorrow.year, tomorrow.month, tomorrow.day, tzinfo=UTC).timestamp())
+    return int(_midnight_after(utc_day(moment)))
+
+
+def closes_at(day: date) -> float:
+    """When the runs of `day` close: 01:00 UTC the day after."""
+    return _midnight_after(day) + GRACE.total_seconds()
+
+
+def first_open_day(moment: float) -> date:
+    """The earliest day whose runs can still be played at `moment`."""
+    return utc_day(moment - GRACE.total_seconds())
 
 
 def size_strip(sizes: str, length: int = STRIP_LENGTH) -> str:
@@ -82,6 +109,19 @@ def streak_of(days: list[str], today: date) -> int:
     return count
 
 
+def rows_text(n: int) -> Text:
+    return tn("{n} row", "{n} rows", n=n)
+
+
+def turns_text(n: int) -> Text:
+    return tn("{n} turn", "{n} turns", n=n)
+
+
+def result_text(score: int, turns: int) -> Text:
+    """Rows and turns, as in "12 rows in 30 turns"."""
+    return t("{rows} in {turns}", rows=rows_text(score), turns=turns_text(turns))
+
+
 def _par_in_process(seed: int) -> tuple[int, int]:
     result = par(seed)
     return result.score, result.turns
@@ -90,18 +130,27 @@ def _par_in_process(seed: int) -> tuple[int, int]:
 class ProcessParRunner:
     """Runs the par search in a worker process, so it never slows the event loop."""
 
-    def __init__(self) -> None:
+    def __init__(self, search: Callable[[int], tuple[int, int]] = _par_in_process) -> None:
+        self._search = search
         self._pool: ProcessPoolExecutor | None = None
 
     async def __call__(self, seed: int) -> tuple[int, int]:
         if self._pool is None:
             self._pool = worker_pool(1, background=True)
         loop = asyncio.get_running_loop()
-        return await loop.run_in_executor(self._pool, _par_in_process, seed)
+        return await loop.run_in_executor(self._pool, self._search, seed)
 
     def close(self) -> None:
-        if self._pool is not None:
-            self._pool.shutdown(wait=False, cancel_futures=True)
+        """Stop at once, even in the middle of a search."""
+        if self._pool is None:
+            return
+        # A running search cannot be cancelled, and at exit the interpreter waits for the
+        # pool's work: a short-lived process would sit out a search it then throws away.
+        workers = list((self._pool._processes or {}).values())
+        self._pool.shutdown(wait=False, cancel_futures=True)
+        for worker in workers:
+            worker.terminate()
+        self._pool = None
 
 
 @dataclass(frozen=True)
@@ -109,6 +158,31 @@ class Replayed:
     score: int
     turns: int
     sizes: str
+    #: The run ended by the rules (rather than being cut off at its hill's close).
+    over: bool
+
+
+def replay_log(
+    record: GameRecord, moves: Sequence[MoveRecord], until: float | None = None
+) -> Replayed | None:
+    """The result of a run recomputed from its seed and move log, as it stood at `until`
+    (moves made later are left out); None if the whole log does not lead to the stored
+    position."""
+    state: Any = registry.get(GAME_ID).new_state(record.seed, 1, None)
+    scored = state
+    sizes = []
+    try:
+        for entry in moves:
+            state = state.play(entry.seat, state.parse_move(entry.seat, entry.text))
+            if until is None or entry.created_at < until:
+                scored = state
+                sizes.append(str(state.size))
+    except MoveError:
+        return None
+    if state.to_text() != record.snapshot:
+        return None
+    assert isinstance(scored, HillbertState)
+    return Replayed(scored.score, scored.turns, "".join(sizes), scored.outcome() is not None)
 
 
 class DailyService:
@@ -127,6 +201,8 @@ class DailyService:
         self.secret = secret or DEFAULT_SECRET
         self.par_runner: ParRunner = par_runner or ProcessParRunner()
         self._par_tasks: dict[str, asyncio.Task[tuple[int, int]]] = {}
+        #: Runs of days before this one have all been recorded (by this process).
+        self._settled_before: date | None = None
         games.finish_hooks.append(self._on_finish)
 
     def close(self) -> None:
@@ -145,56 +221,49 @@ class DailyService:
 
     # === commands =========================================================================
     async def play(self, place: Place, user: User, move: str | None = None) -> list[Reply]:
-        """`/daily [move]`: start or resume today's run, or play a turn of it."""
-        now = self.clock()
-        today = utc_day(now)
-        record_user = UserRecord(user.id, user.name)
+        """`/daily [move]`: start or resume the run, or play a turn of it: yesterday's
+        while it is still open, else today's."""
         if place.guild_id is not None:
-            await self.daily.note_member(place.guild_id, record_user)
-        game = registry.get(GAME_ID)
-        seed = self.seed_for(today)
-        state = game.new_state(seed, 1, None)
-        new = NewGame(
-            game=GAME_ID,
-            guild_id=place.guild_id,
-            channel_id=None,
-            status="active",
-            seed=seed,
-            variant=None,
-            rules_version=game.rules_version,
-            start_position=None,
-            snapshot=state.to_text(),
-            created_by=record_user,
-            seats=((record_user, True),),
-            kind="daily",
-        )
-        record, created = await self.daily.start_run(
-            new, record_user, today.isoformat(), iso_week(today), now
-        )
-        if created:
-            self._start_par(today)
-        if record.status != "active":
-            run = await self.daily.run_by_game(record.id)
-            if run is not None and run.finished_at is None and record.status == "finished":
-                # The run ended but its result was never recorded (a crash in between):
-                # verify and record it now; it is idempotent.
-                loaded = await self.games.loaded(record.id)
-                await self._on_finish(loaded)
-            return [await self._finished_reply(user, today.isoformat(), record.id)]
+            await self.daily.note_member(place.guild_id, UserRecord(user.id, user.name))
+        untold, run = await self._settle_user(user)
+        if run is None and untold and move:
+            # The move was meant for the run just scored; it must not open today's.
+            text = t("{move} was not played: the run it was meant for is over.", move=move)
+            replies = [Reply(text=str(text), ephemeral=True)]
+        else:
+            replies = await self._play_run(user, run, move)
+        # Told only once the command went through, so that a refusal loses no notice.
+        return await self._notices(user.id) + replies if untold else replies
+
+    async def _play_run(self, user: User, run: DailyRun | None, move: str | None) -> list[Reply]:
+        """The board of, or a turn of, the open `run`; else of today's (started now)."""
+        today = utc_day(self.clock())
+        if run is not None and run.day != today.isoformat():
+            return await self._play_earlier(run, user, move)
+        if run is None:
+            recorded = await self.daily.run_for(user.id, today.isoformat())
+            if recorded is not None:
+                return [await self._finished_reply(recorded)]
+            if move:
+                self._check_first_move(today, move)
+            game_id, created = await self._start(UserRecord(user.id, user.name), today)
+        else:
+            game_id, created = run.game_id, False
         if move:
-            return await self.games.play_in(record.id, user, move)
+            return await self.games.play_in(game_id, user, move)
         headline = (
             t("Today's hill ({day}). One attempt, scored: good luck!", day=today.isoformat())
             if created
             else t("Your run on today's hill ({day}) continues.", day=today.isoformat())
         )
-        return [await self.games.board_of(record.id, headline)]
+        return [await self.games.board_of(game_id, headline)]
 
     async def suggest(self, place: Place, user: User, typed: str) -> list[Suggestion]:
-        run = await self.daily.run_for(user.id, utc_day(self.clock()).isoformat())
-        if run is None or run.finished_at is not None:
-            return []
-        return await self.games.suggest_in(run.game_id, user, typed)
+        now = self.clock()
+        for run in await self.daily.pending_runs(user.id):
+            if run.finished_at is None and now < closes_at(date.fromisoformat(run.day)):
+                return await self.games.suggest_in(run.game_id, user, typed)
+        return []
 
     async def leaderboard(
         self, place: Place, user: User, period: str = "today", scope: str = "server"
@@ -208,6 +277,7 @@ class DailyService:
             raise ServiceError(t("There is no server here: use scope:global."))
         if guild is not None:
             await self.daily.note_member(guild, UserRecord(user.id, user.name))
+        await self._settle_closed()
         today = utc_day(self.clock())
         if period == "today":
             key = today.isoformat()
@@ -242,30 +312,191 @@ class DailyService:
 
     async def stats(self, place: Place, user: User, target: User | None = None) -> list[Reply]:
         who = target or user
+        await self._settle_closed()
         runs = await self.daily.finished_runs(who.id)
         today = utc_day(self.clock())
         if not runs:
             text = str(t("{name} has not finished a daily run yet.", name=who.name))
             return [Reply(title=str(t("Daily stats: {name}", name=who.name)), text=text)]
         scores = [r.score or 0 for r in runs]
-        fields = (
+        streak = streak_of([r.day for r in runs], today)
+        fields = [
             (str(t("Runs")), str(len(runs))),
             (str(t("Best score")), str(max(scores))),
             (str(t("Average")), f"{sum(scores) / len(scores):.1f}"),
-            (str(t("Streak")), str(t("{n} days", n=streak_of([r.day for r in runs], today)))),
-        )
+            (str(t("Streak")), str(tn("{n} day", "{n} days", n=streak))),
+        ]
+        unfinished = sum(r.unfinished for r in runs)
+        if unfinished:
+            fields.append((str(t("Scored unfinished")), str(unfinished)))
         last = runs[-1]
+        result = result_text(last.score or 0, last.turns or 0)
         text = str(
+            t("Last run {day}: {result}, unfinished.", day=last.day, result=result)
+            if last.unfinished
+            else t("Last run {day}: {result}.", day=last.day, result=result)
+        )
+        return [
+            Reply(
+                title=str(t("Daily stats: {name}", name=who.name)),
+                text=text,
+                fields=tuple(fields),
+            )
+        ]
+
+    # === starting and continuing ==========================================================
+    def _check_first_move(self, day: date, text: str) -> None:
+        """Refuse a first move that the new run would refuse, before the run (and its one
+        attempt) is created: a refusal changes nothing."""
+        move, offered = offered_move(text.strip())
+        if offered not in (None, 0):
+            raise ServiceError(
+                t(
+                    "{move} was offered for another board. Your run on today's hill has not "
+                    "started; /daily shows it.",
+                    move=move,
+                )
+            )
+        state = registry.get(GAME_ID).new_state(self.seed_for(day), 1, None)
+        try:
+            state.play(0, state.parse_move(0, move.strip()))
+        except MoveError as exc:
+            raise ServiceError(
+                t(
+                    "{reason}\nYour run on today's hill has not started; /daily shows it.",
+                    reason=str(exc.text),
+                )
+            ) from None
+
+    async def _start(self, user: UserRecord, day: date) -> tuple[int, bool]:
+        """(game id, created) of the user's run of `day`, created if there is none."""
+        game = registry.get(GAME_ID)
+        seed = self.seed_for(day)
+        new = NewGame(
+            game=GAME_ID,
+            guild_id=None,
+            channel_id=None,
+            status="active",
+            seed=seed,
+            variant=None,
+            rules_version=game.rules_version,
+            start_position=None,
+            snapshot=game.new_state(seed, 1, None).to_text(),
+            created_by=user,
+            seats=((user, True),),
+            kind="daily",
+        )
+        record, created = await self.daily.start_run(
+            new, user, day.isoformat(), iso_week(day), self.clock()
+        )
+        if created:
+            self._start_par(day)
+        return record.id, created
+
+    async def _play_earlier(self, run: DailyRun, user: User, move: str | None) -> list[Reply]:
+        """A turn of, or the board of, a run of an earlier day that is still open."""
+        close = int(closes_at(date.fromisoformat(run.day)))
+        if not move:
+            headline = t(
+                "Your run on the hill of {day} is still open and counts for that day: "
+                "finish it before 01:00 UTC (<t:{when}:R>). Today's hill opens once it is "
+                "over.",
+                day=run.day,
+                when=close,
+            )
+            return [await self.games.board_of(run.game_id, headline)]
+        replies = await self.games.play_in(run.game_id, user, move)
+        line = str(
             t(
-                "Last run {day}: {score} rows in {turns} turns.",
-                day=last.day,
-                score=last.score,
-                turns=last.turns,
+                "Your run on the hill of {day}: open until 01:00 UTC (<t:{when}:R>).",
+                day=run.day,
+                when=close,
             )
         )
-        return [Reply(title=str(t("Daily stats: {name}", name=who.name)), text=text, fields=fields)]
+        board, *rest = replies
+        return [replace(board, text=f"{line}\n{board.text}"), *rest]
 
-    # === finishing ========================================================================
+    # === recording results ================================================================
+    async def _settle_user(self, user: User) -> tuple[bool, DailyRun | None]:
+        """Record every run of `user` that is over; returns whether they have runs scored
+        unfinished they have not been told about, and their run still to be played."""
+        now = self.clock()
+        playable: DailyRun | None = None
+        untold = False
+        for run in await self.daily.pending_runs(user.id):
+            untold = untold or run.untold
+            if run.finished_at is not None:
+                continue
+            if now < closes_at(date.fromisoformat(run.day)):
+                loaded = await self.games.loaded(run.game_id)
+                if loaded.record.status == "active":
+                    playable = playable or run
+                    continue
+            replayed, stored = await self._record(run)
+            untold = untold or (stored and replayed is not None and not replayed.over)
+        return untold, playable
+
+    async def _settle_closed(self) -> None:
+        """Record the runs whose hill has closed, so that boards and stats include them."""
+        first_open = first_open_day(self.clock())
+        if self._settled_before == first_open:
+            return
+        for run in await self.daily.open_runs_before(first_open.isoformat()):
+            try:
+                await self._record(run)
+            except Exception:
+                # One broken run must not hold up the boards; it is tried again later.
+                log.exception("daily game %s: recording its result failed", run.game_id)
+        self._settled_before = first_open
+
+    async def _record(self, run: DailyRun) -> tuple[Replayed | None, bool]:
+        """Verify `run` by replay and record it: as it ended, or as it stood when its hill
+        closed. Call only once its game is over or its hill closed. Returns (its result,
+        whether this call recorded it)."""
+        found = await self.games.games.game_with_moves(run.game_id)
+        if found is None:
+            return None, False
+        record, moves = found
+        close = closes_at(date.fromisoformat(run.day))
+        replayed = replay_log(record, moves, close)
+        if replayed is None:
+            log.error("daily game %s does not replay to its stored result; not ranked", record.id)
+            return None, False
+        score, turns, sizes = replayed.score, replayed.turns, replayed.sizes
+        if replayed.over:
+            stored = await self.daily.finish_run(record.id, score, turns, sizes, self.clock())
+        elif record.status == "active":
+            reason = t("The hill closed before the run was over; it was scored as it stood.")
+            result = {"scores": [score], "winners": [], "reason": str(reason)}
+            # Ranked as it stood at the close, whenever it is recorded.
+            stored = await self.daily.close_run(
+                record.id, record.ply, result, score, turns, sizes, close
+            )
+        else:
+            stored = await self.daily.finish_run(
+                record.id, score, turns, sizes, close, unfinished=True
+            )
+        return replayed, stored
+
+    async def _notices(self, user_id: int) -> list[Reply]:
+        """Tell the player, once, about each of their runs scored unfinished."""
+        return [
+            Reply(
+                title=str(t("Daily Hillbert {day}", day=run.day)),
+                text=str(
+                    t(
+                        "Your run on the hill of {day} was not over when that hill closed "
+                        "(01:00 UTC the next day), so it was scored as it stood then: "
+                        "{result}. It is ranked, and marked unfinished in /stats.",
+                        day=run.day,
+                        result=result_text(run.score or 0, run.turns or 0),
+                    )
+                ),
+                ephemeral=True,
+            )
+            for run in await self.daily.take_untold(user_id)
+        ]
+
     async def _on_finish(self, loaded: Loaded) -> list[Reply]:
         record = loaded.record
         if record.kind != "daily":
@@ -273,9 +504,8 @@ class DailyService:
         run = await self.daily.run_by_game(record.id)
         if run is None:
             return []
-        replayed = await self.replay(record.id)
+        replayed, stored = await self._record(run)
         if replayed is None:
-            log.error("daily game %s does not replay to its stored result; not ranked", record.id)
             return [
                 Reply(
                     text=str(
@@ -287,29 +517,30 @@ class DailyService:
                     ephemeral=True,
                 )
             ]
-        stored = await self.daily.finish_run(
-            record.id, replayed.score, replayed.turns, replayed.sizes, self.clock()
-        )
         if not stored:
             return []
         user = record.seats[0].user
+        if not replayed.over:
+            return await self._notices(user.id)
+        today = utc_day(self.clock())
         runs = await self.daily.finished_runs(user.id)
-        streak = streak_of([r.day for r in runs], utc_day(self.clock()))
+        streak = streak_of([r.day for r in runs], today)
         summary = Reply(
             title=str(t("Daily Hillbert {day}", day=run.day)),
             text="\n".join(
                 [
                     str(
                         t(
-                            "{name} finished the hill of {day}: {score} rows in {turns} turns.",
+                            "{name} finished the hill of {day}: {result}.",
                             day=run.day,
                             name=user.name,
-                            score=replayed.score,
-                            turns=replayed.turns,
+                            result=result_text(replayed.score, replayed.turns),
                         )
                     ),
                     size_strip(replayed.sizes),
-                    str(t("🔥 Streak: {n} days", n=streak)) if streak > 1 else "",
+                    str(tn("🔥 Streak: {n} day", "🔥 Streak: {n} days", n=streak))
+                    if streak > 1
+                    else "",
                     str(t("Play yours with /daily.")),
                 ]
             )
@@ -317,47 +548,39 @@ class DailyService:
             .strip(),
             tone="over",
         )
-        return [summary, await self._par_reply(run.day, replayed.score)]
+        par_reply = await self._par_reply(run.day, replayed.score)
+        if run.day != today.isoformat():
+            opened = t("Today's hill is open: /daily.")
+            par_reply = replace(par_reply, text=f"{par_reply.text}\n{opened}")
+        return [summary, par_reply]
 
-    async def replay(self, game_id: int) -> Replayed | None:
-        """The result of a finished run, recomputed from its seed and move log."""
-        loaded = await self.games.loaded(game_id)
-        record = loaded.record
-        state: Any = registry.get(GAME_ID).new_state(record.seed, 1, None)
-        sizes = []
-        for entry in await self.games.games.moves(game_id):
-            state = state.play(entry.seat, state.parse_move(entry.seat, entry.text))
-            sizes.append(str(state.size))
-        if state.to_text() != record.snapshot or state.outcome() is None:
-            return None
-        assert isinstance(state, HillbertState)
-        return Replayed(state.score, state.turns, "".join(sizes))
+    async def replay(self, game_id: int, until: float | None = None) -> Replayed | None:
+        """The result of a run, recomputed from its seed and move log (see `replay_log`)."""
+        found = await self.games.games.game_with_moves(game_id)
+        return replay_log(*found, until) if found is not None else None
 
-    async def _finished_reply(self, user: User, day: str, game_id: int) -> Reply:
-        run = await self.daily.run_by_game(game_id)
-        score = run.score if run and run.score is not None else 0
-        turns = run.turns if run and run.turns is not None else 0
-        reply = await self._par_reply(day, score)
-        when = next_rollover(self.clock())
+    async def _finished_reply(self, run: DailyRun) -> Reply:
+        score = run.score if run.score is not None else 0
+        turns = run.turns if run.turns is not None else 0
+        reply = await self._par_reply(run.day, score)
         text = str(
             t(
-                "You have played today's hill: {score} rows in {turns} turns. The next "
-                "hill comes <t:{when}:R>.",
-                score=score,
-                turns=turns,
-                when=when,
+                "You have played today's hill: {result}. The next hill comes <t:{when}:R>.",
+                result=result_text(score, turns),
+                when=next_rollover(self.clock()),
             )
         )
         return Reply(
-            title=str(t("Daily Hillbert {day}", day=day)),
+            title=str(t("Daily Hillbert {day}", day=run.day)),
             text=f"{text}\n{reply.text}",
             ephemeral=True,
         )
 
+    # === par ==============================================================================
     async def _par_reply(self, day: str, score: int) -> Reply:
         try:
             par_score, par_turns = await asyncio.wait_for(
-                asyncio.shield(self._par(date.fromisoformat(day))), timeout=2.0
+                asyncio.shield(self._par(date.fromisoformat(day))), timeout=PAR_WAIT
             )
         except Exception:
             task = self._par_tasks.get(day)
@@ -376,16 +599,14 @@ class DailyService:
             if score > par_score
             else t("You matched par.")
             if score == par_score
-            else t("{n} rows short of par.", n=par_score - score)
+            else tn("{n} row short of par.", "{n} rows short of par.", n=par_score - score)
         )
         return Reply(
             text=str(
                 t(
-                    "Par (the bot's best on this hill within {limit} turns): {score} rows in "
-                    "{turns} turns. {verdict}",
-                    limit=DEFAULT_MAX_TURNS,
-                    score=par_score,
-                    turns=par_turns,
+                    "Par (the bot's best on this hill within {limit}): {result}. {verdict}",
+                    limit=turns_text(DEFAULT_MAX_TURNS),
+                    result=result_text(par_score, par_turns),
                     verdict=verdict,
                 )
             ),
@@ -393,7 +614,7 @@ class DailyService:
         )
 
     def _start_par(self, day: date) -> None:
-        """Begin today's par search early, so it is ready when the first run ends."""
+        """Begin the day's par search early, so it is ready when the first run ends."""
         self._par(day)
 
     def _par(self, day: date) -> asyncio.Task[tuple[int, int]]:
@@ -404,6 +625,7 @@ class DailyService:
         return task
 
     async def _compute_par(self, day: date) -> tuple[int, int]:
+        """Par of `day`: stored by any process before, else searched now and stored."""
         key = day.isoformat()
         cached = await self.daily.get_par(key)
         if cached is not None:
@@ -422,20 +644,20 @@ class DailyService:
         if period == "today":
             return str(
                 t(
-                    "{rank}. {name}: {score} rows, {turns} turns",
+                    "{rank}. {name}: {rows}, {turns}",
                     rank=row.rank,
                     name=name,
-                    score=row.score,
-                    turns=row.turns,
+                    rows=rows_text(row.score),
+                    turns=turns_text(row.turns),
                 )
             )
         return str(
             t(
-                "{rank}. {name}: {score} in all, best {best} ({runs} runs)",
+                "{rank}. {name}: {score} in all, best {best} ({runs})",
                 rank=row.rank,
                 name=name,
                 score=row.score,
                 best=row.best,
-                runs=row.runs,
+                runs=tn("{n} run", "{n} runs", n=row.runs),
             )
         )

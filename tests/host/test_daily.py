@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import asyncio
+import os
+import threading
 from collections.abc import AsyncIterator
+from concurrent.futures.process import BrokenProcessPool
 from datetime import UTC, date, datetime
 from pathlib import Path
 
@@ -22,11 +25,18 @@ from host.daily import (
     size_strip,
     streak_of,
 )
-from host.model import Place, Reply, User
+from host.model import Place, Reply, ServiceError, User, offered_move
 from host.service import GameService
 from tests.host.conftest import ALICE, BOB, BOT, HERE
 
 NOON = datetime(2026, 11, 22, 12, 0, tzinfo=UTC).timestamp()
+DAY, NEXT_DAY = "2026-11-22", "2026-11-23"
+
+
+def at(day: int, hour: int, minute: int) -> float:
+    return datetime(2026, 11, day, hour, minute, tzinfo=UTC).timestamp()
+
+
 PAR = (40, 120)
 OTHER_SERVER = Place(channel_id=900, guild_id=8, name="elsewhere")
 
@@ -55,7 +65,9 @@ def clock() -> Clock:
 
 @pytest.fixture
 async def daily(db: Database, clock: Clock) -> AsyncIterator[DailyService]:
-    yield build(db, clock)
+    service = build(db, clock)
+    yield service
+    service.close()
 
 
 async def finish_run(daily: DailyService, user: User) -> list[Reply]:
@@ -307,3 +319,233 @@ async def finish_run_quietly(daily: DailyService, user: User) -> None:
     await daily.play(HERE, user)
     while moves := await daily.suggest(HERE, user, ""):
         await daily.play(HERE, user, moves[0].value)
+
+
+async def open_game(daily: DailyService, user: User) -> int:
+    [run] = [r for r in await daily.daily.pending_runs(user.id) if r.finished_at is None]
+    return run.game_id
+
+
+async def lasting_move(daily: DailyService, user: User) -> str:
+    """A turn the user's open run offers that does not end it."""
+    game_id = await open_game(daily, user)
+    state = (await daily.games.loaded(game_id)).state
+    for suggestion in await daily.games.suggest_in(game_id, user, ""):
+        text, _ = offered_move(suggestion.value)
+        if state.play(0, state.parse_move(0, text)).outcome() is None:
+            return suggestion.value
+    raise AssertionError("every turn ends the run")
+
+
+async def play_turns(daily: DailyService, user: User, n: int, *, via_daily: bool = True) -> None:
+    """Play `n` turns of the user's open run that do not end it: through `/daily move:`,
+    or else as a board's button does, straight to the game."""
+    for _ in range(n):
+        move = await lasting_move(daily, user)
+        if via_daily:
+            await daily.play(HERE, user, move)
+        else:
+            await daily.games.play_in(await open_game(daily, user), user, move)
+
+
+async def test_a_run_still_going_at_midnight_is_finished_on_its_own_hill(
+    daily: DailyService, clock: Clock
+) -> None:
+    clock.now = at(22, 23, 58)
+    await daily.play(HERE, ALICE)
+    await play_turns(daily, ALICE, 2)
+    clock.now = at(23, 0, 2)
+    [board] = await daily.play(HERE, ALICE)
+    assert "Your run on the hill of 2026-11-22 is still open" in board.text
+    assert board.title.endswith("ply 2")
+    assert await daily.daily.run_for(ALICE.id, NEXT_DAY) is None
+    [played] = await daily.play(HERE, ALICE, await lasting_move(daily, ALICE))
+    assert played.title.endswith("ply 3")
+    assert "hill of 2026-11-22: open until 01:00 UTC" in played.text
+    replies = await finish_run(daily, ALICE)
+    assert any("alice finished the hill of 2026-11-22" in r.text for r in replies)
+    assert any("Today's hill is open: /daily." in r.text for r in replies)
+    run = await daily.daily.run_for(ALICE.id, DAY)
+    assert run is not None and run.finished_at is not None and not run.unfinished
+    assert [r.name for r in await daily.daily.day_board(DAY, None, 10)] == ["alice"]
+    [today] = await daily.play(HERE, ALICE)
+    assert "Today's hill (2026-11-23)" in today.text
+
+
+async def test_a_run_not_over_at_the_close_is_scored_as_it_stood_and_told_once(
+    daily: DailyService, clock: Clock
+) -> None:
+    clock.now = at(22, 23, 58)
+    await daily.play(HERE, ALICE)
+    await play_turns(daily, ALICE, 2)
+    clock.now = at(23, 0, 30)
+    await play_turns(daily, ALICE, 1)
+    game_id = await open_game(daily, ALICE)
+    stood = (await daily.games.loaded(game_id)).state
+    clock.now = at(23, 1, 10)
+    await play_turns(daily, ALICE, 1, via_daily=False)  # an old board's button, too late
+    clock.now = at(23, 1, 30)
+    [notice, board] = await daily.play(HERE, ALICE)
+    assert notice.ephemeral and "hill of 2026-11-22 was not over when that hill closed" in (
+        notice.text
+    )
+    assert f"{stood.score} rows in 3 turns" in notice.text
+    assert "Today's hill (2026-11-23)" in board.text
+    run = await daily.daily.run_for(ALICE.id, DAY)
+    assert run is not None and run.unfinished and (run.score, run.turns) == (stood.score, 3)
+    assert run.finished_at == at(23, 1, 0)
+    [again] = await daily.play(HERE, ALICE)
+    assert "continues" in again.text  # told once
+    with pytest.raises(ServiceError, match="over"):
+        await daily.games.play_in(game_id, ALICE, "d")
+
+
+async def test_a_move_meant_for_a_closed_run_opens_no_new_one(
+    daily: DailyService, clock: Clock
+) -> None:
+    clock.now = at(22, 23, 58)
+    await daily.play(HERE, ALICE)
+    await play_turns(daily, ALICE, 2)
+    clock.now = at(23, 1, 30)
+    [notice, refused] = await daily.play(HERE, ALICE, "d")
+    assert "scored as it stood then: " in notice.text
+    assert refused.ephemeral and "d was not played" in refused.text
+    assert await daily.daily.run_for(ALICE.id, NEXT_DAY) is None
+
+
+async def test_a_closed_run_is_ranked_once_whoever_looks_first(
+    db: Database, daily: DailyService, clock: Clock
+) -> None:
+    clock.now = at(22, 23, 58)
+    await daily.play(HERE, ALICE)
+    await play_turns(daily, ALICE, 2)
+    clock.now = at(23, 2, 0)
+    elsewhere = build(db, clock)  # another process on the same database
+    for service in (daily, elsewhere, daily):
+        [board] = await service.leaderboard(HERE, BOB, "all", "global")
+        assert "1. alice: " in board.text and "(1 run)" in board.text
+    assert [r.name for r in await daily.daily.day_board(DAY, None, 10)] == ["alice"]
+    [stats] = await daily.stats(HERE, BOB, ALICE)
+    assert dict(stats.fields)["Scored unfinished"] == "1" and "unfinished" in stats.text
+    [notice, _] = await elsewhere.play(HERE, ALICE)
+    assert "was scored as it stood" in notice.text
+    [_] = await daily.play(HERE, ALICE)
+    [board] = await daily.leaderboard(HERE, BOB, "all", "global")
+    assert "(1 run)" in board.text
+
+
+async def test_a_run_ended_after_its_close_keeps_the_score_it_had_at_the_close(
+    daily: DailyService, clock: Clock
+) -> None:
+    clock.now = at(22, 23, 58)
+    await daily.play(HERE, ALICE)
+    await play_turns(daily, ALICE, 2)
+    game_id = await open_game(daily, ALICE)
+    stood = (await daily.games.loaded(game_id)).state
+    clock.now = at(23, 3, 0)
+    replies: list[Reply] = []
+    while not replies or replies[0].tone != "over":
+        [move, *_] = await daily.games.suggest_in(game_id, ALICE, "")
+        replies = await daily.games.play_in(game_id, ALICE, move.value)
+    assert all(r.ephemeral for r in replies)  # no public summary for a run cut short
+    assert any(f"{stood.score} rows in 2 turns" in r.text for r in replies)
+    run = await daily.daily.run_for(ALICE.id, DAY)
+    assert run is not None and run.unfinished and run.turns == 2 and not run.untold
+
+
+async def test_a_refused_first_move_starts_no_run(daily: DailyService) -> None:
+    with pytest.raises(ServiceError, match="has not started"):
+        await daily.play(HERE, ALICE, "nonsense")
+    with pytest.raises(ServiceError, match="offered for another board"):
+        await daily.play(HERE, ALICE, "d @7")
+    assert await daily.daily.run_for(ALICE.id, DAY) is None
+    async with (
+        daily.daily.db.read() as conn,  # type: ignore[attr-defined]
+        conn.execute("SELECT COUNT(*) FROM games") as cur,
+    ):
+        row = await cur.fetchone()
+    assert row is not None and row[0] == 0
+    [board] = await daily.play(HERE, ALICE, "d")
+    assert board.title.endswith("ply 1")
+    assert await daily.daily.run_for(ALICE.id, DAY) is not None
+
+
+PAR_STARTED = "HILLTOP_TEST_PAR_STARTED"
+
+
+def search_forever(seed: int) -> tuple[int, int]:
+    """A par search that never ends, once it has said that it started."""
+    Path(os.environ[PAR_STARTED]).touch()
+    threading.Event().wait()
+    return 0, 0
+
+
+async def test_closing_ends_a_par_search_under_way(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    started = tmp_path / "started"
+    monkeypatch.setenv(PAR_STARTED, str(started))
+    runner = ProcessParRunner(search_forever)
+    search = asyncio.ensure_future(runner(1))
+    for _ in range(600):  # waits for the worker process to pick the search up
+        if started.exists():
+            break
+        await asyncio.sleep(0.05)
+    assert started.exists()
+    runner.close()
+    with pytest.raises(BrokenProcessPool):
+        await asyncio.wait_for(search, timeout=30)
+
+
+async def test_par_stored_by_one_process_is_read_by_the_next(db: Database, clock: Clock) -> None:
+    searched: list[int] = []
+
+    async def must_not_search(seed: int) -> tuple[int, int]:
+        searched.append(seed)
+        raise RuntimeError("par should have been read from the database")
+
+    first = build(db, clock)
+    await finish_run(first, ALICE)
+    first.close()
+    assert await first.daily.get_par(DAY) == PAR
+    games = GameService(SqliteGameRepository(db), bot_user=BOT, clock=clock, render_images=False)
+    later = DailyService(
+        games, SqliteDailyRepository(db), secret="s3cret", par_runner=must_not_search
+    )
+    replies = await finish_run(later, BOB)
+    assert any(
+        "Par (the bot's best on this hill within 250 turns): 40 rows" in r.text for r in replies
+    )
+    assert searched == []
+
+
+async def test_a_count_of_one_is_singular(daily: DailyService) -> None:
+    repo = daily.daily
+    assert isinstance(repo, SqliteDailyRepository)
+    ann = User(201, "ann")
+    await seeded_result(repo, UserRecord(ann.id, ann.name), DAY, 1, 1, NOON - 50)
+    [today] = await daily.leaderboard(HERE, ann, "today", "server")
+    assert "1. **ann**: 1 row, 1 turn" in today.text
+    [week] = await daily.leaderboard(HERE, ann, "week", "server")
+    assert "1. **ann**: 1 in all, best 1 (1 run)" in week.text
+    [stats] = await daily.stats(HERE, ann)
+    assert dict(stats.fields)["Streak"] == "1 day"
+    assert "Last run 2026-11-22: 1 row in 1 turn." in stats.text
+    [done] = await daily.play(HERE, ann)
+    assert "You have played today's hill: 1 row in 1 turn." in done.text
+    assert "1 row short of par" in (await daily._par_reply(DAY, PAR[0] - 1)).text
+
+
+async def test_a_run_is_closed_only_where_it_stands_and_only_once(daily: DailyService) -> None:
+    await daily.play(HERE, ALICE)
+    await play_turns(daily, ALICE, 1)
+    game_id = await open_game(daily, ALICE)
+    result = {"scores": [1], "winners": [], "reason": "closed"}
+    assert not await daily.daily.close_run(game_id, 0, result, 1, 1, "1", NOON)  # moved on
+    record = await daily.games.games.get_game(game_id)
+    assert record is not None and record.status == "active"
+    assert (await daily.daily.run_for(ALICE.id, DAY)).finished_at is None  # type: ignore[union-attr]
+    assert await daily.daily.close_run(game_id, 1, result, 1, 1, "1", NOON)
+    assert not await daily.daily.close_run(game_id, 1, result, 1, 1, "1", NOON)
+    [row] = await daily.daily.total_board("all", None, 10)
+    assert (row.score, row.runs) == (1, 1)
