@@ -480,9 +480,11 @@ async def _readable(loop: asyncio.AbstractEventLoop, fd: int) -> None:
 
 
 def _relative(when: int) -> str:
-    """Discord's relative timestamp, written out for the console."""
+    """Discord's relative timestamp, written out for the console. Minutes are rounded
+    up: a deadline 59 seconds away is "in 1 min", never "in 0 min"."""
     left = max(0, when - int(time.time()))
-    return f"in {left // 3600}h {left % 3600 // 60:02d}m"
+    hours, minutes = divmod(-(-left // 60), 60)
+    return f"in {hours} h {minutes:02d} min" if hours else f"in {minutes} min"
 
 
 def _required(options: dict[str, str], name: str, command: str) -> str:

@@ -199,6 +199,16 @@ async def test_numbers_at_the_ends_of_their_ranges_are_taken(
     assert "!" not in out.getvalue() and "alice" in out.getvalue()
 
 
+async def test_a_deadline_minutes_away_reads_in_minutes(
+    console: tuple[Console, io.StringIO, Database],
+) -> None:
+    cons, out, _ = console
+    await cons.run_line("alice /play game:everest computers:1 deadline:1 seed:3")
+    assert "played in 1 min." in out.getvalue()
+    await cons.run_line("#other bob /play game:everest computers:1 deadline:150 seed:3")
+    assert "played in 2 h 30 min." in out.getvalue()
+
+
 @pytest.mark.parametrize("command", [GamesCog.play, AdminCog.start])
 def test_the_console_number_ranges_are_those_of_the_discord_commands(
     command: app_commands.Command[Any, ..., Any],
