@@ -135,20 +135,20 @@ def _solo_task(task: tuple[str, str, int]) -> int:
 
 
 def sample_positions(game: Game[Any], players: int, count: int) -> Iterator[GameState[Any]]:
-    """`count` positions from the opening to the middle of seeded random games, each with
-    a seat to act: a game stops short of the move that would end it (Hillbert's random
-    games end within a few turns)."""
+    """`count` positions spread through seeded random games: the k-th is k/(count+1) of
+    the way through its game, so short games (Hokito's end in about 30 plies) are not
+    sampled only near their end, where a search has little to decide."""
     for seed in range(1, count + 1):
         state = game.new_state(seed, players, None)
         rng = Rng(seed)
-        for _ in range(seed * 37 % 41):
+        states = [state]
+        while state.to_act and len(states) < MAX_PLIES:
             seat, rng = rng.choice(sorted(state.to_act))
             move, rng = rng.choice(state.legal_moves(seat))
-            after = state.play(seat, move)
-            if not after.to_act:
-                break
-            state = after
-        yield state
+            state = state.play(seat, move)
+            states.append(state)
+        live = [s for s in states if s.to_act]
+        yield live[len(live) * seed // (count + 1)]
 
 
 def _seconds_per_decision(positions: list[GameState[Any]], level: str) -> list[float]:
