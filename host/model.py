@@ -66,9 +66,10 @@ OFFERED_AT = " @"
 def offered_move(text: str) -> tuple[str, int | None]:
     """(the move, the ply it was offered at) of a typed move; the ply is None when the
     move was typed by hand rather than picked from the suggestions."""
+    text = text.strip()
     move, mark, ply = text.rpartition(OFFERED_AT)
     if mark and ply.isascii() and ply.isdigit():
-        return move, int(ply)
+        return move.strip(), int(ply)
     return text, None
 
 

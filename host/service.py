@@ -74,7 +74,6 @@ class Loaded:
     state: GameState[Any]
     previous: GameState[Any] | None
     last_move: Hashable | None
-    last_seat: int | None
     #: The seat that made each move so far, in order (move `ply` is `movers[ply - 1]`).
     movers: tuple[int, ...] = ()
     #: Per seat, its legal moves written out with their search keys (lower case, no
@@ -113,6 +112,16 @@ class _ComputerTurns:
     waiting: int = 0
     #: The lines that tell only that a secret choice was made.
     secret: list[Text] = field(default_factory=list)
+
+
+def _only_others_moved(loaded: Loaded, seats: set[int], ply: int) -> bool:
+    """Whether the game is at `ply`, or every move since was made by other seats than
+    `seats` and one of them still has a decision to make."""
+    if ply == loaded.record.ply:
+        return True
+    if ply > loaded.record.ply or not seats & loaded.state.to_act:
+        return False
+    return not seats & set(loaded.movers[ply:])
 
 
 def _state_of(game: Game[Any], record: GameRecord) -> GameState[Any]:
@@ -363,7 +372,7 @@ class GameService:
         if record.status == "challenge":
             return [self._challenge_reply(record, game)]
         async with self._lock(record.id):
-            loaded = self._remember(Loaded(record, game, state, None, None, None))
+            loaded = self._remember(Loaded(record, game, state, None, None))
         loaded, bot_lines = await self._await_computers(loaded)
         pings = self._pings(loaded, frozenset(), set())
         return [await self._board_reply(loaded, self._started_line(loaded), bot_lines, pings)]
@@ -439,7 +448,7 @@ class GameService:
             if record.status == "challenge":
                 return [self._challenge_reply(record, game, t("{name} accepted.", name=user.name))]
             state = _state_of(game, record)
-            loaded = self._remember(Loaded(record, game, state, None, None, None))
+            loaded = self._remember(Loaded(record, game, state, None, None))
         loaded, bot_lines = await self._await_computers(loaded)
         pings = self._pings(loaded, frozenset(), set())
         return [await self._board_reply(loaded, self._started_line(loaded), bot_lines, pings)]
@@ -523,7 +532,7 @@ class GameService:
             self._check_current(loaded, ply)
         elif loaded.record.status != "active":
             raise ServiceError(t("This game is over; nothing more can be played on it."))
-        text, offered = offered_move(text.strip())
+        text, offered = offered_move(text)
         if offered is not None and not self._still_offered(loaded, offered, user):
             raise ServiceError(
                 t(
@@ -534,7 +543,7 @@ class GameService:
             )
         seat = self._acting_seat(loaded, user)
         try:
-            move = loaded.state.parse_move(seat, text.strip())
+            move = loaded.state.parse_move(seat, text)
             return seat, move, loaded.state.play(seat, move)
         except MoveError as exc:
             raise ServiceError(self._move_error(loaded, exc)) from None
@@ -611,7 +620,7 @@ class GameService:
             deadline_at=deadline_at,
         )
         movers = (*loaded.movers, seat)
-        return self._remember(Loaded(stored, loaded.game, after, loaded.state, move, seat, movers))
+        return self._remember(Loaded(stored, loaded.game, after, loaded.state, move, movers))
 
     def _next_deadline(self, loaded: Loaded, after: GameState[Any], now: float) -> float | None:
         """When the decision now pending must be made. Several seats deciding together
@@ -805,9 +814,11 @@ class GameService:
     def _still_to_choose(self, loaded: Loaded, seat: int, ply: int, together: bool) -> bool:
         """Whether a decision `seat` thought about at `ply` is still its to make: nothing
         happened since, or (seats deciding together) only the other seats' decisions."""
-        if loaded.record.status != "active" or seat not in loaded.state.to_act:
+        if loaded.record.status != "active":
             return False
-        return loaded.record.ply == ply or (together and seat not in loaded.movers[ply:])
+        if together:
+            return _only_others_moved(loaded, {seat}, ply)
+        return loaded.record.ply == ply and seat in loaded.state.to_act
 
     async def _post_computer_moves(self, turns: _ComputerTurns) -> None:
         """Post what the computers played, unless a reply waiting for them shows it."""
@@ -1152,12 +1163,7 @@ class GameService:
         move) still stands: the game is at `ply`, or every move since was another seat's
         and the user still has a decision to make (players planning at once do not spoil
         each other's half-built plans). A repeat of one's own move never stands."""
-        if ply == loaded.record.ply:
-            return True
-        mine = set(loaded.record.seats_of(user.id))
-        if ply > loaded.record.ply or not mine & loaded.state.to_act:
-            return False
-        return not mine & set(loaded.movers[ply:])
+        return _only_others_moved(loaded, set(loaded.record.seats_of(user.id)), ply)
 
     async def _builder_reply(
         self,
@@ -1444,17 +1450,16 @@ class GameService:
         state = _state_of(game, record)
         previous: GameState[Any] | None = None
         last_move: Hashable | None = None
-        last_seat: int | None = None
         for entry in moves[: record.ply]:
             move = state.parse_move(entry.seat, entry.text)
-            previous, last_move, last_seat = state, move, entry.seat
+            previous, last_move = state, move
             state = state.play(entry.seat, move)
         if state.to_text() != record.snapshot:
             log.warning(
                 "game %s: the replayed log differs from the snapshot; using the replay", game_id
             )
         movers = tuple(entry.seat for entry in moves[: record.ply])
-        return self._remember(Loaded(record, game, state, previous, last_move, last_seat, movers))
+        return self._remember(Loaded(record, game, state, previous, last_move, movers))
 
     async def _record(self, game_id: int) -> GameRecord:
         record = await self.games.get_game(game_id)
