@@ -119,7 +119,8 @@ async def run_console(args: argparse.Namespace) -> None:
     from data.daily import SqliteDailyRepository
     from data.db import Database, default_path
     from data.games import SqliteGameRepository
-    from host.console import Console, bot_user
+    from host.console import Console
+    from host.console_input import bot_user
     from host.daily import DailyService
     from host.service import GameService
 

@@ -11,8 +11,8 @@ from bench.common import percentiles, time_calls
 from engine import registry
 from engine.core import GameState
 from engine.rng import Rng
+from host.catalog import all_listings, listing
 from render.core import RenderContext
-from render.registry import RENDER_MODULES, render_png, step_pngs
 
 NAMES = ("alice", "bob", "carol", "dave")
 
@@ -29,6 +29,14 @@ def midgame(game_id: str, plies: int = 12) -> tuple[Any, Any, Any]:
         move, rng = rng.choice(state.legal_moves(seat))
         previous, state = state, state.play(seat, move)
     return state, previous, move
+
+
+def render_png(state: GameState[Any], ctx: RenderContext) -> bytes:
+    return listing(state.game_id).renderer.board_png(state, ctx)
+
+
+def step_pngs(state: GameState[Any], ctx: RenderContext) -> list[bytes]:
+    return listing(state.game_id).renderer.step_pngs(state, ctx)
 
 
 def render_figures(game_id: str, count: int = 200) -> tuple[float, float, int]:
@@ -72,7 +80,7 @@ def step_figures(game_id: str, count: int = 100) -> tuple[float, float, int, int
 
 
 def games_with_renderers() -> list[str]:
-    return [g for g in RENDER_MODULES if g in {x.id for x in registry.all_games()}]
+    return [entry.id for entry in all_listings()]
 
 
 def main() -> None:

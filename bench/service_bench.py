@@ -13,8 +13,9 @@ from data.games import SqliteGameRepository
 from data.repository import NewGame, UserRecord
 from engine import registry
 from engine.rng import Rng
-from host.model import Place, User
+from host.model import Channel, User
 from host.service import GameService
+from host.setup import GameSetup
 
 ALICE = User(1, "alice", is_admin=True)
 BOB = User(2, "bob")
@@ -31,8 +32,8 @@ async def _games(service: GameService, count: int, game_id: str = "hokito") -> l
     players = list(PEOPLE[: game.min_players])
     games = []
     for i in range(count):
-        place = Place(10_000 + i, 1, f"c{i}")
-        await service.admin_start(place, ALICE, game_id, players, seed=i + 1)
+        place = Channel(10_000 + i, 1, f"c{i}")
+        await service.admin_start(place, ALICE, GameSetup(game_id, seed=i + 1), players)
         games.append([place, game.new_state(i + 1, len(players), None)])
     return games
 

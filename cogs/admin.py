@@ -13,8 +13,8 @@ from discord import app_commands
 from discord.ext import commands
 
 from cogs.games import LEVEL_OPTIONS, game_autocomplete, player_of, variant_autocomplete
-from cogs.respond import place_of, respond, user_of
-from host.service import MAX_DEADLINE_MINUTES
+from cogs.respond import channel_of, respond, user_of
+from host.setup import MAX_COMPUTERS, MAX_DEADLINE_MINUTES, MAX_SEED, GameSetup
 
 if TYPE_CHECKING:
     from cogs.client import HilltopBot
@@ -53,8 +53,8 @@ class AdminCog(commands.GroupCog, group_name="admin"):
         player2: discord.User | None = None,
         player3: discord.User | None = None,
         player4: discord.User | None = None,
-        computers: app_commands.Range[int, 0, 3] = 0,
-        seed: app_commands.Range[int, 0, 2**53 - 1] | None = None,
+        computers: app_commands.Range[int, 0, MAX_COMPUTERS] = 0,
+        seed: app_commands.Range[int, 0, MAX_SEED] | None = None,
         variant: str | None = None,
         position: str | None = None,
         level: str | None = None,
@@ -62,19 +62,20 @@ class AdminCog(commands.GroupCog, group_name="admin"):
     ) -> None:
         """Start a match here with no challenge step; whoever moves first is pinged."""
 
+        setup = GameSetup(
+            game,
+            computers=computers,
+            seed=seed,
+            variant=variant,
+            position=position,
+            level=level,
+            deadline_minutes=deadline,
+        )
+
         async def call() -> list[Any]:
             players = [player_of(interaction, m) for m in (player1, player2, player3, player4) if m]
             return await self.bot.service.admin_start(
-                place_of(interaction),
-                user_of(interaction),
-                game,
-                players,
-                computers=computers,
-                seed=seed,
-                variant=variant,
-                position=position,
-                level=level,
-                deadline_minutes=deadline,
+                channel_of(interaction), user_of(interaction), setup, players
             )
 
         await respond(interaction, call)
@@ -84,7 +85,7 @@ class AdminCog(commands.GroupCog, group_name="admin"):
         """End this channel's game; it is kept, recorded as aborted."""
         await respond(
             interaction,
-            lambda: self.bot.service.admin_end(place_of(interaction), user_of(interaction)),
+            lambda: self.bot.service.admin_end(channel_of(interaction), user_of(interaction)),
         )
 
 

@@ -11,14 +11,16 @@ import discord
 from discord import app_commands
 from discord.ext import commands
 
+from cogs.respond import channel_of, respond, user_of
 from cogs.views import PayloadButton, PayloadSelect, message_parts
 from data.daily import DailyRepository
 from data.repository import GameRepository
 from engine.text import t
 from host.ai_turns import ComputerPlayers, PooledComputers
 from host.daily import DailyService
-from host.model import Place, Reply, User
+from host.model import Channel, Reply, User
 from host.painting import Painter, ProcessPainter, ThreadPainter
+from host.payloads import Payload
 from host.service import GameService
 
 log = logging.getLogger("hilltop.discord")
@@ -88,19 +90,26 @@ class HilltopBot(commands.Bot):
         self._service.post = self.post
         self._daily = DailyService(self._service, self.daily_repo, secret=self.daily_secret)
 
-    async def post(self, place: Place, replies: list[Reply]) -> None:
+    async def post(self, where: Channel, replies: list[Reply]) -> None:
         """Post replies in a game's channel outside any command (deadlines, computers)."""
-        channel = self.get_channel(place.channel_id)
+        channel = self.get_channel(where.channel_id)
         if channel is None:
             try:
-                channel = await self.fetch_channel(place.channel_id)
+                channel = await self.fetch_channel(where.channel_id)
             except discord.HTTPException:
-                log.warning("channel %s of a game is gone", place.channel_id)
+                log.warning("channel %s of a game is gone", where.channel_id)
                 return
         if not isinstance(channel, discord.abc.Messageable):
             return
         for reply in replies:
             await channel.send(**message_parts(reply))
+
+    async def handle_press(self, interaction: discord.Interaction[Any], payload: Payload) -> None:
+        """A button or select of ours was used (also after a restart)."""
+        await respond(
+            interaction,
+            lambda: self.service.press(channel_of(interaction), user_of(interaction), payload),
+        )
 
     async def close(self) -> None:
         if self._daily is not None:

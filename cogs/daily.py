@@ -14,7 +14,7 @@ import discord
 from discord import app_commands
 from discord.ext import commands
 
-from cogs.respond import place_of, respond, user_of
+from cogs.respond import channel_of, respond, user_of
 from host.daily import PERIODS, SCOPES
 from host.model import User
 
@@ -26,7 +26,7 @@ async def daily_move_autocomplete(
     interaction: discord.Interaction[Any], current: str
 ) -> list[app_commands.Choice[str]]:
     client: HilltopBot = interaction.client
-    moves = await client.daily.suggest(place_of(interaction), user_of(interaction), current)
+    moves = await client.daily.suggest(channel_of(interaction), user_of(interaction), current)
     return [app_commands.Choice(name=m.label[:100], value=m.value[:100]) for m in moves]
 
 
@@ -41,7 +41,7 @@ class DailyCog(commands.Cog):
         """Play today's Hillbert hill: one scored run per day, in private."""
         await respond(
             interaction,
-            lambda: self.bot.daily.play(place_of(interaction), user_of(interaction), move),
+            lambda: self.bot.daily.play(channel_of(interaction), user_of(interaction), move),
             public=False,
         )
 
@@ -63,7 +63,7 @@ class DailyCog(commands.Cog):
         await respond(
             interaction,
             lambda: self.bot.daily.leaderboard(
-                place_of(interaction), user_of(interaction), period, scope
+                channel_of(interaction), user_of(interaction), period, scope
             ),
         )
 
@@ -76,7 +76,7 @@ class DailyCog(commands.Cog):
         target = User(user.id, user.display_name) if user is not None else None
         await respond(
             interaction,
-            lambda: self.bot.daily.stats(place_of(interaction), user_of(interaction), target),
+            lambda: self.bot.daily.stats(channel_of(interaction), user_of(interaction), target),
         )
 
 

@@ -13,32 +13,22 @@ import discord
 from discord import app_commands
 from discord.ext import commands
 
-from cogs.respond import place_of, respond, send_replies, user_of
+from cogs.respond import channel_of, respond, user_of
 from cogs.views import message_parts
 from engine.text import t
-from host.model import ChannelBusyError, Place, ServiceError, User
-from host.service import MAX_DEADLINE_MINUTES, SEAT_CHOICES, GameService
+from host.model import Channel, ChannelBusyError, ServiceError, User
+from host.service import GameService
+from host.setup import LEVELS, MAX_COMPUTERS, MAX_DEADLINE_MINUTES, MAX_SEED, GameSetup, SeatChoice
 
 if TYPE_CHECKING:
     from cogs.client import HilltopBot
 
 log = logging.getLogger("hilltop.discord")
 
-#: The levels offered on Discord; the engine has more, for measurement.
-LEVELS = ("easy", "normal", "hard")
-
 
 def service_of(interaction: discord.Interaction[Any]) -> GameService:
     client: HilltopBot = interaction.client
     return client.service
-
-
-async def handle_press(interaction: discord.Interaction[Any], payload: str) -> None:
-    """A button or select of ours was used (also after a restart)."""
-    service = service_of(interaction)
-    await respond(
-        interaction, lambda: service.press(place_of(interaction), user_of(interaction), payload)
-    )
 
 
 def player_of(interaction: discord.Interaction[Any], member: discord.abc.User) -> User:
@@ -85,12 +75,12 @@ async def move_autocomplete(
     interaction: discord.Interaction[Any], current: str
 ) -> list[app_commands.Choice[str]]:
     moves = await service_of(interaction).suggest_moves(
-        place_of(interaction), user_of(interaction), current
+        channel_of(interaction), user_of(interaction), current
     )
     return [app_commands.Choice(name=m.label[:100], value=m.value[:100]) for m in moves]
 
 
-SEAT_OPTIONS = [app_commands.Choice(name=s, value=s) for s in SEAT_CHOICES]
+SEAT_OPTIONS = [app_commands.Choice(name=s.value, value=s.value) for s in SeatChoice]
 LEVEL_OPTIONS = [app_commands.Choice(name=level, value=level) for level in LEVELS]
 
 
@@ -139,9 +129,8 @@ class ThreadOffer(discord.ui.View):
                 )
             )
             return
-        place = Place(thread.id, interaction.guild_id, thread.name)
         try:
-            replies = await self.start(place)
+            replies = await self.start(Channel(thread.id, interaction.guild_id, thread.name))
             for reply in replies:
                 await thread.send(**message_parts(reply))
         except ServiceError as exc:
@@ -185,8 +174,8 @@ class GamesCog(commands.Cog):
         opponent: discord.User | None = None,
         opponent2: discord.User | None = None,
         opponent3: discord.User | None = None,
-        computers: app_commands.Range[int, 0, 3] = 0,
-        seed: app_commands.Range[int, 0, 2**53 - 1] | None = None,
+        computers: app_commands.Range[int, 0, MAX_COMPUTERS] = 0,
+        seed: app_commands.Range[int, 0, MAX_SEED] | None = None,
         seat: str | None = None,
         variant: str | None = None,
         position: str | None = None,
@@ -197,25 +186,24 @@ class GamesCog(commands.Cog):
         user = user_of(interaction)
         members = [m for m in (opponent, opponent2, opponent3) if m is not None]
 
-        async def start(place: Place) -> list[Any]:
+        setup = GameSetup(
+            game,
+            computers=computers,
+            seed=seed,
+            seat=seat,
+            variant=variant,
+            position=position,
+            level=level,
+            deadline_minutes=deadline,
+        )
+
+        async def start(channel: Channel) -> list[Any]:
             opponents = [player_of(interaction, m) for m in members]
-            return await self.bot.service.play(
-                place,
-                user,
-                game,
-                opponents,
-                computers=computers,
-                seed=seed,
-                seat=seat,
-                variant=variant,
-                position=position,
-                level=level,
-                deadline_minutes=deadline,
-            )
+            return await self.bot.service.start(channel, user, setup, opponents)
 
         async def call() -> list[Any]:
             try:
-                return await start(place_of(interaction))
+                return await start(channel_of(interaction))
             except ChannelBusyError as exc:
                 if isinstance(interaction.channel, discord.TextChannel):
                     title = f"{game}: " + " vs ".join(
@@ -238,7 +226,7 @@ class GamesCog(commands.Cog):
         """Accept the challenge in this channel."""
         await respond(
             interaction,
-            lambda: self.bot.service.accept(place_of(interaction), user_of(interaction)),
+            lambda: self.bot.service.accept(channel_of(interaction), user_of(interaction)),
         )
 
     @app_commands.command(name="decline")
@@ -246,7 +234,7 @@ class GamesCog(commands.Cog):
         """Decline the challenge in this channel (or withdraw your own)."""
         await respond(
             interaction,
-            lambda: self.bot.service.decline(place_of(interaction), user_of(interaction)),
+            lambda: self.bot.service.decline(channel_of(interaction), user_of(interaction)),
         )
 
     @app_commands.command(name="move")
@@ -256,7 +244,7 @@ class GamesCog(commands.Cog):
         """Make your move in this channel's game."""
         await respond(
             interaction,
-            lambda: self.bot.service.move(place_of(interaction), user_of(interaction), text),
+            lambda: self.bot.service.move(channel_of(interaction), user_of(interaction), text),
         )
 
     @app_commands.command(name="moves")
@@ -267,7 +255,7 @@ class GamesCog(commands.Cog):
         await respond(
             interaction,
             lambda: self.bot.service.legal_moves(
-                place_of(interaction), user_of(interaction), start
+                channel_of(interaction), user_of(interaction), start
             ),
             public=False,
         )
@@ -275,14 +263,14 @@ class GamesCog(commands.Cog):
     @app_commands.command(name="board")
     async def board(self, interaction: discord.Interaction[Any]) -> None:
         """Post this channel's board again."""
-        await respond(interaction, lambda: self.bot.service.board(place_of(interaction)))
+        await respond(interaction, lambda: self.bot.service.board(channel_of(interaction)))
 
     @app_commands.command(name="resign")
     async def resign(self, interaction: discord.Interaction[Any]) -> None:
         """Give up this channel's game."""
         await respond(
             interaction,
-            lambda: self.bot.service.resign(place_of(interaction), user_of(interaction)),
+            lambda: self.bot.service.resign(channel_of(interaction), user_of(interaction)),
         )
 
     @app_commands.command(name="rules")
@@ -301,13 +289,10 @@ class GamesCog(commands.Cog):
         """List this server's games, the ones waiting for you first."""
         await respond(
             interaction,
-            lambda: self.bot.service.list_games(place_of(interaction), user_of(interaction)),
+            lambda: self.bot.service.list_games(channel_of(interaction), user_of(interaction)),
             public=False,
         )
 
 
 async def setup(bot: HilltopBot) -> None:
     await bot.add_cog(GamesCog(bot))
-
-
-__all__ = ["GamesCog", "handle_press", "send_replies"]

@@ -18,19 +18,18 @@ import discord
 
 from cogs.views import message_parts
 from engine.text import t
-from host.model import Place, Reply, ServiceError, User
+from host.model import Channel, Reply, ServiceError, User
 
 log = logging.getLogger("hilltop.discord")
 
 DEFER_AFTER = 1.5
 
 
-def place_of(interaction: discord.Interaction[Any]) -> Place:
-    channel = interaction.channel
-    return Place(
+def channel_of(interaction: discord.Interaction[Any]) -> Channel:
+    return Channel(
         channel_id=interaction.channel_id or 0,
         guild_id=interaction.guild_id,
-        name=str(getattr(channel, "name", "") or ""),
+        name=str(getattr(interaction.channel, "name", "") or ""),
     )
 
 

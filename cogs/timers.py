@@ -28,8 +28,8 @@ class TimersCog(commands.Cog):
 
     @tasks.loop(seconds=30)
     async def sweep(self) -> None:
-        for place, replies in await self.bot.service.expire_due():
-            await self.bot.post(place, replies)
+        for channel, replies in await self.bot.service.expire_due():
+            await self.bot.post(channel, replies)
 
     @sweep.error
     async def sweep_failed(self, error: BaseException) -> None:

@@ -1,18 +1,21 @@
 """Components that survive restarts, and turning a service `Reply` into a Discord message.
 
-Every button and select carries the service payload (`action:game:ply:argument`) in its
-`custom_id`, and is registered as a `DynamicItem`, so a click on a message posted before a
-restart still reaches the service, which refuses it politely if the game has moved on.
+Every button carries its typed `Payload` in its `custom_id`, and is registered as a
+`DynamicItem` whose template has the payload's named fields, so a click on a message
+posted before a restart still reaches the service, which refuses it politely if the game
+has moved on. A select's options carry whole payloads as their values.
 """
 
 from __future__ import annotations
 
 import io
-from typing import Any
+from typing import Any, Protocol
 
 import discord
 
+from engine.text import t
 from host.model import Choice, Reply
+from host.payloads import PATTERN, Payload
 
 BUTTON_PREFIX = "ht:"
 SELECT_PREFIX = "hts:"
@@ -26,13 +29,25 @@ STYLES = {
     "success": discord.ButtonStyle.success,
     "danger": discord.ButtonStyle.danger,
 }
+
+
+class PressHandler(Protocol):
+    """The bot, which answers a press of one of these components (`HilltopBot`)."""
+
+    async def handle_press(
+        self, interaction: discord.Interaction[Any], payload: Payload
+    ) -> None: ...
+
+
 COLOURS = {"info": 0x5865F2, "turn": 0xE8AA24, "over": 0x2E8C4C, "error": 0xD64034}
 
 
-class PayloadButton(discord.ui.DynamicItem[discord.ui.Button[Any]], template=r"ht:(?P<p>.+)"):
+class PayloadButton(
+    discord.ui.DynamicItem[discord.ui.Button[Any]], template=BUTTON_PREFIX + PATTERN
+):
     def __init__(
         self,
-        payload: str,
+        payload: Payload,
         label: str = "…",
         style: discord.ButtonStyle = discord.ButtonStyle.secondary,
         *,
@@ -43,7 +58,7 @@ class PayloadButton(discord.ui.DynamicItem[discord.ui.Button[Any]], template=r"h
             discord.ui.Button(
                 label=label[:80],
                 style=style,
-                custom_id=f"{BUTTON_PREFIX}{payload}"[:100],
+                custom_id=f"{BUTTON_PREFIX}{payload.encode()}"[:100],
                 disabled=disabled,
                 row=row,
             )
@@ -57,22 +72,28 @@ class PayloadButton(discord.ui.DynamicItem[discord.ui.Button[Any]], template=r"h
         item: discord.ui.Item[Any],
         match: Any,
     ) -> PayloadButton:
-        return cls(match["p"])
+        return cls(
+            Payload.from_fields(
+                match["action"], match["game"], match["ply"], match["group"], match["tokens"]
+            )
+        )
 
     async def callback(self, interaction: discord.Interaction[Any]) -> None:
-        from cogs.games import handle_press
+        client: PressHandler = interaction.client
+        await client.handle_press(interaction, self.payload)
 
-        await handle_press(interaction, self.payload)
 
-
-class PayloadSelect(discord.ui.DynamicItem[discord.ui.Select[Any]], template=r"hts:(?P<k>.+)"):
-    """A select whose option values are whole payloads (used when there are many picks)."""
+class PayloadSelect(
+    discord.ui.DynamicItem[discord.ui.Select[Any]], template=SELECT_PREFIX + r"(?P<key>.+)"
+):
+    """A select whose option values are whole payloads (used when there are many picks);
+    `key` only tells one select from another."""
 
     def __init__(
         self, key: str, choices: list[Choice] | None = None, placeholder: str = ""
     ) -> None:
         options = [
-            discord.SelectOption(label=c.label[:100], value=c.payload[:100])
+            discord.SelectOption(label=c.label[:100], value=c.payload.encode()[:100])
             for c in (choices or [])[:MAX_SELECT_OPTIONS]
         ] or [discord.SelectOption(label="…", value="none")]
         super().__init__(
@@ -91,14 +112,21 @@ class PayloadSelect(discord.ui.DynamicItem[discord.ui.Select[Any]], template=r"h
         item: discord.ui.Item[Any],
         match: Any,
     ) -> PayloadSelect:
-        return cls(match["k"])
+        return cls(match["key"])
 
     async def callback(self, interaction: discord.Interaction[Any]) -> None:
-        from cogs.games import handle_press
-
         values = self.item.values
-        if values:
-            await handle_press(interaction, values[0])
+        if not values:
+            return
+        try:
+            payload = Payload.parse(values[0])
+        except ValueError:
+            await interaction.response.send_message(
+                str(t("That choice is no longer available.")), ephemeral=True
+            )
+            return
+        client: PressHandler = interaction.client
+        await client.handle_press(interaction, payload)
 
 
 def build_view(reply: Reply) -> discord.ui.View | None:
@@ -108,7 +136,8 @@ def build_view(reply: Reply) -> discord.ui.View | None:
     picks = list(reply.picks)
     action_row = 4
     if len(picks) > MAX_PICK_BUTTONS:
-        key = picks[0].payload.rsplit(":", 1)[0] + ":*"
+        first = picks[0].payload
+        key = f"{first.action}:{first.game_id}:{first.ply}"
         view.add_item(PayloadSelect(key, picks, reply.pick_placeholder))
         action_row = 1
     else:

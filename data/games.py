@@ -12,8 +12,8 @@ import aiosqlite
 from data.db import Database
 from data.repository import (
     LIVE_STATUSES,
-    ChannelBusyError,
     GameRecord,
+    LiveGameExistsError,
     MoveRecord,
     NewGame,
     SeatRecord,
@@ -206,7 +206,7 @@ async def insert_game(conn: aiosqlite.Connection, new: NewGame, now: float) -> i
         )
     except sqlite3.IntegrityError as exc:
         if "UNIQUE" in str(exc):
-            raise ChannelBusyError(f"channel {new.channel_id} has a live game") from exc
+            raise LiveGameExistsError(f"channel {new.channel_id} has a live game") from exc
         raise
     game_id = cast(int, cur.lastrowid)
     await conn.executemany(

@@ -18,7 +18,7 @@ class StorageError(Exception):
     """Base of the errors a repository raises."""
 
 
-class ChannelBusyError(StorageError):
+class LiveGameExistsError(StorageError):
     """The channel already has a live game (one per channel)."""
 
 
@@ -101,7 +101,7 @@ class GameRecord:
 
 class GameRepository(Protocol):
     async def create_game(self, new: NewGame, now: float) -> GameRecord:
-        """Insert a game and its seats; ChannelBusyError if the channel has a live game."""
+        """Insert a game and its seats; LiveGameExistsError if the channel has a live game."""
         ...
 
     async def get_game(self, game_id: int) -> GameRecord | None: ...

@@ -13,10 +13,11 @@ resolved inside `play` from an `Rng` kept in the state.
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Hashable, Sequence
+from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass
-from typing import ClassVar, Generic, Self, TypeVar
+from typing import Any, ClassVar, Generic, Self, TypeVar
 
+from engine.rng import Rng
 from engine.text import Text, t
 
 M = TypeVar("M", bound=Hashable)
@@ -205,6 +206,37 @@ class GameState(ABC, Generic[M]):
         return not self.to_act
 
 
+# --- what the computer player's search knows about a game --------------------------------
+#: Chooses a move for a seat that is to act, returning the generator after its draws.
+MovePolicy = Callable[[GameState[Any], int, Rng], tuple[Hashable, Rng]]
+#: Fills in what a view hides (other seats' secret plans, the dice) with plausible values.
+Determinizer = Callable[[GameState[Any], int, Rng], tuple[GameState[Any], Rng]]
+
+
+@dataclass(frozen=True, slots=True)
+class Model:
+    """What the search knows about one game beyond the contract.
+
+    `determinize` samples what the view hides; None when the view is the whole truth (no
+    secrets, no dice), which lets nodes keep their state and the solver prove results.
+    `playout` picks moves after the tree (None: uniform at random). `propose` offers the
+    next move to try at a node that is widening (None: uniform among the untried ones).
+    `playout_depth` cuts a playout after that many plies and scores it by `evaluate`
+    (None: play to the end); `eval_scale` is the `evaluate` difference that moves the
+    squashed reward from 0.5 to about 0.73. `widening` is None to try every move of a node
+    before trying any twice, else the factor of progressive widening. `effort` scales a
+    level's simulation count, for games whose simulations are costly.
+    """
+
+    determinize: Determinizer | None = None
+    playout: MovePolicy | None = None
+    propose: MovePolicy | None = None
+    playout_depth: int | None = None
+    eval_scale: float = 10.0
+    widening: float | None = None
+    effort: float = 1.0
+
+
 class Game(ABC, Generic[M]):
     """A game's registry entry: what it is called, who plays it, how a game starts."""
 
@@ -224,6 +256,24 @@ class Game(ABC, Generic[M]):
     #: Seconds a person has for a decision before `timeout_move` is played for them
     #: (None: the game waits for ever).
     decision_seconds: ClassVar[int | None] = None
+
+    # --- facts that generic code relies on; declared, never guessed ---------------------
+    #: When several seats act at once, they decide in secret and nobody sees a decision
+    #: before all are in (Everest's plans). Without it, seats acting at once are free to
+    #: see each other's choices.
+    secret_decisions: ClassVar[bool] = False
+    #: Whether `scores()` are points worth showing. False: a game is only won or lost
+    #: (Everest: the first yeti alone on the peak), so no points are shown.
+    has_scores: ClassVar[bool] = True
+    #: A game for one person: no opponents, no computer seats, no winner.
+    solo: ClassVar[bool] = False
+    #: Whether an unscored game offers a hint (the computer's suggestion) to the player.
+    hints: ClassVar[bool] = False
+
+    def search_model(self, view: GameState[Any]) -> Model | None:
+        """What the computer player's search should know about this game in `view`
+        beyond the contract (`Model`, read by `engine.mcts`); None: the search's defaults."""
+        return None
 
     @abstractmethod
     def new_state(self, seed: int, num_players: int, variant: str | None) -> GameState[M]:

@@ -54,7 +54,7 @@ Present only when set: `runs=-,S4,-,-` yeti running away (direction, points);
 `pick=act:2` the conflict being settled (`run` or `act`) and the roll-off winner;
 `end=-,h,a,H` end-of-round choices (`h` heal or stay pending, `a` aside pending, `H`
 heals) with `chosen=-,54,-,-` coins chosen to set aside; `ev=...` the events of the last
-resolution, comma-separated `kind.arg.arg` (see `EVENT_FIELDS`).
+resolution, comma-separated `kind.field.field` (see `Event`).
 
 Numbers are written with the digits 0-9. A position whose fields disagree with each other
 or with the stage (a seat that does not exist, a stage waiting for a choice nobody has to
@@ -65,10 +65,12 @@ from __future__ import annotations
 
 import itertools
 import re
-from collections.abc import Iterator, Sequence
-from dataclasses import dataclass, replace
+from collections.abc import Callable, Hashable, Iterator, Sequence
+from dataclasses import dataclass, fields, replace
+from enum import IntEnum, StrEnum
 from functools import lru_cache
-from typing import ClassVar, overload
+from operator import attrgetter
+from typing import Any, ClassVar, NamedTuple, overload
 
 from engine import registry
 from engine.core import (
@@ -76,6 +78,7 @@ from engine.core import (
     GameState,
     IllegalMoveError,
     InvalidMoveError,
+    Model,
     MoveOptions,
     NotationError,
     Option,
@@ -229,50 +232,289 @@ Move = Plan | Pick | Aside | Heal | Stay | Flee
 
 # --- events -----------------------------------------------------------------------------
 
-#: Argument kinds of each event: s seat, q square, o square or off, d direction, n number,
-#: m coin mask, N a number per seat (-1: did not roll).
-EVENT_FIELDS: dict[str, str] = {
-    "round": "n",  # a new round starts
-    "reveal": "",  # the plans are revealed
-    "step": "n",  # step n (1-3) begins
-    "roar": "sqd",  # seat on the square roars in direction d (planned, null coin)
-    "back": "sqds",  # seat on the square roars back in direction d at the other seat
-    "check": "sn",  # seat's check die for a neighbouring roar (0 = null: affected)
-    "roll": "sn",  # an affected seat's roll (0 shiver, 1 roar back, 2-5 run)
-    "shiver": "s",
-    "flee": "sdn",  # seat will run away in direction d with n points
-    "move": "sqqd",  # seat moves from, to (last square on the board), direction
-    "push": "sqod",  # seat is pushed from, to (or off), direction
-    "fall": "sq",  # seat falls down a cliff onto the square (1 damage)
-    "off": "sqd",  # seat leaves the board from the square, in direction d
-    "snow": "sqqdn",  # thrower, from, last square reached, direction, 0 hit 1 splat 2 lost
-    "hit": "sqd",  # seat on the square is hit by a ball flying in direction d
-    "dice": "N",  # a roll-off: each seat's die
-    "pick": "sn",  # the roll-off winner picks outcome n
-    "aside": "sm",  # seat sets these coins aside
-    "heal": "s",  # seat heals: every coin back
-    "home": "soq",  # seat returns from a square (or off) to its home base
-    "bump": "sqq",  # seat is moved off a home base to the nearest empty square
-    "win": "s",
-    "draw": "",
-}
+#: Most distinct outcomes a conflict can have: four moving yeti and one volley, 5! orders.
+MAX_OUTCOMES = 120
+#: The largest round the notation accepts (rounds go on without a cap).
+MAX_ROUND = 9999
+
+
+class Flight(IntEnum):
+    """How a snowball's flight ended; the value is written in the notation."""
+
+    #: It hit the yeti on the last square it reached.
+    HIT = 0
+    #: It splatted against the slope rising beyond the last square it reached.
+    SPLAT = 1
+    #: It flew off the mountain past the last square it reached.
+    LOST = 2
 
 
 @dataclass(frozen=True, slots=True)
 class Event:
-    """Something that happened in the last resolution (for the log and the picture)."""
+    """Something that happened in the last resolution (for the log and the picture).
 
-    kind: str
-    args: tuple[int, ...] = ()
+    Each kind of event is a subclass. The notation writes one as its `kind` and its fields
+    joined by dots (`move.0.a2.c2.E`); `spec` says how each field is written, in order:
+    s a seat, q a square, o a square or off, d a direction, n a number from `numbers`, f a
+    `Flight`, m coins (`54A`, `-` for none), N one die per seat (`-`: did not roll).
+    """
+
+    kind: ClassVar[str]
+    spec: ClassVar[str]
+    numbers: ClassVar[tuple[int, int]] = (0, 0)
 
     def __str__(self) -> str:
-        spec = EVENT_FIELDS[self.kind]
-        parts = [self.kind]
-        if spec == "N":
-            parts.extend("-" if v < 0 else str(v) for v in self.args)
+        values = [getattr(self, f.name) for f in fields(self)]
+        if self.spec == "N":
+            parts = ["-" if die is None else str(die) for die in values[0]]
         else:
-            parts.extend(_field_text(k, v) for k, v in zip(spec, self.args, strict=True))
-        return ".".join(parts)
+            parts = [_field_text(k, v) for k, v in zip(self.spec, values, strict=True)]
+        return ".".join([self.kind, *parts])
+
+
+@dataclass(frozen=True, slots=True)
+class SeatEvent(Event):
+    """An event that befalls one yeti, or that one yeti does."""
+
+    #: The yeti's seat.
+    seat: int
+
+
+@dataclass(frozen=True, slots=True)
+class RoundStarted(Event):
+    """A new round starts: the yeti plan."""
+
+    kind: ClassVar[str] = "round"
+    spec: ClassVar[str] = "n"
+    numbers: ClassVar[tuple[int, int]] = (1, MAX_ROUND)
+    number: int
+
+
+@dataclass(frozen=True, slots=True)
+class PlansRevealed(Event):
+    """Every plan is shown: the round's steps begin."""
+
+    kind: ClassVar[str] = "reveal"
+    spec: ClassVar[str] = ""
+
+
+@dataclass(frozen=True, slots=True)
+class StepStarted(Event):
+    """Step `number` (1-3) of the plans begins."""
+
+    kind: ClassVar[str] = "step"
+    spec: ClassVar[str] = "n"
+    numbers: ClassVar[tuple[int, int]] = (1, 3)
+    number: int
+
+
+@dataclass(frozen=True, slots=True)
+class Roared(SeatEvent):
+    """The yeti on `square` roars toward `direction` (a planned null coin)."""
+
+    kind: ClassVar[str] = "roar"
+    spec: ClassVar[str] = "sqd"
+    square: int
+    direction: int
+
+
+@dataclass(frozen=True, slots=True)
+class RoaredBack(SeatEvent):
+    """The yeti on `square` roars back toward `direction`, at the yeti in seat `answered`."""
+
+    kind: ClassVar[str] = "back"
+    spec: ClassVar[str] = "sqds"
+    square: int
+    direction: int
+    answered: int
+
+
+@dataclass(frozen=True, slots=True)
+class Checked(SeatEvent):
+    """A yeti next to a roar that does not point at it rolls the check die: `face` 0
+    (null) means it is affected."""
+
+    kind: ClassVar[str] = "check"
+    spec: ClassVar[str] = "sn"
+    numbers: ClassVar[tuple[int, int]] = (0, 5)
+    face: int
+
+
+@dataclass(frozen=True, slots=True)
+class Rolled(SeatEvent):
+    """An affected yeti's roll: `face` 0 shivers, 1 roars back, 2-5 runs away."""
+
+    kind: ClassVar[str] = "roll"
+    spec: ClassVar[str] = "sn"
+    numbers: ClassVar[tuple[int, int]] = (0, 5)
+    face: int
+
+
+@dataclass(frozen=True, slots=True)
+class Shivered(SeatEvent):
+    """An affected yeti shivers: it stays where it is."""
+
+    kind: ClassVar[str] = "shiver"
+    spec: ClassVar[str] = "s"
+
+
+@dataclass(frozen=True, slots=True)
+class Fled(SeatEvent):
+    """The yeti will run away toward `direction` with `points` movement points."""
+
+    kind: ClassVar[str] = "flee"
+    spec: ClassVar[str] = "sdn"
+    numbers: ClassVar[tuple[int, int]] = (2, 5)
+    direction: int
+    points: int
+
+
+@dataclass(frozen=True, slots=True)
+class Moved(SeatEvent):
+    """The yeti moves toward `direction` from `start` to `end`, the last square it reached
+    on the board (`start` itself when it is blocked at once)."""
+
+    kind: ClassVar[str] = "move"
+    spec: ClassVar[str] = "sqqd"
+    start: int
+    end: int
+    direction: int
+
+
+@dataclass(frozen=True, slots=True)
+class Pushed(SeatEvent):
+    """The yeti is pushed toward `direction` from `start` to `end` (OFF: off the board)."""
+
+    kind: ClassVar[str] = "push"
+    spec: ClassVar[str] = "sqod"
+    start: int
+    end: int
+    direction: int
+
+
+@dataclass(frozen=True, slots=True)
+class Fell(SeatEvent):
+    """The yeti falls down a cliff onto `square` (1 damage)."""
+
+    kind: ClassVar[str] = "fall"
+    spec: ClassVar[str] = "sq"
+    square: int
+
+
+@dataclass(frozen=True, slots=True)
+class WentOff(SeatEvent):
+    """The yeti leaves the board from `square`, toward `direction`."""
+
+    kind: ClassVar[str] = "off"
+    spec: ClassVar[str] = "sqd"
+    square: int
+    direction: int
+
+
+@dataclass(frozen=True, slots=True)
+class Threw(SeatEvent):
+    """The yeti on `start` throws a snowball toward `direction`; `end` is the last square
+    it reached and `flight` how it ended there."""
+
+    kind: ClassVar[str] = "snow"
+    spec: ClassVar[str] = "sqqdf"
+    start: int
+    end: int
+    direction: int
+    flight: Flight
+
+
+@dataclass(frozen=True, slots=True)
+class Hit(SeatEvent):
+    """The yeti on `square` is hit by a snowball flying toward `direction` (1 damage)."""
+
+    kind: ClassVar[str] = "hit"
+    spec: ClassVar[str] = "sqd"
+    square: int
+    direction: int
+
+
+@dataclass(frozen=True, slots=True)
+class RolledOff(Event):
+    """One roll of a roll-off: each seat's die, None for a seat out of a re-roll."""
+
+    kind: ClassVar[str] = "dice"
+    spec: ClassVar[str] = "N"
+    dice: tuple[int | None, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Picked(SeatEvent):
+    """The roll-off winner picks outcome `number` of the conflict."""
+
+    kind: ClassVar[str] = "pick"
+    spec: ClassVar[str] = "sn"
+    numbers: ClassVar[tuple[int, int]] = (1, MAX_OUTCOMES)
+    number: int
+
+
+@dataclass(frozen=True, slots=True)
+class SetAside(SeatEvent):
+    """The yeti sets these `coins` (a bit mask) aside for its damage."""
+
+    kind: ClassVar[str] = "aside"
+    spec: ClassVar[str] = "sm"
+    coins: int
+
+
+@dataclass(frozen=True, slots=True)
+class Healed(SeatEvent):
+    """The yeti heals at home: every coin back."""
+
+    kind: ClassVar[str] = "heal"
+    spec: ClassVar[str] = "s"
+
+
+@dataclass(frozen=True, slots=True)
+class WentHome(SeatEvent):
+    """The yeti returns from `start` (OFF: off the board) to its home base `home`."""
+
+    kind: ClassVar[str] = "home"
+    spec: ClassVar[str] = "soq"
+    start: int
+    home: int
+
+
+@dataclass(frozen=True, slots=True)
+class Bumped(SeatEvent):
+    """The yeti is moved off a home base, `start`, to `end`, the nearest empty square."""
+
+    kind: ClassVar[str] = "bump"
+    spec: ClassVar[str] = "sqq"
+    start: int
+    end: int
+
+
+@dataclass(frozen=True, slots=True)
+class Won(SeatEvent):
+    """The yeti started and ended the round alone on the peak: it wins."""
+
+    kind: ClassVar[str] = "win"
+    spec: ClassVar[str] = "s"
+
+
+@dataclass(frozen=True, slots=True)
+class Drawn(Event):
+    """The round cap is reached with no winner."""
+
+    kind: ClassVar[str] = "draw"
+    spec: ClassVar[str] = ""
+
+
+#: Every kind of event by its word in the notation.
+EVENT_TYPES: dict[str, type[Event]] = {
+    cls.kind: cls
+    for cls in (
+        RoundStarted, PlansRevealed, StepStarted, Roared, RoaredBack, Checked, Rolled,
+        Shivered, Fled, Moved, Pushed, Fell, WentOff, Threw, Hit, RolledOff, Picked,
+        SetAside, Healed, WentHome, Bumped, Won, Drawn,
+    )
+}  # fmt: skip
 
 
 def _field_text(kind: str, value: int) -> str:
@@ -285,32 +527,19 @@ def _field_text(kind: str, value: int) -> str:
     return str(value)
 
 
-#: Most distinct outcomes a conflict can have: four moving yeti and one volley, 5! orders.
-MAX_OUTCOMES = 120
-#: The range of each event's number (`n` in EVENT_FIELDS), for reading the notation.
-EVENT_NUMBERS: dict[str, tuple[int, int]] = {
-    "round": (1, 9999),
-    "step": (1, 3),
-    "check": (0, 5),
-    "roll": (0, 5),
-    "flee": (2, 5),
-    "snow": (0, 2),
-    "pick": (1, MAX_OUTCOMES),
-}
-
-
 def _parse_event(text: str, players: int) -> Event:
     kind, *raw = text.split(".")
-    spec = EVENT_FIELDS.get(kind)
-    if spec is None:
+    event_type = EVENT_TYPES.get(kind)
+    if event_type is None:
         raise _bad(
             t(
                 "ev: {event!r} is not an event; events are {kinds}.",
                 event=text,
-                kinds=", ".join(EVENT_FIELDS),
+                kinds=", ".join(EVENT_TYPES),
             )
         )
     where = f"ev {text}"
+    spec = event_type.spec
     if spec == "N":
         if len(raw) != players:
             raise _bad(
@@ -320,24 +549,28 @@ def _parse_event(text: str, players: int) -> Event:
                     n=players,
                 )
             )
-        return Event(kind, tuple(-1 if v == "-" else _number(where, v, 0, 5) for v in raw))
+        return RolledOff(tuple(None if v == "-" else _number(where, v, 0, 5) for v in raw))
     if len(raw) != len(spec):
         raise _bad(
             t("ev: {event!r} needs {n} fields after {kind}.", event=text, n=len(spec), kind=kind)
         )
-    args = []
+    values: list[int] = []
     for k, v in zip(spec, raw, strict=True):
         if k == "s":
-            args.append(_seat(where, v, players))
+            values.append(_seat(where, v, players))
         elif k in "qo":
-            args.append(_square(where, v, off=k == "o"))
+            values.append(_square(where, v, off=k == "o"))
         elif k == "d":
-            args.append(_direction(where, v))
+            values.append(_direction(where, v))
         elif k == "m":
-            args.append(_coins(where, v))
+            values.append(_coins(where, v))
+        elif k == "f":
+            values.append(Flight(_number(where, v, 0, len(Flight) - 1)))
         else:
-            args.append(_number(where, v, *EVENT_NUMBERS[kind]))
-    return Event(kind, tuple(args))
+            values.append(_number(where, v, *event_type.numbers))
+    # The fields of every kind are the ones its spec reads, in order.
+    make: Callable[..., Event] = event_type
+    return make(*values)
 
 
 # --- notation helpers -------------------------------------------------------------------
@@ -432,11 +665,102 @@ _ACTION_RE = re.compile(r"(s?)([0-5a])([nesw])")
 #: Plans of the state: None = not planned yet; HIDDEN = planned, secret in this view.
 HIDDEN: tuple[int, ...] = (-1,)
 
-# End-of-round choice codes per seat.
-END_NONE, END_HEAL_ASK, END_ASIDE_ASK, END_HEALS = 0, 1, 2, 3
-_END_CHARS = "-haH"
 
-STAGES = ("plan", "flee", "pick", "end", "over")
+class Stage(StrEnum):
+    """What the game waits for; the value is the stage's word in the notation."""
+
+    #: The yeti with coins plan in secret.
+    PLAN = "plan"
+    #: The steps of the plans are being carried out (roars, run-aways, actions). Only
+    #: `play` passes through it while it resolves a round: no position it returns is at
+    #: this stage, so the notation never writes it.
+    ROAR = "roar"
+    #: A yeti affected by several roarers chooses which one it answers (`flee`).
+    FLEE = "flee"
+    #: The roll-off winner picks an outcome of a conflict (`pick`).
+    PICK = "pick"
+    #: End-of-round choices: heal or stay, and which coins damage sets aside.
+    END = "end"
+    #: Somebody won, or the round cap ended the game in a draw.
+    OVER = "over"
+
+
+#: The stages a position can be at, as the notation lists them.
+POSITION_STAGES: tuple[Stage, ...] = tuple(stage for stage in Stage if stage is not Stage.ROAR)
+
+
+class Conflict(StrEnum):
+    """What a roll-off settles; the value is its word in the notation (`pick=act:2`)."""
+
+    #: The yeti running away from roars in this step.
+    RUN = "run"
+    #: The step's planned moves and snowballs.
+    ACT = "act"
+
+
+class EndChoice(IntEnum):
+    """Where a yeti stands in the end-of-round choices; `_END_CHARS[value]` in `end=`."""
+
+    #: Nothing to choose.
+    NONE = 0
+    #: To answer heal or stay.
+    HEAL_ASK = 1
+    #: To choose the coins its damage sets aside.
+    ASIDE_ASK = 2
+    #: Goes home to heal.
+    HEALS = 3
+
+
+_END_CHARS = "-haH"
+#: The kinds of move each stage takes (at the end of a round: by the yeti's choice).
+_STAGE_MOVES: dict[Stage, tuple[type[Move], ...]] = {
+    Stage.PLAN: (Plan,),
+    Stage.FLEE: (Flee,),
+    Stage.PICK: (Pick,),
+}
+#: The end-of-round choices a player still has to make.
+_ASKING = (EndChoice.HEAL_ASK, EndChoice.ASIDE_ASK)
+
+
+class Run(NamedTuple):
+    """A yeti running away from a roar in this step (notation `S4`)."""
+
+    #: Away from the roarer.
+    direction: int
+    #: Movement points: its roll, 2 to 5.
+    points: int
+
+
+class FleeChoice(NamedTuple):
+    """A yeti affected by several roarers, to choose one with `flee` (notation `3EW`)."""
+
+    #: Its roll: 1 (an ace) roars back at the roarer chosen, 2-5 runs away from it with
+    #: that many points.
+    roll: int
+    #: The directions of the roarers next to it, in N E S W order.
+    toward: tuple[int, ...]
+
+
+class RoarBack(NamedTuple):
+    """A roar-back waiting for the next wave of a roar chain (notation `1W0`)."""
+
+    #: The yeti that roars back.
+    seat: int
+    #: Toward the roarer it answers.
+    direction: int
+    #: The seat of that roarer.
+    answers: int
+
+
+class ConflictOutcome(NamedTuple):
+    """One distinct result of a conflict's actors in some order."""
+
+    #: Squares per seat after it.
+    pos: tuple[int, ...]
+    #: Damage per seat after it.
+    damage: tuple[int, ...]
+    #: The first order of the actors giving it (see `_run_order`).
+    order: tuple[int, ...]
 
 
 @dataclass(frozen=True, slots=True)
@@ -571,8 +895,8 @@ class EverestState(GameState[Move]):
     cap: int
     #: The round being played, from 1.
     round: int
-    #: What the round waits for: plan, flee, pick, end (choices) or over.
-    stage: str
+    #: What the game waits for.
+    stage: Stage
     #: The step (0-2) being resolved; 0 while planning.
     step: int
     #: Square index per seat (see the board above), OFF when off the board this round.
@@ -581,26 +905,27 @@ class EverestState(GameState[Move]):
     aside: tuple[int, ...]
     #: Damage taken this round per seat (falls and snowball hits).
     damage: tuple[int, ...]
-    #: The seat that started this round alone on the peak tile, or -1.
-    peak: int
+    #: The seat that started this round alone on the peak tile, if one did.
+    peak: int | None
     #: Each seat's plan (action codes); None = not planned yet; HIDDEN in other views.
     plans: tuple[tuple[int, ...] | None, ...]
-    #: Yeti running away in this step: direction * 8 + points, 0 = not running.
-    runs: tuple[int, ...]
-    #: Roar-backs for the next wave of a roar chain: (seat, direction, answered seat).
-    roars: tuple[tuple[int, int, int], ...]
-    #: Pending `flee` choice per seat: roll * 16 + mask of roarer directions, 0 = none.
-    choice: tuple[int, ...]
-    #: The conflict a `pick` settles: "run" (run-aways) or "act" (the step's actions).
-    conflict: str
-    #: The roll-off winner who picks, or -1.
-    picker: int
-    #: End-of-round choice per seat (END_* codes).
-    endq: tuple[int, ...]
+    #: The yeti running away in this step, per seat (None: not running).
+    runs: tuple[Run | None, ...]
+    #: Roar-backs for the next wave of a roar chain.
+    roars: tuple[RoarBack, ...]
+    #: Each seat's pending `flee` choice (None: none).
+    choice: tuple[FleeChoice | None, ...]
+    #: The conflict a `pick` settles (None when no roll-off winner is picking).
+    conflict: Conflict | None
+    #: The roll-off winner who picks (None when nobody is picking).
+    picker: int | None
+    #: End-of-round choice per seat.
+    endq: tuple[EndChoice, ...]
     #: Coins each seat chose to set aside at the end of the round (bit masks).
     chosen: tuple[int, ...]
-    #: -1 while running, a seat that won, or -2 for a draw.
-    result: int
+    #: The seat that won, once the game is over; None while it runs and after a draw
+    #: (the round cap).
+    winner: int | None
     #: What the last resolution did, for the log and the picture.
     events: tuple[Event, ...]
     #: The dice.
@@ -614,22 +939,20 @@ class EverestState(GameState[Move]):
     @property
     def to_act(self) -> frozenset[int]:
         stage = self.stage
-        if stage == "plan":
+        if stage is Stage.PLAN:
             return frozenset(s for s in range(self.players) if self.plans[s] is None)
-        if stage == "flee":
-            return frozenset(s for s in range(self.players) if self.choice[s])
-        if stage == "pick":
-            return frozenset((self.picker,))
-        if stage == "end":
-            return frozenset(
-                s for s in range(self.players) if self.endq[s] in (END_HEAL_ASK, END_ASIDE_ASK)
-            )
+        if stage is Stage.FLEE:
+            return frozenset(s for s in range(self.players) if self.choice[s] is not None)
+        if stage is Stage.PICK:
+            return frozenset(() if self.picker is None else (self.picker,))
+        if stage is Stage.END:
+            return frozenset(s for s in range(self.players) if self.endq[s] in _ASKING)
         return frozenset()
 
     def outcome(self) -> Outcome | None:
-        if self.result == -1:
+        if self.stage is not Stage.OVER:
             return None
-        if self.result == -2:
+        if self.winner is None:
             return Outcome(
                 (0,) * self.players,
                 frozenset(),
@@ -637,20 +960,26 @@ class EverestState(GameState[Move]):
             )
         return Outcome(
             self.scores(),
-            frozenset((self.result,)),
+            frozenset((self.winner,)),
             t(
                 "{name} started and ended round {round} alone on the peak.",
-                name=EverestGame.seat_names[self.result],
+                name=EverestGame.seat_names[self.winner],
                 round=self.round,
             ),
         )
 
     def scores(self) -> tuple[int, ...]:
-        return tuple(1 if s == self.result else 0 for s in range(self.players))
+        return tuple(1 if s == self.winner else 0 for s in range(self.players))
 
     def available(self, seat: int) -> int:
         """The coins `seat` may plan with (a bit mask)."""
         return ALL_COINS & ~self.aside[seat]
+
+    def _flee_choice(self, seat: int) -> FleeChoice:
+        """The pending choice of a seat that is to `flee`."""
+        choice = self.choice[seat]
+        assert choice is not None
+        return choice
 
     # --- moves ----------------------------------------------------------------------------
     def legal_moves(self, seat: int) -> Sequence[Move]:
@@ -658,14 +987,13 @@ class EverestState(GameState[Move]):
         min(3, coins) plans, decoded on demand (the `dazed` timeout plan is not listed)."""
         if seat not in self.to_act:
             return ()
-        if self.stage == "plan":
+        if self.stage is Stage.PLAN:
             return _plan_space(self.available(seat))
-        if self.stage == "flee":
-            mask = self.choice[seat] & 15
-            return tuple(Flee(d) for d in range(4) if mask >> d & 1)
-        if self.stage == "pick":
+        if self.stage is Stage.FLEE:
+            return tuple(Flee(d) for d in self._flee_choice(seat).toward)
+        if self.stage is Stage.PICK:
             return tuple(Pick(i + 1) for i in range(len(self._outcomes())))
-        if self.endq[seat] == END_HEAL_ASK:
+        if self.endq[seat] is EndChoice.HEAL_ASK:
             return (Heal(), Stay())
         need = self.damage[seat]
         avail = self.available(seat)
@@ -674,7 +1002,7 @@ class EverestState(GameState[Move]):
         return tuple(Aside(sum(1 << c for c in combo)) for combo in combos)
 
     def move_texts(self, seat: int) -> Sequence[str]:
-        if seat in self.to_act and self.stage == "plan":
+        if seat in self.to_act and self.stage is Stage.PLAN:
             return _plan_texts(self.available(seat))
         return GameState.move_texts(self, seat)
 
@@ -683,36 +1011,49 @@ class EverestState(GameState[Move]):
         self._check(seat, move, text.strip())
         return move
 
-    def _check(self, seat: int, move: Move, text: str) -> None:
-        """Raise IllegalMoveError unless `seat` may play `move` now."""
-        if self.stage == "over":
-            raise IllegalMoveError(t("{move}: the game is over.", move=text))
+    def _check(self, seat: int, move: Move, text: str | None = None) -> None:
+        """Raise IllegalMoveError unless `seat` may play `move` now. A refusal quotes
+        `text`, the move as the player wrote it, or else the move's notation (written out
+        only then: `play` checks every move)."""
+        if self.stage is Stage.OVER:
+            raise IllegalMoveError(t("{move}: the game is over.", move=_quote(move, text)))
         if seat not in self.to_act:
             raise IllegalMoveError(
-                t("{move}: it is not your turn to {what}.", move=text, what=self._waiting_for())
+                t(
+                    "{move}: it is not your turn to {what}.",
+                    move=_quote(move, text),
+                    what=self._waiting_for(),
+                )
             )
-        expected: tuple[type, ...] = {
-            "plan": (Plan,),
-            "flee": (Flee,),
-            "pick": (Pick,),
-        }.get(self.stage) or ((Heal, Stay) if self.endq[seat] == END_HEAL_ASK else (Aside,))
+        expected = _STAGE_MOVES.get(self.stage) or (
+            (Heal, Stay) if self.endq[seat] is EndChoice.HEAL_ASK else (Aside,)
+        )
         if not isinstance(move, expected):
             raise IllegalMoveError(
-                t("{move}: now you must {what}.", move=text, what=self._request(seat))
+                t("{move}: now you must {what}.", move=_quote(move, text), what=self._request(seat))
             )
         if isinstance(move, Plan):
             self._check_plan(seat, move, text)
         elif isinstance(move, Flee):
-            if not self.choice[seat] >> move.direction & 1:
-                dirs = " ".join(DIRS[d] for d in range(4) if self.choice[seat] >> d & 1)
+            toward = self._flee_choice(seat).toward
+            if move.direction not in toward:
+                dirs = " ".join(DIRS[d] for d in toward)
                 raise IllegalMoveError(
-                    t("{move}: no roarer there; choose one of {dirs}.", move=text, dirs=dirs)
+                    t(
+                        "{move}: no roarer there; choose one of {dirs}.",
+                        move=_quote(move, text),
+                        dirs=dirs,
+                    )
                 )
         elif isinstance(move, Pick):
             count = len(self._outcomes())
             if not 1 <= move.number <= count:
                 raise IllegalMoveError(
-                    t("{move}: choose an outcome from 1 to {count}.", move=text, count=count)
+                    t(
+                        "{move}: choose an outcome from 1 to {count}.",
+                        move=_quote(move, text),
+                        count=count,
+                    )
                 )
         elif isinstance(move, Aside):
             avail, need = self.available(seat), self.damage[seat]
@@ -720,7 +1061,7 @@ class EverestState(GameState[Move]):
                 raise IllegalMoveError(
                     t(
                         "{move}: you can only set aside coins you still have ({coins}).",
-                        move=text,
+                        move=_quote(move, text),
                         coins=coins_text(avail, " "),
                     )
                 )
@@ -729,12 +1070,12 @@ class EverestState(GameState[Move]):
                     t(
                         "{move}: your yeti took {need} damage, so set aside exactly {need} "
                         "coin(s).",
-                        move=text,
+                        move=_quote(move, text),
                         need=need,
                     )
                 )
 
-    def _check_plan(self, seat: int, plan: Plan, text: str) -> None:
+    def _check_plan(self, seat: int, plan: Plan, text: str | None) -> None:
         if not plan.actions:
             return  # the logged timeout plan: every action dazed
         avail = self.available(seat)
@@ -745,7 +1086,7 @@ class EverestState(GameState[Move]):
                 raise IllegalMoveError(
                     t(
                         "{move}: your {coin} coin is set aside by damage; you have {coins}.",
-                        move=text,
+                        move=_quote(plan, text),
                         coin=COIN_CHARS[coin],
                         coins=coins_text(avail, " "),
                     )
@@ -755,7 +1096,7 @@ class EverestState(GameState[Move]):
                 raise IllegalMoveError(
                     t(
                         "{move}: you have only one {coin} coin; a plan uses different coins.",
-                        move=text,
+                        move=_quote(plan, text),
                         coin=COIN_CHARS[coin],
                     )
                 )
@@ -763,7 +1104,7 @@ class EverestState(GameState[Move]):
             raise IllegalMoveError(
                 t(
                     "{move}: plan exactly {need} coin(s); you have {count} available.",
-                    move=text,
+                    move=_quote(plan, text),
                     need=need,
                     count=coin_count(avail),
                 )
@@ -771,31 +1112,32 @@ class EverestState(GameState[Move]):
 
     def _waiting_for(self) -> str:
         return {
-            "plan": "plan",
-            "flee": "choose a roarer",
-            "pick": "pick an outcome",
-            "end": "choose",
+            Stage.PLAN: "plan",
+            Stage.FLEE: "choose a roarer",
+            Stage.PICK: "pick an outcome",
+            Stage.END: "choose",
         }.get(self.stage, "move")
 
     def _request(self, seat: int) -> str:
-        if self.stage == "plan":
+        if self.stage is Stage.PLAN:
             return "send a plan such as 4E 2N sAE"
-        if self.stage == "flee":
+        if self.stage is Stage.FLEE:
             return "choose a roarer with flee N/E/S/W"
-        if self.stage == "pick":
+        if self.stage is Stage.PICK:
             return "pick an outcome with pick N"
-        if self.endq[seat] == END_HEAL_ASK:
+        if self.endq[seat] is EndChoice.HEAL_ASK:
             return "answer heal or stay"
         return "choose coins with aside (for example aside 5 4)"
 
     def play(self, seat: int, move: Move) -> EverestState:
-        self._check(seat, move, str(move))
+        self._check(seat, move)
         if isinstance(move, Plan):
             plans = list(self.plans)
             plans[seat] = move.actions
             if any(p is None for p in plans):
                 return replace(self, plans=tuple(plans))
-            work = _Work(replace(self, plans=tuple(plans)))
+            work = _Work(self)
+            work.plans = plans
             work.reveal()
             work.start_step()
             return work.freeze()
@@ -803,17 +1145,18 @@ class EverestState(GameState[Move]):
         if isinstance(move, Flee):
             work.answer_flee(seat, move.direction)
         elif isinstance(move, Pick):
-            work.apply_pick(move.number)
+            work.apply_pick(move.number, self._outcomes()[move.number - 1].order)
         elif isinstance(move, Heal):
-            work.endq[seat] = END_HEALS
+            work.endq[seat] = EndChoice.HEALS
             work.after_end_choice()
         elif isinstance(move, Stay):
             avail, need = self.available(seat), self.damage[seat]
-            work.endq[seat] = END_ASIDE_ASK if 0 < need < coin_count(avail) else END_NONE
+            asks = 0 < need < coin_count(avail)
+            work.endq[seat] = EndChoice.ASIDE_ASK if asks else EndChoice.NONE
             work.after_end_choice()
         else:
             work.chosen[seat] = move.coins
-            work.endq[seat] = END_NONE
+            work.endq[seat] = EndChoice.NONE
             work.after_end_choice()
         if not work.events:
             # Another seat still has to choose: the last resolution stays on show.
@@ -821,22 +1164,27 @@ class EverestState(GameState[Move]):
         return work.freeze()
 
     # --- conflicts ------------------------------------------------------------------------
-    def _outcomes(self) -> list[tuple[tuple[int, ...], tuple[int, ...], tuple[int, ...]]]:
-        """The distinct outcomes of the pending conflict: (positions, damage, order)."""
-        moves, throws = _actors(self.pos, self.runs, self.plans, self.step, self.conflict)
-        return _distinct_outcomes(list(self.pos), list(self.damage), moves, throws)
+    def _conflict_actors(self) -> tuple[Moves, Throws]:
+        """The actors of the pending conflict."""
+        assert self.conflict is not None
+        return _actors(self.pos, self.runs, self.plans, self.step, self.conflict)
+
+    def _outcomes(self) -> tuple[ConflictOutcome, ...]:
+        """The distinct outcomes of the pending conflict."""
+        moves, throws = self._conflict_actors()
+        return _pending_outcomes(self.pos, self.damage, tuple(moves), tuple(throws))
 
     def pick_options(self) -> tuple[PickOption, ...]:
         """The outcomes a roll-off winner chooses from, labelled, with the board after
         each (stage unchanged, events = that outcome's moves) for a thumbnail."""
-        if self.stage != "pick":
+        if self.stage is not Stage.PICK:
             return ()
-        moves, throws = _actors(self.pos, self.runs, self.plans, self.step, self.conflict)
-        found = _distinct_outcomes(list(self.pos), list(self.damage), moves, throws)
+        moves, throws = self._conflict_actors()
+        found = self._outcomes()
         varying = [
             s
             for s in range(self.players)
-            if len({(o[0][s], o[1][s]) for o in found}) > 1 or len(found) == 1
+            if len({(o.pos[s], o.damage[s]) for o in found}) > 1 or len(found) == 1
         ]
         options = []
         for number, (pos, dmg, order) in enumerate(found, start=1):
@@ -865,21 +1213,26 @@ class EverestState(GameState[Move]):
             "pos=" + ",".join(square_name(p) for p in self.pos),
             "aside=" + ",".join(coins_text(m) or "-" for m in self.aside),
             "dmg=" + ",".join(str(d) for d in self.damage),
-            f"peak={'-' if self.peak < 0 else self.peak}",
+            f"peak={'-' if self.peak is None else self.peak}",
             "plans=" + ",".join(_plan_field(p) for p in self.plans),
         ]
-        if any(self.runs):
+        if any(run is not None for run in self.runs):
             fields.append("runs=" + ",".join(_run_field(r) for r in self.runs))
         if self.roars:
-            fields.append("roars=" + ",".join(f"{s}{DIRS[d]}{a}" for s, d, a in self.roars))
-        if any(self.choice):
+            fields.append(
+                "roars=" + ",".join(f"{r.seat}{DIRS[r.direction]}{r.answers}" for r in self.roars)
+            )
+        if any(choice is not None for choice in self.choice):
             fields.append("choice=" + ",".join(_choice_field(c) for c in self.choice))
-        if self.conflict:
+        if self.conflict is not None:
             fields.append(f"pick={self.conflict}:{self.picker}")
         if any(self.endq) or any(self.chosen):
             fields.append("end=" + ",".join(_END_CHARS[self.endq[s]] for s in seats))
             fields.append("chosen=" + ",".join(coins_text(m) or "-" for m in self.chosen))
-        result = {-1: "-", -2: "draw"}.get(self.result, f"w{self.result}")
+        if self.stage is not Stage.OVER:
+            result = "-"
+        else:
+            result = "draw" if self.winner is None else f"w{self.winner}"
         fields.append(f"result={result}")
         fields.append(f"rng={self.rng.seed}:{self.rng.counter}")
         if self.events:
@@ -890,7 +1243,7 @@ class EverestState(GameState[Move]):
         """Without the dice and, while planning, without the other seats' plans (shown
         as `?`). Playing on a view resolves the hidden plans as dazed."""
         plans = self.plans
-        if self.stage == "plan":
+        if self.stage is Stage.PLAN:
             plans = tuple(p if s == seat or p is None else HIDDEN for s, p in enumerate(self.plans))
         return replace(self, plans=plans, rng=Rng(0, 0))
 
@@ -906,7 +1259,7 @@ class EverestState(GameState[Move]):
     def move_options(self, seat: int, prefix: tuple[str, ...] = ()) -> MoveOptions[Move]:
         if seat not in self.to_act:
             return MoveOptions(prefix, (), None, t("Nothing to choose now."))
-        if self.stage == "plan":
+        if self.stage is Stage.PLAN:
             return self._plan_options(seat, prefix)
         if prefix:
             move = self.parse_move(seat, " ".join(prefix))
@@ -916,14 +1269,14 @@ class EverestState(GameState[Move]):
         return MoveOptions(prefix, options, None, t("{what}", what=self._request(seat)))
 
     def _option_labels(self, seat: int) -> dict[str, str]:
-        if self.stage == "pick":
+        if self.stage is Stage.PICK:
             return {f"pick {o.number}": str(o.label) for o in self.pick_options()}
-        if self.stage == "flee":
-            roll = self.choice[seat] >> 4
+        if self.stage is Stage.FLEE:
+            roll = self._flee_choice(seat).roll
             labels = {}
             for d in range(4):
                 other = _occupant(self.pos, NEXT[self.pos[seat]][d])
-                name = EverestGame.seat_names[other] if other >= 0 else DIRS[d]
+                name = DIRS[d] if other is None else EverestGame.seat_names[other]
                 if roll == 1:
                     labels[f"flee {DIRS[d]}"] = str(t("roar back at {name}", name=name))
                 else:
@@ -931,7 +1284,7 @@ class EverestState(GameState[Move]):
                         t("run from {name} ({d})", name=name, d=DIR_NAMES[OPPOSITE[d]])
                     )
             return labels
-        if self.stage == "end":
+        if self.stage is Stage.END:
             labels = {"heal": str(t("heal at home")), "stay": str(t("stay"))}
             for move in self.legal_moves(seat):
                 if isinstance(move, Aside):
@@ -973,10 +1326,10 @@ class EverestState(GameState[Move]):
 
     # --- computer players and deadlines ---------------------------------------------------
     def evaluate(self, seat: int) -> float:
-        if self.result >= 0:
-            return 100.0 if self.result == seat else -100.0
-        if self.result == -2:
-            return 0.0
+        if self.stage is Stage.OVER:
+            if self.winner is None:
+                return 0.0
+            return 100.0 if self.winner == seat else -100.0
         mine = _yeti_value(self, seat)
         others = [_yeti_value(self, s) for s in range(self.players) if s != seat]
         return mine - max(others)
@@ -990,16 +1343,20 @@ class EverestState(GameState[Move]):
     def timeout_move(self, seat: int) -> Move | None:
         if seat not in self.to_act:
             return None
-        if self.stage == "plan":
+        if self.stage is Stage.PLAN:
             return Plan(())
-        if self.stage == "flee":
-            mask = self.choice[seat] & 15
-            return Flee(next(d for d in range(4) if mask >> d & 1))
-        if self.stage == "pick":
+        if self.stage is Stage.FLEE:
+            return Flee(self._flee_choice(seat).toward[0])
+        if self.stage is Stage.PICK:
             return Pick(1)
-        if self.endq[seat] == END_HEAL_ASK:
+        if self.endq[seat] is EndChoice.HEAL_ASK:
             return Stay()
         return Aside(highest_coins(self.available(seat), self.damage[seat]))
+
+
+def _quote(move: Move, text: str | None) -> str:
+    """How a refusal quotes a move: as the player wrote it, else in notation."""
+    return str(move) if text is None else text
 
 
 def _yeti_value(state: EverestState, seat: int) -> float:
@@ -1018,15 +1375,15 @@ def _plan_field(plan: tuple[int, ...] | None) -> str:
     return "+".join(action_text(a) for a in plan) if plan else "dazed"
 
 
-def _run_field(code: int) -> str:
-    return f"{DIRS[code >> 3]}{code & 7}" if code else "-"
+def _run_field(run: Run | None) -> str:
+    return "-" if run is None else f"{DIRS[run.direction]}{run.points}"
 
 
-def _choice_field(code: int) -> str:
-    if not code:
+def _choice_field(choice: FleeChoice | None) -> str:
+    if choice is None:
         return "-"
-    roll = code >> 4
-    return ("A" if roll == 1 else str(roll)) + "".join(DIRS[d] for d in range(4) if code >> d & 1)
+    roll = "A" if choice.roll == 1 else str(choice.roll)
+    return roll + "".join(DIRS[d] for d in choice.toward)
 
 
 def _coin_label(coin: int) -> str:
@@ -1100,7 +1457,7 @@ def _parse_move_text(text: str, state: EverestState, seat: int) -> Move:
         return Flee(DIRS.index(words[1].upper()))
     if head == "aside":
         if len(words) == 1:
-            if state.stage == "end" and 0 <= seat < state.players:
+            if state.stage is Stage.END and 0 <= seat < state.players:
                 avail = state.available(seat)
                 return Aside(highest_coins(avail, state.damage[seat]))
             raise InvalidMoveError(t("{move}: there is no damage to set aside.", move=raw))
@@ -1168,13 +1525,14 @@ def _plan_actions(parsed: list[tuple[int, bool, int]], avail: int, raw: str) -> 
 # --- resolution -------------------------------------------------------------------------
 
 
-def _occupant(pos: Sequence[int], sq: int) -> int:
+def _occupant(pos: Sequence[int], sq: int) -> int | None:
+    """The seat of the yeti on `sq`, if any."""
     if sq == OFF:
-        return -1
+        return None
     for seat, p in enumerate(pos):
         if p == sq:
             return seat
-    return -1
+    return None
 
 
 def _move(
@@ -1196,16 +1554,16 @@ def _move(
             pos[seat] = OFF
             if ev is not None:
                 if here != start:
-                    ev.insert(mark, Event("move", (seat, start, here, d)))
-                ev.append(Event("off", (seat, here, d)))
+                    ev.insert(mark, Moved(seat, start, here, d))
+                ev.append(WentOff(seat, here, d))
             return
         rise = heights[nxt] - heights[here]
         if rise >= 2:
             break  # a cliff from below: stop, the rest is lost
         falling = rise <= -2
         cost = 2 if rise == 1 else 1
-        other = _occupant(pos, nxt) if nxt in pos else -1
-        if other >= 0:
+        other = _occupant(pos, nxt) if nxt in pos else None
+        if other is not None:
             beyond = NEXT[nxt][d]
             if beyond == OFF:
                 extra = 0 if falling else 1
@@ -1218,17 +1576,17 @@ def _move(
                 break
             mp -= cost + extra
             if ev is not None:
-                ev.append(Event("push", (other, nxt, beyond, d)))
+                ev.append(Pushed(other, nxt, beyond, d))
             if beyond == OFF:
                 pos[other] = OFF
                 if ev is not None:
-                    ev.append(Event("off", (other, nxt, d)))
+                    ev.append(WentOff(other, nxt, d))
             else:
                 pos[other] = beyond
                 if heights[beyond] - heights[nxt] <= -2:
                     dmg[other] += 1
                     if ev is not None:
-                        ev.append(Event("fall", (other, beyond)))
+                        ev.append(Fell(other, beyond))
         elif mp < cost:
             break  # a step up with 1 point left: stop (RULES 3(b)8)
         else:
@@ -1238,9 +1596,9 @@ def _move(
         if falling:
             dmg[seat] += 1
             if ev is not None:
-                ev.append(Event("fall", (seat, here)))
+                ev.append(Fell(seat, here))
     if ev is not None:
-        ev.insert(mark, Event("move", (seat, start, here, d)))
+        ev.insert(mark, Moved(seat, start, here, d))
 
 
 def _volley(
@@ -1256,32 +1614,33 @@ def _volley(
         here = start = pos[seat]
         if here == OFF:
             continue
-        target, result = -1, 2
+        target: int | None = None
+        rising = False  # the ball stopped at a slope that rises
         while True:
             nxt = NEXT[here][d]
             if nxt == OFF:
                 break
             if heights[nxt] > heights[here]:
                 target = _occupant(pos, nxt)
-                if target >= 0:
+                if target is not None:
                     here = nxt
-                result = 0 if target >= 0 else 1
+                rising = True
                 break
             here = nxt
             target = _occupant(pos, here)
-            if target >= 0:
-                result = 0
+            if target is not None:
                 break
         if ev is not None:
-            ev.append(Event("snow", (seat, start, here, d, result)))
-        if target >= 0:
+            missed = Flight.SPLAT if rising else Flight.LOST
+            ev.append(Threw(seat, start, here, d, missed if target is None else Flight.HIT))
+        if target is not None:
             hits.setdefault(target, []).append(d)
     pushes: dict[int, int] = {}
     for target in sorted(hits):
         dirs = hits[target]
         dmg[target] += len(dirs)
         if ev is not None:
-            ev.extend(Event("hit", (target, pos[target], d)) for d in dirs)
+            ev.extend(Hit(target, pos[target], d) for d in dirs)
         if len(dirs) != 1:
             continue  # balls from two or more directions: no push (RULES 3(b)28)
         beyond = NEXT[pos[target]][dirs[0]]
@@ -1296,37 +1655,39 @@ def _volley(
         frm = pos[target]
         pos[target] = beyond
         if ev is not None:
-            ev.append(Event("push", (target, frm, beyond, d)))
+            ev.append(Pushed(target, frm, beyond, d))
             if beyond == OFF:
-                ev.append(Event("off", (target, frm, d)))
+                ev.append(WentOff(target, frm, d))
         if beyond != OFF and heights[beyond] - heights[frm] <= -2:
             dmg[target] += 1
             if ev is not None:
-                ev.append(Event("fall", (target, beyond)))
+                ev.append(Fell(target, beyond))
 
 
+#: The movements of a conflict, each (seat, direction, points).
 Moves = list[tuple[int, int, int]]
+#: The snowballs of a conflict, each (seat, direction).
 Throws = list[tuple[int, int]]
 
 
 def _actors(
     pos: Sequence[int],
-    runs: Sequence[int],
+    runs: Sequence[Run | None],
     plans: Sequence[tuple[int, ...] | None],
     step: int,
-    kind: str,
+    conflict: Conflict,
 ) -> tuple[Moves, Throws]:
-    """The movements (seat, direction, points) and throws (seat, direction) to settle:
-    the run-aways (`run`) or the step's planned actions (`act`)."""
+    """The movements and throws to settle: the run-aways or the step's planned actions."""
     moves: Moves = []
     throws: Throws = []
+    running = conflict is Conflict.RUN
     for seat, here in enumerate(pos):
         if here == OFF:
             continue
-        if kind == "run":
-            code = runs[seat]
-            if code:
-                moves.append((seat, code >> 3, code & 7))
+        if running:
+            run = runs[seat]
+            if run is not None:
+                moves.append((seat, run.direction, run.points))
             continue
         plan = plans[seat] or ()
         if step < len(plan):
@@ -1359,7 +1720,7 @@ def _run_order(
 
 def _distinct_outcomes(
     pos: list[int], dmg: list[int], moves: Moves, throws: Throws
-) -> list[tuple[tuple[int, ...], tuple[int, ...], tuple[int, ...]]]:
+) -> list[ConflictOutcome]:
     """Every order of the actors (the volley as one actor), reduced to the distinct
     (positions, damage) results, each with the first order giving it; sorted by the
     squares per seat in seat order (off the board last), then damage."""
@@ -1370,99 +1731,109 @@ def _distinct_outcomes(
         _run_order(p, d, moves, throws, order, None)
         seen.setdefault((tuple(p), tuple(d)), order)
     ranked = sorted(seen.items(), key=lambda kv: (tuple(x % 99 for x in kv[0][0]), kv[0][1]))
-    return [(key[0], key[1], order) for key, order in ranked]
+    return [ConflictOutcome(key[0], key[1], order) for key, order in ranked]
+
+
+@lru_cache(maxsize=32)
+def _pending_outcomes(
+    pos: tuple[int, ...],
+    damage: tuple[int, ...],
+    moves: tuple[tuple[int, int, int], ...],
+    throws: tuple[tuple[int, int], ...],
+) -> tuple[ConflictOutcome, ...]:
+    """The distinct outcomes of a conflict waiting for its roll-off winner. Listing the
+    winner's moves, checking a pick and carrying it out each need them: they are found
+    once, as they try every order of the actors."""
+    return tuple(_distinct_outcomes(list(pos), list(damage), list(moves), list(throws)))
+
+
+#: The state's fields by name, in order, and a reader of their values.
+_STATE_FIELDS = tuple(f.name for f in fields(EverestState))
+_state_values = attrgetter(*_STATE_FIELDS)
 
 
 class _Work:
-    """A mutable copy of a state while `play` resolves the round."""
+    """A mutable copy of a state while `play` resolves the round: every field of the
+    state under its own name, its tuples as lists. The copy goes by the dataclass's
+    fields, so a field added to the state is carried along."""
+
+    # The fields as this copy holds them (what each means: see EverestState).
+    players: int
+    cap: int
+    round: int
+    stage: Stage
+    step: int
+    pos: list[int]
+    aside: list[int]
+    damage: list[int]
+    peak: int | None
+    plans: list[tuple[int, ...] | None]
+    runs: list[Run | None]
+    roars: list[RoarBack]
+    choice: list[FleeChoice | None]
+    conflict: Conflict | None
+    picker: int | None
+    endq: list[EndChoice]
+    chosen: list[int]
+    winner: int | None
+    events: list[Event]
+    rng: Rng
 
     def __init__(self, s: EverestState) -> None:
-        self.s = s
-        self.n = s.players
-        self.round = s.round
-        self.stage = s.stage
-        self.step = s.step
-        self.pos = list(s.pos)
-        self.aside = list(s.aside)
-        self.damage = list(s.damage)
-        self.peak = s.peak
-        self.plans = list(s.plans)
-        self.runs = list(s.runs)
-        self.roars = list(s.roars)
-        self.choice = list(s.choice)
-        self.conflict = s.conflict
-        self.picker = s.picker
-        self.endq = list(s.endq)
-        self.chosen = list(s.chosen)
-        self.result = s.result
-        self.events: list[Event] = []
-        self.rng = s.rng
+        copy = self.__dict__
+        for name, value in zip(_STATE_FIELDS, _state_values(s), strict=True):
+            copy[name] = [*value] if type(value) is tuple else value
+        # The events are those of this resolution only.
+        self.events = []
 
     def freeze(self) -> EverestState:
-        return EverestState(
-            players=self.n,
-            cap=self.s.cap,
-            round=self.round,
-            stage=self.stage,
-            step=self.step,
-            pos=tuple(self.pos),
-            aside=tuple(self.aside),
-            damage=tuple(self.damage),
-            peak=self.peak,
-            plans=tuple(self.plans),
-            runs=tuple(self.runs),
-            roars=tuple(self.roars),
-            choice=tuple(self.choice),
-            conflict=self.conflict,
-            picker=self.picker,
-            endq=tuple(self.endq),
-            chosen=tuple(self.chosen),
-            result=self.result,
-            events=tuple(self.events),
-            rng=self.rng,
-        )
+        # The copy holds exactly the fields, in the dataclass's order.
+        values: list[Any] = [tuple(v) if type(v) is list else v for v in vars(self).values()]
+        return EverestState(*values)
 
     def die(self) -> int:
         """A piecepack die: 0 null, 1 ace, 2-5."""
         value, self.rng = self.rng.below(6)
         return value
 
-    def emit(self, kind: str, *args: int) -> None:
-        self.events.append(Event(kind, args))
+    def waiting_to_flee(self) -> bool:
+        return any(choice is not None for choice in self.choice)
 
     # --- steps ----------------------------------------------------------------------------
     def reveal(self) -> None:
         # A view (a computer player's guess) resolves the plans it cannot see as dazed.
         self.plans = [() if p == HIDDEN else p for p in self.plans]
-        self.emit("reveal")
+        self.events.append(PlansRevealed())
 
     def start_step(self) -> None:
-        self.stage = "roar"
-        self.emit("step", self.step + 1)
-        wave = []
-        for seat in range(self.n):
+        self.stage = Stage.ROAR
+        self.events.append(StepStarted(self.step + 1))
+        # Each planned roar: (roarer, direction, None: it answers nobody).
+        wave: list[tuple[int, int, int | None]] = []
+        for seat in range(self.players):
             plan = self.plans[seat] or ()
             if self.pos[seat] != OFF and self.step < len(plan):
                 a = plan[self.step]
                 if not a & SNOW and a >> 3 == 0:
-                    wave.append((seat, a & 3, -1))
-                    self.emit("roar", seat, self.pos[seat], a & 3)
+                    wave.append((seat, a & 3, None))
+                    self.events.append(Roared(seat, self.pos[seat], a & 3))
         if wave:
             self.roll_wave(wave)
-            if any(self.choice):
-                self.stage = "flee"
+            if self.waiting_to_flee():
+                self.stage = Stage.FLEE
                 return
             self.after_wave()
         else:
             self.act()
 
-    def roll_wave(self, wave: list[tuple[int, int, int]]) -> None:
-        """Find who one wave of roars affects, roll for them, and record the results;
-        choices between several roarers are left in `choice` (RULES 3(b)13-16, 25-27)."""
+    def roll_wave(self, wave: Sequence[tuple[int, int, int | None]]) -> None:
+        """Find who one wave of roars (roarer, direction, seat it answers) affects, roll for
+        them, and record the results; choices between several roarers are left in
+        `choice` (RULES 3(b)13-16, 25-27)."""
         pos = self.pos
-        affected: dict[int, list[tuple[int, int]]] = {}  # seat -> [(roarer, answers)]
-        for y in range(self.n):
-            if pos[y] == OFF or self.runs[y]:
+        affected: dict[int, list[tuple[int, int | None]]] = {}  # seat -> [(roarer, answers)]
+        for y in range(self.players):
+            if pos[y] == OFF or self.runs[y] is not None:
                 continue
             pointed = [(r, a) for r, d, a in wave if r != y and NEXT[pos[r]][d] == pos[y]]
             if pointed:
@@ -1471,21 +1842,21 @@ class _Work:
             near = [(r, a) for r, d, a in wave if r != y and pos[r] in NEXT[pos[y]]]
             if near:
                 check = self.die()
-                self.emit("check", y, check)
+                self.events.append(Checked(y, check))
                 if check == 0:
                     affected[y] = near
         for y in sorted(affected):
             roll = self.die()
-            self.emit("roll", y, roll)
+            self.events.append(Rolled(y, roll))
             sources = affected[y]
             if roll == 1:
                 sources = [(r, a) for r, a in sources if a != y]
             if roll == 0 or not sources:
-                self.emit("shiver", y)
+                self.events.append(Shivered(y))
                 continue
             if len(sources) > 1:
-                mask = sum(1 << NEXT[pos[y]].index(pos[r]) for r, _ in sources)
-                self.choice[y] = roll * 16 + mask
+                toward = sorted(NEXT[pos[y]].index(pos[r]) for r, _ in sources)
+                self.choice[y] = FleeChoice(roll, tuple(toward))
                 continue
             self.resolve_roll(y, roll, NEXT[pos[y]].index(pos[sources[0][0]]))
 
@@ -1493,39 +1864,41 @@ class _Work:
         """`seat` rolled `roll` against the roarer lying in direction `toward`."""
         if roll == 1:
             roarer = _occupant(self.pos, NEXT[self.pos[seat]][toward])
-            self.roars.append((seat, toward, roarer))
+            assert roarer is not None  # a roarer stands next to `seat` in that direction
+            self.roars.append(RoarBack(seat, toward, roarer))
         else:
             away = OPPOSITE[toward]
-            self.runs[seat] = away * 8 + roll
-            self.emit("flee", seat, away, roll)
+            self.runs[seat] = Run(away, roll)
+            self.events.append(Fled(seat, away, roll))
 
     def answer_flee(self, seat: int, toward: int) -> None:
-        roll = self.choice[seat] >> 4
-        self.choice[seat] = 0
-        self.resolve_roll(seat, roll, toward)
-        if not any(self.choice):
+        choice = self.choice[seat]
+        assert choice is not None  # `play` checked that `seat` is to choose
+        self.choice[seat] = None
+        self.resolve_roll(seat, choice.roll, toward)
+        if not self.waiting_to_flee():
             self.after_wave()
 
     def after_wave(self) -> None:
         """Roll the next waves of roar-backs, then move the yeti that run away."""
-        self.stage = "roar"
+        self.stage = Stage.ROAR
         while self.roars:
             wave = sorted(self.roars)
             self.roars = []
             for seat, d, answered in wave:
-                self.emit("back", seat, self.pos[seat], d, answered)
+                self.events.append(RoaredBack(seat, self.pos[seat], d, answered))
             self.roll_wave(wave)
-            if any(self.choice):
-                self.stage = "flee"
+            if self.waiting_to_flee():
+                self.stage = Stage.FLEE
                 return
-        if any(self.runs):
-            if self.settle("run"):
+        if any(run is not None for run in self.runs):
+            if self.settle(Conflict.RUN):
                 return
-            self.runs = [0] * self.n
+            self.runs = [None] * self.players
         self.act()
 
     def act(self) -> None:
-        if self.settle("act"):
+        if self.settle(Conflict.ACT):
             return
         self.next_step()
 
@@ -1536,42 +1909,43 @@ class _Work:
         else:
             self.end_round()
 
-    def settle(self, kind: str) -> bool:
-        """Carry out the movements of a conflict kind; True when a roll-off winner must
-        now pick among distinct outcomes (RULES 3(b)17, 32)."""
-        moves, throws = _actors(self.pos, self.runs, self.plans, self.step, kind)
+    def settle(self, conflict: Conflict) -> bool:
+        """Carry out the movements of a conflict; True when a roll-off winner must now pick
+        among distinct outcomes (RULES 3(b)17, 32)."""
+        moves, throws = _actors(self.pos, self.runs, self.plans, self.step, conflict)
         if not moves and not throws:
             return False
         found = _distinct_outcomes(self.pos, self.damage, moves, throws)
         if len(found) == 1:
-            _run_order(self.pos, self.damage, moves, throws, found[0][2], self.events)
+            _run_order(self.pos, self.damage, moves, throws, found[0].order, self.events)
             return False
-        rollers = list(range(self.n))
+        rollers = list(range(self.players))
         while True:
-            dice = [-1] * self.n
+            dice: list[int | None] = [None] * self.players
             for seat in rollers:
                 dice[seat] = self.die()
-            self.emit("dice", *dice)
-            best = max(dice)
+            self.events.append(RolledOff(tuple(dice)))
+            best = max(die for die in dice if die is not None)
             rollers = [s for s in rollers if dice[s] == best]
             if len(rollers) == 1:
                 break
-        self.stage = "pick"
-        self.conflict = kind
+        self.stage = Stage.PICK
+        self.conflict = conflict
         self.picker = rollers[0]
         return True
 
-    def apply_pick(self, number: int) -> None:
-        kind = self.conflict
-        moves, throws = _actors(self.pos, self.runs, self.plans, self.step, kind)
-        found = _distinct_outcomes(self.pos, self.damage, moves, throws)
-        self.emit("pick", self.picker, number)
-        _run_order(self.pos, self.damage, moves, throws, found[number - 1][2], self.events)
-        self.stage = "roar"
-        self.conflict = ""
-        self.picker = -1
-        if kind == "run":
-            self.runs = [0] * self.n
+    def apply_pick(self, number: int, order: Sequence[int]) -> None:
+        """Carry out outcome `number` of the pending conflict: its actors in `order`."""
+        conflict, picker = self.conflict, self.picker
+        assert conflict is not None and picker is not None  # the stage is pick
+        moves, throws = _actors(self.pos, self.runs, self.plans, self.step, conflict)
+        self.events.append(Picked(picker, number))
+        _run_order(self.pos, self.damage, moves, throws, order, self.events)
+        self.stage = Stage.ROAR
+        self.conflict = None
+        self.picker = None
+        if conflict is Conflict.RUN:
+            self.runs = [None] * self.players
             self.act()
         else:
             self.next_step()
@@ -1579,8 +1953,8 @@ class _Work:
     # --- end of the round -----------------------------------------------------------------
     def end_round(self) -> None:
         """Damage, then heal-or-aside choices and forced returns (RULES 3(b)18-21, 30)."""
-        self.stage = "end"
-        for seat in range(self.n):
+        self.stage = Stage.END
+        for seat in range(self.players):
             avail = coin_count(ALL_COINS & ~self.aside[seat])
             need = self.damage[seat]
             if self.pos[seat] == OFF:
@@ -1588,30 +1962,30 @@ class _Work:
                 if need >= avail:
                     self.chosen[seat] = ALL_COINS & ~self.aside[seat]
                 elif need:
-                    self.endq[seat] = END_ASIDE_ASK
+                    self.endq[seat] = EndChoice.ASIDE_ASK
             elif need >= avail:
-                self.endq[seat] = END_HEALS  # the last coin is lost: home to heal
+                self.endq[seat] = EndChoice.HEALS  # the last coin is lost: home to heal
             elif self.aside[seat] or need:
-                self.endq[seat] = END_HEAL_ASK
+                self.endq[seat] = EndChoice.HEAL_ASK
         self.after_end_choice()
 
     def after_end_choice(self) -> None:
-        if any(q in (END_HEAL_ASK, END_ASIDE_ASK) for q in self.endq):
-            self.stage = "end"
+        if any(q in _ASKING for q in self.endq):
+            self.stage = Stage.END
             return
         self.finish_round()
 
     def finish_round(self) -> None:
         returning = []
-        for seat in range(self.n):
-            if self.endq[seat] == END_HEALS:
+        for seat in range(self.players):
+            if self.endq[seat] is EndChoice.HEALS:
                 self.aside[seat] = 0
-                self.emit("heal", seat)
+                self.events.append(Healed(seat))
                 returning.append(seat)
             else:
                 if self.chosen[seat]:
                     self.aside[seat] |= self.chosen[seat]
-                    self.emit("aside", seat, self.chosen[seat])
+                    self.events.append(SetAside(seat, self.chosen[seat]))
                 if self.pos[seat] == OFF:
                     returning.append(seat)
         origin = {seat: self.pos[seat] for seat in returning}
@@ -1621,36 +1995,35 @@ class _Work:
         for seat in returning:
             home = HOMES[seat]
             occupant = _occupant(self.pos, home)
-            if occupant >= 0:
+            if occupant is not None:
                 spot = _nearest_empty(home, self.pos, reserved)
                 self.pos[occupant] = spot
-                self.emit("bump", occupant, home, spot)
+                self.events.append(Bumped(occupant, home, spot))
             self.pos[seat] = home
-            self.emit("home", seat, origin[seat], home)
-        self.endq = [END_NONE] * self.n
-        self.chosen = [0] * self.n
-        on_peak = [s for s in range(self.n) if self.pos[s] in PEAK]
-        if self.peak >= 0 and on_peak == [self.peak]:
-            self.result = self.peak
-            self.stage = "over"
-            self.emit("win", self.peak)
+            self.events.append(WentHome(seat, origin[seat], home))
+        self.endq = [EndChoice.NONE] * self.players
+        self.chosen = [0] * self.players
+        on_peak = [s for s in range(self.players) if self.pos[s] in PEAK]
+        if self.peak is not None and on_peak == [self.peak]:
+            self.winner = self.peak
+            self.stage = Stage.OVER
+            self.events.append(Won(self.peak))
             return
-        if self.s.cap and self.round >= self.s.cap:
-            self.result = -2
-            self.stage = "over"
-            self.emit("draw")
+        if self.cap and self.round >= self.cap:
+            self.stage = Stage.OVER
+            self.events.append(Drawn())
             return
         self.round += 1
         self.start_round()
 
     def start_round(self) -> None:
-        self.emit("round", self.round)
-        self.stage = "plan"
+        self.events.append(RoundStarted(self.round))
+        self.stage = Stage.PLAN
         self.step = 0
-        self.damage = [0] * self.n
-        on_peak = [s for s in range(self.n) if self.pos[s] in PEAK]
-        self.peak = on_peak[0] if len(on_peak) == 1 else -1
-        self.plans = [None if ALL_COINS & ~self.aside[s] else () for s in range(self.n)]
+        self.damage = [0] * self.players
+        on_peak = [s for s in range(self.players) if self.pos[s] in PEAK]
+        self.peak = on_peak[0] if len(on_peak) == 1 else None
+        self.plans = [None if ALL_COINS & ~self.aside[s] else () for s in range(self.players)]
         if all(p is not None for p in self.plans):
             self.reveal()
             self.start_step()
@@ -1704,9 +2077,8 @@ _REQUIRED = (
     "n", "cap", "round", "stage", "step", "pos", "aside", "dmg", "peak", "plans", "result",
     "rng",
 )  # fmt: skip
-#: Largest round cap and round the notation accepts (the standard cap is 30).
+#: Largest round cap the notation accepts (the standard cap is 30).
 MAX_CAP = 999
-MAX_ROUND = EVENT_NUMBERS["round"][1]
 #: Most damage one yeti may show: far more than a round can deal.
 MAX_DAMAGE = 99
 RNG_MAX = (1 << 64) - 1
@@ -1716,7 +2088,7 @@ def parse_state(text: str) -> EverestState:
     words = text.split()
     if not words or words[0] != "everest":
         raise _bad(t("it starts with the word everest."))
-    fields: dict[str, str] = {}
+    given: dict[str, str] = {}
     for word in words[1:]:
         key, sep, value = word.partition("=")
         if not sep or key not in _KEYS:
@@ -1727,16 +2099,16 @@ def parse_state(text: str) -> EverestState:
                     keys=", ".join(_KEYS),
                 )
             )
-        if key in fields:
+        if key in given:
             raise _bad(t("{key}= is given twice.", key=key))
-        fields[key] = value
-    missing = [key for key in _REQUIRED if key not in fields]
+        given[key] = value
+    missing = [key for key in _REQUIRED if key not in given]
     if missing:
         raise _bad(t("missing {keys}.", keys=", ".join(f"{key}=" for key in missing)))
-    n = _number("n (players)", fields["n"], 2, 4)
+    n = _number("n (players)", given["n"], 2, 4)
 
     def seats(key: str) -> list[str]:
-        raw = fields.get(key, ",".join("-" * n))
+        raw = given.get(key, ",".join("-" * n))
         items = raw.split(",")
         if len(items) != n:
             raise _bad(
@@ -1749,24 +2121,28 @@ def parse_state(text: str) -> EverestState:
             )
         return items
 
-    cap = _number("cap", fields["cap"], 0, MAX_CAP)
-    round_ = _number("round", fields["round"], 1, cap or MAX_ROUND)
-    stage = fields["stage"]
-    if stage not in STAGES:
+    cap = _number("cap", given["cap"], 0, MAX_CAP)
+    round_ = _number("round", given["round"], 1, cap or MAX_ROUND)
+    stage_text = given["stage"]
+    if stage_text not in POSITION_STAGES:
         raise _bad(
-            t("stage={stage}: expected one of {stages}.", stage=stage, stages=", ".join(STAGES))
+            t(
+                "stage={stage}: expected one of {stages}.",
+                stage=stage_text,
+                stages=", ".join(POSITION_STAGES),
+            )
         )
-    step = _number("step", fields["step"], 1, 3)
+    step = _number("step", given["step"], 1, 3)
     pos = tuple(_square("pos", x) for x in seats("pos"))
     on_board = [p for p in pos if p != OFF]
     if len(set(on_board)) != len(on_board):
         raise _bad(t("pos: two yeti stand on one square."))
-    runs = []
+    runs: list[Run | None] = []
     for item in seats("runs"):
         if item == "-":
-            runs.append(0)
+            runs.append(None)
         elif re.fullmatch(r"[NESW][2-5]", item):
-            runs.append(DIRS.index(item[0]) * 8 + int(item[1]))
+            runs.append(Run(DIRS.index(item[0]), int(item[1])))
         else:
             raise _bad(
                 t(
@@ -1774,13 +2150,13 @@ def parse_state(text: str) -> EverestState:
                     item=item,
                 )
             )
-    choice = []
+    choice: list[FleeChoice | None] = []
     for item in seats("choice"):
         if item == "-":
-            choice.append(0)
+            choice.append(None)
         elif re.fullmatch(r"[A2-5][NESW]+", item):
             roll = 1 if item[0] == "A" else int(item[0])
-            choice.append(roll * 16 + sum(1 << DIRS.index(c) for c in set(item[1:])))
+            choice.append(FleeChoice(roll, tuple(d for d in range(4) if DIRS[d] in item[1:])))
         else:
             raise _bad(
                 t(
@@ -1790,7 +2166,7 @@ def parse_state(text: str) -> EverestState:
                 )
             )
     roars = []
-    for item in fields["roars"].split(",") if "roars" in fields else []:
+    for item in given["roars"].split(",") if "roars" in given else []:
         match = re.fullmatch(r"([0-9])([NESW])([0-9])", item)
         if not match:
             raise _bad(
@@ -1800,47 +2176,45 @@ def parse_state(text: str) -> EverestState:
                 )
             )
         roars.append(
-            (
+            RoarBack(
                 _seat("roars", match.group(1), n),
                 DIRS.index(match.group(2)),
                 _seat("roars", match.group(3), n),
             )
         )
-    conflict, picker = "", -1
-    if "pick" in fields:
-        match = re.fullmatch(r"(run|act):([0-9])", fields["pick"])
+    conflict: Conflict | None = None
+    picker: int | None = None
+    if "pick" in given:
+        match = re.fullmatch(r"(run|act):([0-9])", given["pick"])
         if not match:
             raise _bad(
-                t("pick={value}: expected run:N or act:N (N the seat).", value=fields["pick"])
+                t("pick={value}: expected run:N or act:N (N the seat).", value=given["pick"])
             )
-        conflict, picker = match.group(1), _seat("pick", match.group(2), n)
+        conflict, picker = Conflict(match.group(1)), _seat("pick", match.group(2), n)
     endq = []
     for item in seats("end"):
         if len(item) != 1 or item not in _END_CHARS:
             raise _bad(t("end: {item!r} is not one of - h a H.", item=item))
-        endq.append(_END_CHARS.index(item))
-    result_text = fields["result"]
-    if result_text == "-":
-        result = -1
-    elif result_text == "draw":
-        result = -2
-    elif result_text.startswith("w"):
-        result = _seat("result", result_text[1:], n)
-    else:
+        endq.append(EndChoice(_END_CHARS.index(item)))
+    result_text = given["result"]
+    winner: int | None = None
+    if result_text.startswith("w"):
+        winner = _seat("result", result_text[1:], n)
+    elif result_text not in ("-", "draw"):
         raise _bad(t("result={value}: expected -, draw or w and a seat.", value=result_text))
-    seed, sep, counter = fields["rng"].partition(":")
+    seed, sep, counter = given["rng"].partition(":")
     if not sep:
-        raise _bad(t("rng={value}: expected seed:counter.", value=fields["rng"]))
+        raise _bad(t("rng={value}: expected seed:counter.", value=given["rng"]))
     state = EverestState(
         players=n,
         cap=cap,
         round=round_,
-        stage=stage,
+        stage=Stage(stage_text),
         step=step - 1,
         pos=pos,
         aside=tuple(_coins("aside", x) for x in seats("aside")),
         damage=tuple(_number("dmg", x, 0, MAX_DAMAGE) for x in seats("dmg")),
-        peak=-1 if fields["peak"] == "-" else _seat("peak", fields["peak"], n),
+        peak=None if given["peak"] == "-" else _seat("peak", given["peak"], n),
         plans=tuple(_plan_from_field(x) for x in seats("plans")),
         runs=tuple(runs),
         roars=tuple(roars),
@@ -1849,60 +2223,61 @@ def parse_state(text: str) -> EverestState:
         picker=picker,
         endq=tuple(endq),
         chosen=tuple(_coins("chosen", x) for x in seats("chosen")),
-        result=result,
-        events=tuple(_parse_event(e, n) for e in fields["ev"].split(",")) if "ev" in fields else (),
+        winner=winner,
+        events=tuple(_parse_event(e, n) for e in given["ev"].split(",")) if "ev" in given else (),
         rng=Rng(_number("rng seed", seed, 0, RNG_MAX), _number("rng counter", counter, 0, RNG_MAX)),
     )
-    _check_consistent(state)
+    _check_consistent(state, decided=result_text != "-")
     return state
 
 
-def _check_consistent(s: EverestState) -> None:
+def _check_consistent(s: EverestState, decided: bool) -> None:
     """The fields agree with the stage: every seat that must act can, and nothing waits
-    that the stage never reads."""
+    that the stage never reads. `decided`: the notation gave a result (a winner or a
+    draw)."""
     seats, stage = range(s.players), s.stage
-    if (stage == "plan" and s.step != 0) or (stage in ("end", "over") and s.step != 2):
+    if (stage is Stage.PLAN and s.step != 0) or (stage in (Stage.END, Stage.OVER) and s.step != 2):
         raise _bad(t("step: while planning it is 1; at the end of a round and after it, 3."))
-    if stage == "plan":
+    if stage is Stage.PLAN:
         if all(p is not None for p in s.plans):
             raise _bad(t("plans: while planning, some yeti has yet to plan (-)."))
     elif any(p is None or p == HIDDEN for p in s.plans):
         raise _bad(t("plans: once the plans are revealed every yeti has one (no - or ?)."))
-    if any(s.runs) and stage not in ("flee", "pick"):
+    running = [y for y in seats if s.runs[y] is not None]
+    if running and stage not in (Stage.FLEE, Stage.PICK):
         raise _bad(t("runs: yeti only run away while roars or a conflict are settled."))
-    if any(s.runs[y] and s.pos[y] == OFF for y in seats):
+    if any(s.pos[y] == OFF for y in running):
         raise _bad(t("runs: a yeti off the board cannot run away."))
-    if s.roars and stage != "flee":
+    if s.roars and stage is not Stage.FLEE:
         raise _bad(t("roars: roar-backs only wait while roarers are chosen (stage=flee)."))
-    if any(s.pos[y] == OFF or s.pos[a] == OFF or y == a for y, _, a in s.roars):
+    if any(s.pos[r.seat] == OFF or s.pos[r.answers] == OFF or r.seat == r.answers for r in s.roars):
         raise _bad(t("roars: both yeti stand on the board and they are different yeti."))
-    if (stage == "flee") != any(s.choice):
+    if (stage is Stage.FLEE) != any(choice is not None for choice in s.choice):
         raise _bad(t("choice: stage=flee goes exactly with a yeti choosing a roarer."))
     for y in seats:
-        mask = s.choice[y] & 15
-        if mask and (s.pos[y] == OFF or any(
-            mask >> d & 1 and _occupant(s.pos, NEXT[s.pos[y]][d]) < 0 for d in range(4)
+        choice = s.choice[y]
+        if choice is not None and (s.pos[y] == OFF or any(
+            _occupant(s.pos, NEXT[s.pos[y]][d]) is None for d in choice.toward
         )):  # fmt: skip
             raise _bad(t("choice: each direction in it points at a yeti next to the one choosing."))
-    if (stage == "pick") != bool(s.conflict):
+    if (stage is Stage.PICK) != (s.conflict is not None):
         raise _bad(t("pick: stage=pick goes exactly with pick=run:N or pick=act:N."))
-    asking = [q in (END_HEAL_ASK, END_ASIDE_ASK) for q in s.endq]
-    if stage == "end" and not any(asking):
+    if stage is Stage.END and not any(q in _ASKING for q in s.endq):
         raise _bad(t("end: at the end of a round some yeti still chooses (h or a)."))
-    if stage != "end" and (any(s.endq) or any(s.chosen)):
+    if stage is not Stage.END and (any(s.endq) or any(s.chosen)):
         raise _bad(t("end and chosen are only used at the end of a round."))
     for y in seats:
         avail = s.available(y)
         coins, need = coin_count(avail), s.damage[y]
         if s.chosen[y] & ~avail:
             raise _bad(t("chosen: only coins that are not set aside can be chosen."))
-        if s.endq[y] == END_ASIDE_ASK and not 0 < need < coins:
+        if s.endq[y] is EndChoice.ASIDE_ASK and not 0 < need < coins:
             raise _bad(t("end: a sets coins aside, so the yeti took damage and has more coins."))
-        if s.endq[y] == END_HEAL_ASK and (s.pos[y] == OFF or need >= coins):
+        if s.endq[y] is EndChoice.HEAL_ASK and (s.pos[y] == OFF or need >= coins):
             raise _bad(t("end: h (heal or stay) is for a yeti on the board that keeps a coin."))
-    if (stage == "over") != (s.result != -1):
+    if (stage is Stage.OVER) != decided:
         raise _bad(t("result: a game is over (stage=over) exactly when it has a result."))
-    if s.result == -2 and (not s.cap or s.round != s.cap):
+    if decided and s.winner is None and (not s.cap or s.round != s.cap):
         raise _bad(t("result: a draw only comes in the last round of a capped game."))
 
 
@@ -1919,89 +2294,245 @@ def describe_events(events: Sequence[Event], names: Sequence[str] = ()) -> list[
 
     lines: list[Text] = []
     for event in events:
-        kind, a = event.kind, event.args
-        if kind == "round":
-            lines.append(t("Round {n}: plan your coins.", n=a[0]))
-        elif kind == "reveal":
-            lines.append(t("Plans revealed."))
-        elif kind == "step":
-            lines.append(t("Step {n}:", n=a[0]))
-        elif kind == "roar":
-            lines.append(t("{who} roars {d}.", who=who(a[0]), d=DIR_NAMES[a[2]]))
-        elif kind == "back":
-            lines.append(t("{who} roars back at {other}.", who=who(a[0]), other=who(a[3])))
-        elif kind == "check":
-            lines.append(
-                t(
-                    "{who} checks the roar: {face}.",
-                    who=who(a[0]),
-                    face="null, affected" if a[1] == 0 else f"{_face(a[1])}, not affected",
+        match event:
+            case RoundStarted():
+                lines.append(t("Round {n}: plan your coins.", n=event.number))
+            case PlansRevealed():
+                lines.append(t("Plans revealed."))
+            case StepStarted():
+                lines.append(t("Step {n}:", n=event.number))
+            case Roared():
+                lines.append(
+                    t("{who} roars {d}.", who=who(event.seat), d=DIR_NAMES[event.direction])
                 )
-            )
-        elif kind == "roll":
-            lines.append(t("{who} rolls {face}.", who=who(a[0]), face=_face(a[1])))
-        elif kind == "shiver":
-            lines.append(t("{who} shivers.", who=who(a[0])))
-        elif kind == "flee":
-            lines.append(t("{who} runs {d} with {n} MP.", who=who(a[0]), d=DIR_NAMES[a[1]], n=a[2]))
-        elif kind == "move":
-            if a[1] == a[2]:
+            case RoaredBack():
                 lines.append(
-                    t("{who} cannot move {d} from {sq}.", who=who(a[0]), d=DIR_NAMES[a[3]],
-                      sq=square_name(a[1]))
-                )  # fmt: skip
-            else:
+                    t(
+                        "{who} roars back at {other}.",
+                        who=who(event.seat),
+                        other=who(event.answered),
+                    )
+                )
+            case Checked():
+                face = "null, affected" if event.face == 0 else f"{_face(event.face)}, not affected"
+                lines.append(t("{who} checks the roar: {face}.", who=who(event.seat), face=face))
+            case Rolled():
+                lines.append(t("{who} rolls {face}.", who=who(event.seat), face=_face(event.face)))
+            case Shivered():
+                lines.append(t("{who} shivers.", who=who(event.seat)))
+            case Fled():
                 lines.append(
-                    t("{who} moves {frm}→{to}.", who=who(a[0]), frm=square_name(a[1]),
-                      to=square_name(a[2]))
+                    t("{who} runs {d} with {n} MP.", who=who(event.seat),
+                      d=DIR_NAMES[event.direction], n=event.points)
                 )  # fmt: skip
-        elif kind == "push":
-            lines.append(
-                t("{who} is pushed {frm}→{to}.", who=who(a[0]), frm=square_name(a[1]),
-                  to=square_name(a[2]))
-            )  # fmt: skip
-        elif kind == "fall":
-            lines.append(
-                t("{who} falls down a cliff to {sq} (1 damage).", who=who(a[0]),
-                  sq=square_name(a[1]))
-            )  # fmt: skip
-        elif kind == "off":
-            lines.append(
-                t("{who} goes off the board from {sq}!", who=who(a[0]), sq=square_name(a[1]))
-            )
-        elif kind == "snow":
-            end = ("hits", "splats at", "flies off past")[a[4]]
-            lines.append(
-                t("{who} throws a snowball {d} from {frm}: it {end} {sq}.", who=who(a[0]),
-                  d=DIR_NAMES[a[3]], frm=square_name(a[1]), end=end, sq=square_name(a[2]))
-            )  # fmt: skip
-        elif kind == "hit":
-            lines.append(t("{who} is hit (1 damage).", who=who(a[0])))
-        elif kind == "dice":
-            rolled = ", ".join(f"{who(s)} {_face(v)}" for s, v in enumerate(a) if v >= 0)
-            lines.append(t("Conflict! Roll-off: {rolled}.", rolled=rolled))
-        elif kind == "pick":
-            lines.append(t("{who} picks outcome {n}.", who=who(a[0]), n=a[1]))
-        elif kind == "aside":
-            lines.append(t("{who} sets aside {coins}.", who=who(a[0]), coins=coins_text(a[1], " ")))
-        elif kind == "heal":
-            lines.append(t("{who} heals: every coin back.", who=who(a[0])))
-        elif kind == "home":
-            lines.append(t("{who} returns home to {sq}.", who=who(a[0]), sq=square_name(a[2])))
-        elif kind == "bump":
-            lines.append(
-                t("{who} is bumped {frm}→{to}.", who=who(a[0]), frm=square_name(a[1]),
-                  to=square_name(a[2]))
-            )  # fmt: skip
-        elif kind == "win":
-            lines.append(t("{who} is King of the Hill and wins!", who=who(a[0])))
-        elif kind == "draw":
-            lines.append(t("The round cap is reached: a draw."))
+            case Moved() if event.start == event.end:
+                lines.append(
+                    t("{who} cannot move {d} from {sq}.", who=who(event.seat),
+                      d=DIR_NAMES[event.direction], sq=square_name(event.start))
+                )  # fmt: skip
+            case Moved():
+                lines.append(
+                    t("{who} moves {frm}→{to}.", who=who(event.seat),
+                      frm=square_name(event.start), to=square_name(event.end))
+                )  # fmt: skip
+            case Pushed():
+                lines.append(
+                    t("{who} is pushed {frm}→{to}.", who=who(event.seat),
+                      frm=square_name(event.start), to=square_name(event.end))
+                )  # fmt: skip
+            case Fell():
+                lines.append(
+                    t("{who} falls down a cliff to {sq} (1 damage).", who=who(event.seat),
+                      sq=square_name(event.square))
+                )  # fmt: skip
+            case WentOff():
+                lines.append(
+                    t("{who} goes off the board from {sq}!", who=who(event.seat),
+                      sq=square_name(event.square))
+                )  # fmt: skip
+            case Threw():
+                end = _FLIGHT_WORDS[event.flight]
+                lines.append(
+                    t("{who} throws a snowball {d} from {frm}: it {end} {sq}.",
+                      who=who(event.seat), d=DIR_NAMES[event.direction],
+                      frm=square_name(event.start), end=end, sq=square_name(event.end))
+                )  # fmt: skip
+            case Hit():
+                lines.append(t("{who} is hit (1 damage).", who=who(event.seat)))
+            case RolledOff():
+                rolled = ", ".join(
+                    f"{who(s)} {_face(die)}" for s, die in enumerate(event.dice) if die is not None
+                )
+                lines.append(t("Conflict! Roll-off: {rolled}.", rolled=rolled))
+            case Picked():
+                lines.append(t("{who} picks outcome {n}.", who=who(event.seat), n=event.number))
+            case SetAside():
+                lines.append(
+                    t("{who} sets aside {coins}.", who=who(event.seat),
+                      coins=coins_text(event.coins, " "))
+                )  # fmt: skip
+            case Healed():
+                lines.append(t("{who} heals: every coin back.", who=who(event.seat)))
+            case WentHome():
+                lines.append(
+                    t(
+                        "{who} returns home to {sq}.",
+                        who=who(event.seat),
+                        sq=square_name(event.home),
+                    )
+                )
+            case Bumped():
+                lines.append(
+                    t("{who} is bumped {frm}→{to}.", who=who(event.seat),
+                      frm=square_name(event.start), to=square_name(event.end))
+                )  # fmt: skip
+            case Won():
+                lines.append(t("{who} is King of the Hill and wins!", who=who(event.seat)))
+            case Drawn():
+                lines.append(t("The round cap is reached: a draw."))
     return lines
+
+
+#: How the log tells where a snowball ended, before the square's name.
+_FLIGHT_WORDS = {Flight.HIT: "hits", Flight.SPLAT: "splats at", Flight.LOST: "flies off past"}
 
 
 def _face(value: int) -> str:
     return {0: "null", 1: "ace"}.get(value, str(value))
+
+
+# --- what the computer player knows -----------------------------------------------------
+
+
+def _walk(square: int, direction: int, points: int) -> tuple[int, int]:
+    """Where a lone yeti moving `points` toward `direction` stops, and how often it
+    falls on the way (RULES 3(a) without other yeti: enough to rank plans)."""
+    here, falls = square, 0
+    while points > 0:
+        ahead = NEXT[here][direction]
+        if ahead == OFF:
+            return OFF, falls
+        rise = HEIGHTS[ahead] - HEIGHTS[here]
+        cost = 2 if rise == 1 else 1
+        if rise >= 2 or points < cost:
+            break
+        points -= cost
+        here = ahead
+        falls += rise <= -2
+    return here, falls
+
+
+#: WALKS[square][direction][points], for squares on the board and 1-5 points.
+WALKS: dict[int, tuple[tuple[tuple[int, int], ...], ...]] = {
+    sq: tuple(tuple(_walk(sq, d, mp) for mp in range(6)) for d in range(4)) for sq in SQUARES
+}
+
+
+def _spot_value(square: int, falls: int) -> float:
+    """How good a lone yeti's end square is: high ground, the peak most, no falls."""
+    if square == OFF:
+        return -1.0 - falls
+    return HEIGHTS[square] + (1.0 if square in PEAK else 0.0) - falls
+
+
+#: A plan's moves in order, each (coin, direction).
+Climb = tuple[tuple[int, int], ...]
+
+
+@lru_cache(maxsize=4096)
+def _climbs(square: int, coins: int) -> tuple[tuple[float, Climb], ...]:
+    """Every sequence of (coin, direction) moves a plan can make from `square` with
+    `coins`, valued by where a lone yeti ends, best first (the other slots of the plan
+    will roar or throw)."""
+    slots = min(3, coin_count(coins))
+    movers = [c for c in range(1, 6) if coins >> c & 1]
+    found: list[tuple[float, Climb]] = []
+
+    def extend(here: int, climb: Climb, used: int, falls: int) -> None:
+        if coin_count(coins & ~used) >= slots - len(climb):
+            found.append((_spot_value(here, falls), climb))
+        if len(climb) == slots or here == OFF:
+            return
+        for coin in movers:
+            if not used >> coin & 1:
+                for d in range(4):
+                    end, fell = WALKS[here][d][coin]
+                    extend(end, (*climb, (coin, d)), used | 1 << coin, falls + fell)
+
+    extend(square, (), 0, 0)
+    found.sort(key=lambda item: -item[0])
+    return tuple(found)
+
+
+def _plausible_plan(state: EverestState, seat: int, rng: Rng) -> tuple[Plan, Rng]:
+    """A plausible plan: mostly one that climbs (or holds the peak) as well as a lone
+    yeti could, with its free slots roaring or throwing in random directions; sometimes
+    a climb a little worse, sometimes any plan at all."""
+    coins = state.available(seat)
+    plans = _plan_space(coins)
+    where = state.pos[seat]
+    roll, rng = rng.below(20)
+    if where == OFF or roll < 3:
+        index, rng = rng.below(len(plans))
+        return plans[index], rng
+    climbs = _climbs(where, coins)
+    slack = 1.0 if roll < 14 else 2.5
+    best = climbs[0][0]
+    count = next((i for i, (v, _) in enumerate(climbs) if v < best - slack), len(climbs))
+    index, rng = rng.below(count)
+    climb = climbs[index][1]
+    slots = min(3, coin_count(coins))
+    # Which slots move (in the climb's order); the others roar once or throw.
+    moving: list[int] = []
+    for i in range(slots):
+        left, need = slots - i, len(climb) - len(moving)
+        pick, rng = rng.below(left)
+        if pick < need:
+            moving.append(i)
+    plan: list[tuple[int, int]] = []
+    steps = iter(climb)
+    roar_free = bool(coins & 1) and all(c != 0 for c, _ in climb)
+    for i in range(slots):
+        if i in moving:
+            plan.append(next(steps))
+            continue
+        kind, rng = rng.below(3)
+        d, rng = rng.below(4)
+        if kind == 0 and roar_free:
+            plan.append((0, d))
+            roar_free = False
+        else:
+            plan.append((SNOWBALL_KIND, d))
+    actions = canonical_actions(plan, coins)
+    if actions is None:
+        index, rng = rng.below(len(plans))
+        return plans[index], rng
+    return Plan(actions), rng
+
+
+def _plausible_move(state: GameState[Any], seat: int, rng: Rng) -> tuple[Hashable, Rng]:
+    """A plausible plan while planning; any legal choice otherwise."""
+    assert isinstance(state, EverestState)
+    if state.stage is Stage.PLAN:
+        return _plausible_plan(state, seat, rng)
+    moves = state.legal_moves(seat)
+    index, rng = rng.below(len(moves))
+    return moves[index], rng
+
+
+def _determinize(view: GameState[Any], seat: int, rng: Rng) -> tuple[GameState[Any], Rng]:
+    """Plausible secret plans for the seats that have planned, and fresh dice."""
+    assert isinstance(view, EverestState)
+    plans = view.plans
+    if view.stage is Stage.PLAN and HIDDEN in plans:
+        filled = list(plans)
+        for other, plan in enumerate(plans):
+            if plan == HIDDEN:
+                guess, rng = _plausible_plan(view, other, rng)
+                filled[other] = guess.actions
+        plans = tuple(filled)
+    seed, rng = rng.next64()
+    return replace(view, plans=plans, rng=Rng(seed)), rng
 
 
 # --- the game ---------------------------------------------------------------------------
@@ -2020,6 +2551,9 @@ class EverestGame(Game[Move]):
     draw_seats: ClassVar[bool] = False
     #: Plans and choices wait at most 12 hours; then the 3(c) defaults are played.
     decision_seconds: ClassVar[int | None] = 12 * 3600
+    #: Plans are made at once and in secret (RULES 3(b)); a yeti wins, it scores nothing.
+    secret_decisions: ClassVar[bool] = True
+    has_scores: ClassVar[bool] = False
 
     def new_state(self, seed: int, num_players: int, variant: str | None) -> EverestState:
         self.check_setup(num_players, variant)
@@ -2028,21 +2562,21 @@ class EverestGame(Game[Move]):
                 players=num_players,
                 cap=0 if variant == "no-cap" else DEFAULT_CAP,
                 round=1,
-                stage="plan",
+                stage=Stage.PLAN,
                 step=0,
                 pos=HOMES[:num_players],
                 aside=(0,) * num_players,
                 damage=(0,) * num_players,
-                peak=-1,
+                peak=None,
                 plans=(None,) * num_players,
-                runs=(0,) * num_players,
+                runs=(None,) * num_players,
                 roars=(),
-                choice=(0,) * num_players,
-                conflict="",
-                picker=-1,
-                endq=(END_NONE,) * num_players,
+                choice=(None,) * num_players,
+                conflict=None,
+                picker=None,
+                endq=(EndChoice.NONE,) * num_players,
                 chosen=(0,) * num_players,
-                result=-1,
+                winner=None,
                 events=(),
                 rng=Rng(seed),
             )
@@ -2052,6 +2586,18 @@ class EverestGame(Game[Move]):
 
     def from_text(self, text: str) -> EverestState:
         return parse_state(text)
+
+    def search_model(self, view: GameState[Any]) -> Model:
+        return Model(
+            determinize=_determinize,
+            playout=_plausible_move,
+            propose=_plausible_move,
+            playout_depth=2,
+            eval_scale=3.0,
+            widening=2.0,
+            # Every extra yeti makes resolving a round (its orders of play) much dearer.
+            effort=1 / (view.num_seats - 1),
+        )
 
 
 GAME = registry.register(EverestGame())

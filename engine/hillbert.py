@@ -37,7 +37,7 @@ from __future__ import annotations
 import threading
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
-from typing import ClassVar, Self
+from typing import Any, ClassVar, Self
 
 from engine import registry
 from engine.core import (
@@ -45,6 +45,7 @@ from engine.core import (
     GameState,
     IllegalMoveError,
     InvalidMoveError,
+    Model,
     MoveOptions,
     NotationError,
     Outcome,
@@ -755,6 +756,20 @@ def describe(report: TurnReport) -> Text:
     return t("{summary}.", summary="; ".join(parts))
 
 
+# --- what the computer player knows -----------------------------------------------------
+
+
+def _hidden_hill(view: GameState[Any], seat: int, rng: Rng) -> tuple[GameState[Any], Rng]:
+    """A sampled hill below the board: the view hides the seed that makes the rows."""
+    assert isinstance(view, HillbertState)
+    seed, rng = rng.next64()
+    return replace(view, rng=Rng(seed)), rng
+
+
+#: The rows below are sampled; a playout looks three turns ahead.
+SEARCH_MODEL = Model(determinize=_hidden_hill, playout_depth=3, eval_scale=10.0)
+
+
 # --- the game ---------------------------------------------------------------------------
 
 
@@ -928,6 +943,9 @@ class Hillbert(Game[Turn]):
     seat_names: ClassVar[tuple[str, ...]] = ("Hillbert",)
     blurb: ClassVar[str] = "Solo: roll Hillbert down an endless hill, eat, grow, score rows."
     draw_seats: ClassVar[bool] = False
+    solo: ClassVar[bool] = True
+    #: A practice run may ask the computer for a hint (never the scored daily run).
+    hints: ClassVar[bool] = True
 
     def new_state(self, seed: int, num_players: int, variant: str | None) -> HillbertState:
         self.check_setup(num_players, variant)
@@ -935,6 +953,9 @@ class Hillbert(Game[Turn]):
 
     def from_text(self, text: str) -> HillbertState:
         return parse_position(text)
+
+    def search_model(self, view: GameState[Any]) -> Model:
+        return SEARCH_MODEL
 
 
 GAME = registry.register(Hillbert())

@@ -31,7 +31,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field, replace
 from itertools import pairwise
-from typing import ClassVar
+from typing import Any, ClassVar
 
 from engine import registry
 from engine.core import (
@@ -39,6 +39,7 @@ from engine.core import (
     GameState,
     IllegalMoveError,
     InvalidMoveError,
+    Model,
     NotationError,
     Outcome,
     Variant,
@@ -576,6 +577,13 @@ def _parse_board(text: str) -> HokitoState:
     return HokitoState(tuple(board), COLOUR_LETTERS.index(side))
 
 
+# --- what the computer player knows -----------------------------------------------------
+
+#: The search scores the positions where its tree stops by `evaluate`, without random
+#: playouts.
+SEARCH_MODEL = Model(playout_depth=0, eval_scale=8.0)
+
+
 class Hokito(Game[HokitoMove]):
     id = "hokito"
     name = "Hokito"
@@ -599,6 +607,9 @@ class Hokito(Game[HokitoMove]):
 
     def from_text(self, text: str) -> HokitoState:
         return _parse_board(text)
+
+    def search_model(self, view: GameState[Any]) -> Model:
+        return SEARCH_MODEL
 
 
 GAME = registry.register(Hokito())

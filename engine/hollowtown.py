@@ -55,8 +55,8 @@ rows, supplies and tiles), and the 7 tiles in play must be on the board or the M
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
-from typing import ClassVar, Self
+from dataclasses import dataclass, replace
+from typing import Any, ClassVar, Self
 
 from engine import registry
 from engine.core import (
@@ -64,6 +64,7 @@ from engine.core import (
     GameState,
     IllegalMoveError,
     InvalidMoveError,
+    Model,
     NotationError,
     Outcome,
     Variant,
@@ -960,6 +961,23 @@ def _read_state(text: str) -> HollowtownState:
     )
 
 
+# --- what the computer player knows -------------------------------------------------------
+
+
+def _hidden_dice(view: GameState[Any], seat: int, rng: Rng) -> tuple[GameState[Any], Rng]:
+    """Sampled dice for the Harvest ties of the dice variant."""
+    assert isinstance(view, HollowtownState)
+    seed, rng = rng.next64()
+    return replace(view, rng=Rng(seed)), rng
+
+
+#: The search scores the positions where its tree stops by `evaluate`, without random
+#: playouts; in the dice variant it also samples the dice that settle Harvest ties, which
+#: the view hides.
+SEARCH_MODEL = Model(playout_depth=0, eval_scale=2.0)
+DICE_SEARCH_MODEL = replace(SEARCH_MODEL, determinize=_hidden_dice)
+
+
 class Hollowtown(Game[HollowtownMove]):
     id: ClassVar[str] = "hollowtown"
     name: ClassVar[str] = "Hollowtown"
@@ -1017,6 +1035,10 @@ class Hollowtown(Game[HollowtownMove]):
 
     def from_text(self, text: str) -> HollowtownState:
         return _read_state(text)
+
+    def search_model(self, view: GameState[Any]) -> Model:
+        assert isinstance(view, HollowtownState)
+        return DICE_SEARCH_MODEL if view.variant == DICE_HARVEST else SEARCH_MODEL
 
 
 GAME = registry.register(Hollowtown())

@@ -28,48 +28,19 @@ from __future__ import annotations
 
 import math
 import time
-from collections.abc import Callable, Hashable, Sequence
+from collections.abc import Hashable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from engine.core import GameState
+from engine.core import GameState, Model
 from engine.rng import Rng
 
 State = GameState[Any]
 Rewards = tuple[float, ...]
-#: Chooses a move for a seat that is to act, returning the generator after its draws.
-MovePolicy = Callable[[State, int, Rng], tuple[Hashable, Rng]]
-#: Fills in what a view hides (other seats' secret plans, the dice) with plausible values.
-Determinizer = Callable[[State, int, Rng], tuple[State, Rng]]
-
 #: Tries at proposing a move not yet offered at a node before giving up for this visit.
 _PROPOSE_TRIES = 8
 #: A seat with more legal moves than this is never listed in full: moves are sampled.
 _LIST_LIMIT = 4096
-
-
-@dataclass(frozen=True, slots=True)
-class Model:
-    """What the search knows about one game beyond the contract.
-
-    `determinize` samples what the view hides; None when the view is the whole truth (no
-    secrets, no dice), which lets nodes keep their state and the solver prove results.
-    `playout` picks moves after the tree (None: uniform at random). `propose` offers the
-    next move to try at a node that is widening (None: uniform among the untried ones).
-    `playout_depth` cuts a playout after that many plies and scores it by `evaluate`
-    (None: play to the end); `eval_scale` is the `evaluate` difference that moves the
-    squashed reward from 0.5 to about 0.73. `widening` is None to try every move of a node
-    before trying any twice, else the factor of progressive widening. `effort` scales a
-    level's simulation count, for games whose simulations are costly.
-    """
-
-    determinize: Determinizer | None = None
-    playout: MovePolicy | None = None
-    propose: MovePolicy | None = None
-    playout_depth: int | None = None
-    eval_scale: float = 10.0
-    widening: float | None = None
-    effort: float = 1.0
 
 
 @dataclass(frozen=True, slots=True)

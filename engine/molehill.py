@@ -39,7 +39,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field, replace
 from itertools import pairwise
-from typing import ClassVar
+from typing import Any, ClassVar
 
 from engine import registry
 from engine.core import (
@@ -47,6 +47,7 @@ from engine.core import (
     GameState,
     IllegalMoveError,
     InvalidMoveError,
+    Model,
     MoveOptions,
     NotationError,
     Option,
@@ -874,6 +875,13 @@ def _check_consistent(state: MoleHillState) -> None:
             )
 
 
+# --- what the computer player knows -----------------------------------------------------
+
+#: The search scores the positions where its tree stops by `evaluate`, without random
+#: playouts.
+SEARCH_MODEL = Model(playout_depth=0, eval_scale=3.0)
+
+
 class MoleHill(Game[Move]):
     id = "molehill"
     name = "Mole Hill"
@@ -902,6 +910,9 @@ class MoleHill(Game[Move]):
 
     def from_text(self, text: str) -> MoleHillState:
         return _parse(text)
+
+    def search_model(self, view: GameState[Any]) -> Model:
+        return SEARCH_MODEL
 
 
 GAME = registry.register(MoleHill())

@@ -1,17 +1,15 @@
-"""Games by id. Adding a game is one module in engine/ plus its name here."""
+"""Games by id, as the engine knows them: each game module registers its `Game` when it
+is imported. The list of games Hilltop hosts is `host.catalog`; this index lets engine
+code (the computer player, in a worker process too) find the `Game` of a state it is
+given, whose module is imported with it."""
 
 from __future__ import annotations
 
-import importlib
 from typing import Any
 
 from engine.core import Game
 
-#: The modules that define games; each calls `register` once at import.
-GAME_MODULES: tuple[str, ...] = ("everest", "hillbert", "hokito", "hollowtown", "molehill")
-
 _GAMES: dict[str, Game[Any]] = {}
-_loaded = False
 
 
 def register(game: Game[Any]) -> Game[Any]:
@@ -21,16 +19,7 @@ def register(game: Game[Any]) -> Game[Any]:
     return game
 
 
-def _load() -> None:
-    global _loaded
-    if not _loaded:
-        for name in GAME_MODULES:
-            importlib.import_module(f"engine.{name}")
-        _loaded = True
-
-
 def get(game_id: str) -> Game[Any]:
-    _load()
     try:
         return _GAMES[game_id]
     except KeyError:
@@ -39,5 +28,6 @@ def get(game_id: str) -> Game[Any]:
 
 
 def all_games() -> tuple[Game[Any], ...]:
-    _load()
-    return tuple(_GAMES[name] for name in sorted(_GAMES))
+    """The games registered so far, by id (importing `host.catalog` registers every
+    hosted game)."""
+    return tuple(_GAMES[game_id] for game_id in sorted(_GAMES))

@@ -20,157 +20,33 @@ import sys
 import time
 from collections.abc import AsyncGenerator, Awaitable, Callable
 from contextlib import suppress
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TextIO
 
 from data.console import ConsoleMemoryError, ConsoleRepository
-from engine.rng import seed_from_text
 from engine.text import t
+from host.console_input import (
+    WHOLE_NUMBER,
+    Command,
+    ConsoleInputError,
+    bounded_int,
+    console_channel,
+    console_user,
+    help_text,
+    parse_line,
+    people,
+    required,
+    setup_of,
+)
 from host.daily import DailyService
-from host.model import Place, Reply, ServiceError, User
-from host.service import BOT_NAME, MAX_DEADLINE_MINUTES, GameService
+from host.model import Channel, Reply, ServiceError, User
+from host.payloads import Payload
+from host.service import BOT_NAME, GameService
 
 log = logging.getLogger(__name__)
 
-CONSOLE_GUILD = 1
-DEFAULT_CHANNEL = "general"
-
-#: Command name -> its options in order (the first may be given bare).
-COMMANDS: dict[str, tuple[str, ...]] = {
-    "play": (
-        "game",
-        "opponent",
-        "opponent2",
-        "opponent3",
-        "computers",
-        "seed",
-        "seat",
-        "variant",
-        "position",
-        "level",
-        "deadline",
-    ),
-    "accept": (),
-    "decline": (),
-    "moves": ("from",),
-    "move": ("text",),
-    "board": (),
-    "resign": (),
-    "rules": ("game",),
-    "games": (),
-    "admin start": (
-        "game",
-        "player1",
-        "player2",
-        "player3",
-        "player4",
-        "computers",
-        "seed",
-        "variant",
-        "position",
-        "level",
-        "deadline",
-    ),
-    "admin end": (),
-    "daily": ("move",),
-    "leaderboard": ("period", "scope"),
-    "stats": ("user",),
-    "press": ("button",),
-    "help": (),
-}
-
-#: The numeric options and their ranges: those the Discord commands declare.
-NUMBER_RANGES: dict[str, tuple[int, int]] = {
-    "computers": (0, 3),
-    "seed": (0, 2**53 - 1),
-    "deadline": (1, MAX_DEADLINE_MINUTES),
-}
-
-#: ASCII digits only: int() would also take other scripts' digits, `_` and spaces.
-_WHOLE_NUMBER = re.compile(r"-?[0-9]+")
 _RELATIVE_TIME = re.compile(r"<t:(\d+):R>")
 _CHANNEL = re.compile(r"<#(\d+)>")
-_LINE = re.compile(r"^\s*(?:#(?P<channel>[\w-]+)\s+)?@?(?P<user>[\w.-]+)\s+/(?P<rest>.+)$")
-
-
-class ConsoleInputError(ValueError):
-    pass
-
-
-@dataclass(frozen=True)
-class Command:
-    channel: str
-    user: str
-    name: str
-    options: dict[str, str]
-
-
-def parse_line(line: str) -> Command:
-    """Read one console line (see the module docstring)."""
-    match = _LINE.match(line)
-    if not match:
-        raise ConsoleInputError(
-            "Write a command as: [#channel] <user> /<command> [options], "
-            "e.g. `alice /play game:hokito opponent:bob`."
-        )
-    rest = match.group("rest").strip()
-    words = rest.split(None, 2)
-    name = words[0].lower()
-    remainder = rest[len(words[0]) :].strip()
-    if name == "admin" and len(words) > 1 and f"admin {words[1].lower()}" in COMMANDS:
-        name = f"admin {words[1].lower()}"
-        remainder = words[2] if len(words) > 2 else ""
-    if name not in COMMANDS:
-        known = ", ".join("/" + c for c in COMMANDS)
-        raise ConsoleInputError(f"/{name} is not a command. Commands: {known}.")
-    return Command(
-        match.group("channel") or DEFAULT_CHANNEL,
-        match.group("user").lower(),
-        name,
-        parse_options(name, remainder),
-    )
-
-
-def parse_options(command: str, text: str) -> dict[str, str]:
-    allowed = COMMANDS[command]
-    options: dict[str, str] = {}
-    if not text:
-        return options
-    pattern = re.compile(
-        r"(?:^|\s)(" + "|".join(map(re.escape, allowed)) + r"):" if allowed else r"(?!x)x"
-    )
-    marks = list(pattern.finditer(text))
-    bare = text[: marks[0].start()].strip() if marks else text.strip()
-    if bare:
-        if not allowed:
-            raise ConsoleInputError(f"/{command} takes no options (got {bare!r}).")
-        options[allowed[0]] = bare
-    for i, mark in enumerate(marks):
-        end = marks[i + 1].start() if i + 1 < len(marks) else len(text)
-        value = text[mark.end() : end].strip()
-        options[mark.group(1)] = value
-    stray = [w for w in re.findall(r"(?:^|\s)([a-z_0-9]+):", text) if w not in allowed]
-    if stray and not marks:
-        raise ConsoleInputError(
-            f"/{command} has no option {stray[0]!r}; options: {', '.join(allowed) or 'none'}."
-        )
-    return options
-
-
-def console_user(name: str) -> User:
-    name = name.lstrip("@").lower()
-    if name == BOT_NAME:
-        return bot_user()
-    return User(seed_from_text(f"user:{name}"), name, is_bot=False, is_admin=True)
-
-
-def bot_user() -> User:
-    return User(seed_from_text(f"user:{BOT_NAME}"), BOT_NAME, is_bot=True, is_admin=False)
-
-
-def console_place(channel: str) -> Place:
-    return Place(seed_from_text(f"channel:{channel}"), CONSOLE_GUILD, channel)
 
 
 class Console:
@@ -221,77 +97,60 @@ class Console:
 
     async def expire_deadlines(self) -> None:
         """Decisions past their deadline get their default, as the bot's timer does."""
-        for place, replies in await self.service.expire_due():
+        for channel, replies in await self.service.expire_due():
             names = await self._channel_names()
-            name = names.get(place.channel_id, str(place.channel_id))
+            name = names.get(channel.channel_id, str(channel.channel_id))
             command = Command(name, BOT_NAME, "timer", {})
             for reply in replies:
                 await self.show(command, reply)
 
     async def dispatch(self, cmd: Command) -> list[Reply]:
         user = console_user(cmd.user)
-        place = console_place(cmd.channel)
-        if place.channel_id not in self._named:
+        channel = console_channel(cmd.channel)
+        if channel.channel_id not in self._named:
             try:
-                await self.memory.name_channel(place.channel_id, cmd.channel)
-                self._named.add(place.channel_id)
+                await self.memory.name_channel(channel.channel_id, cmd.channel)
+                self._named.add(channel.channel_id)
             except ConsoleMemoryError as exc:
                 log.warning("the name of #%s could not be remembered: %s", cmd.channel, exc)
         o = cmd.options
         svc = self.service
         handlers: dict[str, Callable[[], Awaitable[list[Reply]]]] = {
-            "play": lambda: svc.play(
-                place,
+            "play": lambda: svc.start(
+                channel,
                 user,
-                _required(o, "game", "play"),
-                [console_user(o[k]) for k in ("opponent", "opponent2", "opponent3") if o.get(k)],
-                computers=_number(o, "computers") or 0,
-                seed=_number(o, "seed"),
-                seat=o.get("seat"),
-                variant=o.get("variant") or None,
-                position=o.get("position") or None,
-                level=o.get("level") or None,
-                deadline_minutes=_number(o, "deadline"),
+                setup_of(o, "play"),
+                people(o, "opponent", "opponent2", "opponent3"),
             ),
-            "accept": lambda: svc.accept(place, user),
-            "decline": lambda: svc.decline(place, user),
-            "moves": lambda: svc.legal_moves(place, user, o.get("from")),
-            "move": lambda: svc.move(place, user, _required(o, "text", "move")),
-            "board": lambda: svc.board(place),
-            "resign": lambda: svc.resign(place, user),
-            "rules": lambda: _ready(svc.rules(_required(o, "game", "rules"))),
-            "games": lambda: svc.list_games(place, user),
+            "accept": lambda: svc.accept(channel, user),
+            "decline": lambda: svc.decline(channel, user),
+            "moves": lambda: svc.legal_moves(channel, user, o.get("from")),
+            "move": lambda: svc.move(channel, user, required(o, "text", "move")),
+            "board": lambda: svc.board(channel),
+            "resign": lambda: svc.resign(channel, user),
+            "rules": lambda: _ready(svc.rules(required(o, "game", "rules"))),
+            "games": lambda: svc.list_games(channel, user),
             "admin start": lambda: svc.admin_start(
-                place,
+                channel,
                 user,
-                _required(o, "game", "admin start"),
-                [
-                    console_user(o[k])
-                    for k in ("player1", "player2", "player3", "player4")
-                    if o.get(k)
-                ],
-                computers=_number(o, "computers") or 0,
-                seed=_number(o, "seed"),
-                variant=o.get("variant") or None,
-                position=o.get("position") or None,
-                level=o.get("level") or None,
-                deadline_minutes=_number(o, "deadline"),
+                setup_of(o, "admin start"),
+                people(o, "player1", "player2", "player3", "player4"),
             ),
-            "admin end": lambda: svc.admin_end(place, user),
-            "daily": lambda: self.daily.play(place, user, o.get("move") or None),
+            "admin end": lambda: svc.admin_end(channel, user),
+            "daily": lambda: self.daily.play(channel, user, o.get("move") or None),
             "leaderboard": lambda: self.daily.leaderboard(
-                place, user, o.get("period") or "today", o.get("scope") or "server"
+                channel, user, o.get("period") or "today", o.get("scope") or "server"
             ),
             "stats": lambda: self.daily.stats(
-                place, user, console_user(o["user"]) if o.get("user") else None
+                channel, user, console_user(o["user"]) if o.get("user") else None
             ),
-            "press": lambda: self.press(cmd, place, user),
-            "help": lambda: _ready([Reply(title="Commands", text=_help())]),
+            "press": lambda: self.press(cmd, channel, user),
+            "help": lambda: _ready([Reply(title="Commands", text=help_text())]),
         }
         return await handlers[cmd.name]()
 
-    async def press(self, cmd: Command, place: Place, user: User) -> list[Reply]:
-        wanted = _required(cmd.options, "button", "press").strip()
+    async def press(self, cmd: Command, channel: Channel, user: User) -> list[Reply]:
+        wanted = required(cmd.options, "button", "press").strip()
         if wanted.isdigit() and not wanted.isascii():
             raise ConsoleInputError(
                 f"press: write a button's number with the digits 0-9 (got {wanted!r})."
@@ -307,7 +166,7 @@ class Console:
         if not buttons:
             raise ConsoleInputError("There are no buttons to press here yet.")
         payload = None
-        if _WHOLE_NUMBER.fullmatch(wanted) and 1 <= _bounded_int(wanted) <= len(buttons):
+        if WHOLE_NUMBER.fullmatch(wanted) and 1 <= bounded_int(wanted) <= len(buttons):
             payload = buttons[int(wanted) - 1][0]
         else:
             exact = [p for p, label in buttons if label.lower() == wanted.lower()]
@@ -316,7 +175,13 @@ class Console:
         if payload is None:
             listing = "  ".join(f"[{i}] {label}" for i, (_, label) in enumerate(buttons, 1))
             raise ConsoleInputError(f"No button {wanted!r}. Buttons: {listing}")
-        return await self.service.press(place, user, payload)
+        try:
+            pressed = Payload.parse(payload)
+        except ValueError:
+            raise ConsoleInputError(
+                "That button could not be read. /board shows the board, and its buttons, again."
+            ) from None
+        return await self.service.press(channel, user, pressed)
 
     async def show(self, cmd: Command, reply: Reply) -> None:
         prefix = f"(only {cmd.user} sees this) " if reply.ephemeral else ""
@@ -351,7 +216,7 @@ class Console:
             owner = cmd.user if reply.ephemeral else None
             try:
                 await self.memory.remember(
-                    cmd.channel, owner, [(c.payload, c.label) for c in choices]
+                    cmd.channel, owner, [(c.payload.encode(), c.label) for c in choices]
                 )
             except ConsoleMemoryError as exc:
                 # What the command did stands; only a later /press misses these buttons.
@@ -487,41 +352,5 @@ def _relative(when: int) -> str:
     return f"in {hours} h {minutes:02d} min" if hours else f"in {minutes} min"
 
 
-def _required(options: dict[str, str], name: str, command: str) -> str:
-    value = options.get(name, "").strip()
-    if not value:
-        raise ConsoleInputError(f"/{command} needs {name}:<value>.")
-    return value
-
-
-def _number(options: dict[str, str], name: str) -> int | None:
-    """The whole number given for option `name`, within its range (NUMBER_RANGES)."""
-    value = options.get(name, "").strip()
-    if not value:
-        return None
-    low, high = NUMBER_RANGES[name]
-    if not (_WHOLE_NUMBER.fullmatch(value) and low <= _bounded_int(value) <= high):
-        raise ConsoleInputError(
-            f"{name}: give a whole number from {low} to {high} (got {value!r})."
-        )
-    return int(value)
-
-
-def _bounded_int(digits: str) -> int:
-    """The value of an ASCII whole number; one too long for any range here counts as
-    ±10**20 unconverted (thousands of digits take long to convert, or are refused)."""
-    if len(digits.lstrip("-")) > 20:
-        return -(10**20) if digits.startswith("-") else 10**20
-    return int(digits)
-
-
 async def _ready(replies: list[Reply]) -> list[Reply]:
     return replies
-
-
-def _help() -> str:
-    lines = []
-    for name, options in COMMANDS.items():
-        shown = " ".join(f"[{o}:]" for o in options)
-        lines.append(f"/{name} {shown}".rstrip())
-    return "\n".join(lines)

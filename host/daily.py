@@ -16,173 +16,45 @@ looks at a leaderboard or stats, whichever comes first.
 
 from __future__ import annotations
 
-import asyncio
 import logging
-import time
-from collections.abc import Awaitable, Callable, Sequence
-from concurrent.futures import ProcessPoolExecutor
-from dataclasses import dataclass, replace
-from datetime import UTC, date, datetime, timedelta
-from typing import Any
+from collections.abc import Callable
+from dataclasses import replace
+from datetime import date
 
 from data.daily import BoardRow, DailyRepository, DailyRun
-from data.repository import GameRecord, MoveRecord, NewGame, UserRecord
-from engine import registry
+from data.repository import NewGame, UserRecord
 from engine.core import MoveError
-from engine.hillbert import HillbertState
-from engine.hillbert_par import DEFAULT_MAX_TURNS, par
+from engine.hillbert import GAME
 from engine.rng import seed_from_text
-from engine.text import Text, t, tn
-from host.model import Place, Reply, ServiceError, Suggestion, User, offered_move
-from host.service import GameService, Loaded
-from host.workers import worker_pool
+from engine.text import t, tn
+from host.daily_calendar import (
+    closes_at,
+    first_open_day,
+    iso_week,
+    next_rollover,
+    streak_of,
+    utc_day,
+)
+from host.daily_par import DailyPar, ParRunner, ProcessParRunner
+from host.daily_results import (
+    Replayed,
+    replay_log,
+    result_text,
+    rows_text,
+    size_strip,
+    turns_text,
+)
+from host.live import Loaded
+from host.model import Channel, Reply, ServiceError, Suggestion, User, offered_move
+from host.service import GameService
 
 log = logging.getLogger(__name__)
 
-GAME_ID = "hillbert"
+GAME_ID = GAME.id
 DEFAULT_SECRET = "hilltop-default-daily-secret"
 PERIODS = ("today", "week", "all")
 SCOPES = ("server", "global")
 TOP = 10
-SIZE_EMOJI = {1: "🟩", 2: "🟨", 3: "🟥"}
-STRIP_LENGTH = 24
-#: How long after the end of its day a run may still be finished.
-GRACE = timedelta(hours=1)
-#: How long a reply waits for a par search under way: long enough for one search (a few
-#: seconds), so that a short-lived process (the console) that needs par computes and
-#: stores it for every later process, rather than giving up and ending the search.
-PAR_WAIT = 10.0
-
-ParRunner = Callable[[int], Awaitable[tuple[int, int]]]
-
-
-def utc_day(moment: float) -> date:
-    return datetime.fromtimestamp(moment, UTC).date()
-
-
-def iso_week(day: date) -> str:
-    year, week, _ = day.isocalendar()
-    return f"{year}-W{week:02d}"
-
-
-def _midnight_after(day: date) -> float:
-    tomorrow = day + timedelta(days=1)
-    return datetime(tomorrow.year, tomorrow.month, tomorrow.day, tzinfo=UTC).timestamp()
-
-
-def next_rollover(moment: float) -> int:
-    """Unix time of the next 00:00 UTC."""
-    return int(_midnight_after(utc_day(moment)))
-
-
-def closes_at(day: date) -> float:
-    """When the runs of `day` close: 01:00 UTC the day after."""
-    return _midnight_after(day) + GRACE.total_seconds()
-
-
-def first_open_day(moment: float) -> date:
-    """The earliest day whose runs can still be played at `moment`."""
-    return utc_day(moment - GRACE.total_seconds())
-
-
-def size_strip(sizes: str, length: int = STRIP_LENGTH) -> str:
-    """An emoji per stretch of the run: his largest size in it (green Small, yellow
-    Medium, red Big)."""
-    if not sizes:
-        return ""
-    buckets = min(length, len(sizes))
-    out = []
-    for i in range(buckets):
-        part = sizes[i * len(sizes) // buckets : (i + 1) * len(sizes) // buckets]
-        out.append(SIZE_EMOJI[max(int(c) for c in part)])
-    return "".join(out)
-
-
-def streak_of(days: list[str], today: date) -> int:
-    """Consecutive days played up to today (or up to yesterday, if not yet today)."""
-    played = {date.fromisoformat(d) for d in days}
-    day = today if today in played else today - timedelta(days=1)
-    count = 0
-    while day in played:
-        count += 1
-        day -= timedelta(days=1)
-    return count
-
-
-def rows_text(n: int) -> Text:
-    return tn("{n} row", "{n} rows", n=n)
-
-
-def turns_text(n: int) -> Text:
-    return tn("{n} turn", "{n} turns", n=n)
-
-
-def result_text(score: int, turns: int) -> Text:
-    """Rows and turns, as in "12 rows in 30 turns"."""
-    return t("{rows} in {turns}", rows=rows_text(score), turns=turns_text(turns))
-
-
-def _par_in_process(seed: int) -> tuple[int, int]:
-    result = par(seed)
-    return result.score, result.turns
-
-
-class ProcessParRunner:
-    """Runs the par search in a worker process, so it never slows the event loop."""
-
-    def __init__(self, search: Callable[[int], tuple[int, int]] = _par_in_process) -> None:
-        self._search = search
-        self._pool: ProcessPoolExecutor | None = None
-
-    async def __call__(self, seed: int) -> tuple[int, int]:
-        if self._pool is None:
-            self._pool = worker_pool(1, background=True)
-        loop = asyncio.get_running_loop()
-        return await loop.run_in_executor(self._pool, self._search, seed)
-
-    def close(self) -> None:
-        """Stop at once, even in the middle of a search."""
-        if self._pool is None:
-            return
-        # A running search cannot be cancelled, and at exit the interpreter waits for the
-        # pool's work: a short-lived process would sit out a search it then throws away.
-        workers = list((self._pool._processes or {}).values())
-        self._pool.shutdown(wait=False, cancel_futures=True)
-        for worker in workers:
-            worker.terminate()
-        self._pool = None
-
-
-@dataclass(frozen=True)
-class Replayed:
-    score: int
-    turns: int
-    sizes: str
-    #: The run ended by the rules (rather than being cut off at its hill's close).
-    over: bool
-
-
-def replay_log(
-    record: GameRecord, moves: Sequence[MoveRecord], until: float | None = None
-) -> Replayed | None:
-    """The result of a run recomputed from its seed and move log, as it stood at `until`
-    (moves made later are left out); None if the whole log does not lead to the stored
-    position."""
-    state: Any = registry.get(GAME_ID).new_state(record.seed, 1, None)
-    scored = state
-    sizes = []
-    try:
-        for entry in moves:
-            state = state.play(entry.seat, state.parse_move(entry.seat, entry.text))
-            if until is None or entry.created_at < until:
-                scored = state
-                sizes.append(str(state.size))
-    except MoveError:
-        return None
-    if state.to_text() != record.snapshot:
-        return None
-    assert isinstance(scored, HillbertState)
-    return Replayed(scored.score, scored.turns, "".join(sizes), scored.outcome() is not None)
 
 
 class DailyService:
@@ -199,18 +71,13 @@ class DailyService:
         if not secret:
             log.warning("HILLTOP_DAILY_SECRET is not set: anyone can compute the daily hills")
         self.secret = secret or DEFAULT_SECRET
-        self.par_runner: ParRunner = par_runner or ProcessParRunner()
-        self._par_tasks: dict[str, asyncio.Task[tuple[int, int]]] = {}
+        self.par = DailyPar(daily, par_runner or ProcessParRunner(), self.seed_for, self.clock)
         #: Runs of days before this one have all been recorded (by this process).
         self._settled_before: date | None = None
         games.finish_hooks.append(self._on_finish)
 
     def close(self) -> None:
-        for task in self._par_tasks.values():
-            task.cancel()
-        closer = getattr(self.par_runner, "close", None)
-        if closer is not None:
-            closer()
+        self.par.close()
 
     @property
     def clock(self) -> Callable[[], float]:
@@ -220,11 +87,11 @@ class DailyService:
         return seed_from_text(f"hillbert-daily|{self.secret}|{day.isoformat()}") >> 15
 
     # === commands =========================================================================
-    async def play(self, place: Place, user: User, move: str | None = None) -> list[Reply]:
+    async def play(self, channel: Channel, user: User, move: str | None = None) -> list[Reply]:
         """`/daily [move]`: start or resume the run, or play a turn of it: yesterday's
         while it is still open, else today's."""
-        if place.guild_id is not None:
-            await self.daily.note_member(place.guild_id, UserRecord(user.id, user.name))
+        if channel.guild_id is not None:
+            await self.daily.note_member(channel.guild_id, UserRecord(user.id, user.name))
         untold, run = await self._settle_user(user)
         if run is None and untold and move:
             # The move was meant for the run just scored; it must not open today's.
@@ -250,7 +117,7 @@ class DailyService:
         else:
             game_id, created = run.game_id, False
         if move:
-            return await self.games.play_in(game_id, user, move)
+            return await self.games.move_in(game_id, user, move)
         headline = (
             t("Today's hill ({day}). One attempt, scored: good luck!", day=today.isoformat())
             if created
@@ -258,7 +125,7 @@ class DailyService:
         )
         return [await self.games.board_of(game_id, headline)]
 
-    async def suggest(self, place: Place, user: User, typed: str) -> list[Suggestion]:
+    async def suggest(self, channel: Channel, user: User, typed: str) -> list[Suggestion]:
         now = self.clock()
         for run in await self.daily.pending_runs(user.id):
             if run.finished_at is None and now < closes_at(date.fromisoformat(run.day)):
@@ -266,13 +133,13 @@ class DailyService:
         return []
 
     async def leaderboard(
-        self, place: Place, user: User, period: str = "today", scope: str = "server"
+        self, channel: Channel, user: User, period: str = "today", scope: str = "server"
     ) -> list[Reply]:
         if period not in PERIODS:
             raise ServiceError(t("period: choose today, week or all (not {p!r}).", p=period))
         if scope not in SCOPES:
             raise ServiceError(t("scope: choose server or global (not {s!r}).", s=scope))
-        guild = place.guild_id if scope == "server" else None
+        guild = channel.guild_id if scope == "server" else None
         if scope == "server" and guild is None:
             raise ServiceError(t("There is no server here: use scope:global."))
         if guild is not None:
@@ -310,7 +177,7 @@ class DailyService:
             )
         ]
 
-    async def stats(self, place: Place, user: User, target: User | None = None) -> list[Reply]:
+    async def stats(self, channel: Channel, user: User, target: User | None = None) -> list[Reply]:
         who = target or user
         await self._settle_closed()
         runs = await self.daily.finished_runs(who.id)
@@ -357,7 +224,7 @@ class DailyService:
                     move=move,
                 )
             )
-        state = registry.get(GAME_ID).new_state(self.seed_for(day), 1, None)
+        state = GAME.new_state(self.seed_for(day), 1, None)
         try:
             state.play(0, state.parse_move(0, move.strip()))
         except MoveError as exc:
@@ -370,7 +237,7 @@ class DailyService:
 
     async def _start(self, user: UserRecord, day: date) -> tuple[int, bool]:
         """(game id, created) of the user's run of `day`, created if there is none."""
-        game = registry.get(GAME_ID)
+        game = GAME
         seed = self.seed_for(day)
         new = NewGame(
             game=GAME_ID,
@@ -390,7 +257,7 @@ class DailyService:
             new, user, day.isoformat(), iso_week(day), self.clock()
         )
         if created:
-            self._start_par(day)
+            self.par.start(day)
         return record.id, created
 
     async def _play_earlier(self, run: DailyRun, user: User, move: str | None) -> list[Reply]:
@@ -405,7 +272,7 @@ class DailyService:
                 when=close,
             )
             return [await self.games.board_of(run.game_id, headline)]
-        replies = await self.games.play_in(run.game_id, user, move)
+        replies = await self.games.move_in(run.game_id, user, move)
         line = str(
             t(
                 "Your run on the hill of {day}: open until 01:00 UTC (<t:{when}:R>).",
@@ -453,7 +320,7 @@ class DailyService:
         """Verify `run` by replay and record it: as it ended, or as it stood when its hill
         closed. Call only once its game is over or its hill closed. Returns (its result,
         whether this call recorded it)."""
-        found = await self.games.games.game_with_moves(run.game_id)
+        found = await self.games.repository.game_with_moves(run.game_id)
         if found is None:
             return None, False
         record, moves = found
@@ -548,7 +415,7 @@ class DailyService:
             .strip(),
             tone="over",
         )
-        par_reply = await self._par_reply(run.day, replayed.score)
+        par_reply = await self.par.reply(run.day, replayed.score)
         if run.day != today.isoformat():
             opened = t("Today's hill is open: /daily.")
             par_reply = replace(par_reply, text=f"{par_reply.text}\n{opened}")
@@ -556,13 +423,13 @@ class DailyService:
 
     async def replay(self, game_id: int, until: float | None = None) -> Replayed | None:
         """The result of a run, recomputed from its seed and move log (see `replay_log`)."""
-        found = await self.games.games.game_with_moves(game_id)
+        found = await self.games.repository.game_with_moves(game_id)
         return replay_log(*found, until) if found is not None else None
 
     async def _finished_reply(self, run: DailyRun) -> Reply:
         score = run.score if run.score is not None else 0
         turns = run.turns if run.turns is not None else 0
-        reply = await self._par_reply(run.day, score)
+        reply = await self.par.reply(run.day, score)
         text = str(
             t(
                 "You have played today's hill: {result}. The next hill comes <t:{when}:R>.",
@@ -575,69 +442,6 @@ class DailyService:
             text=f"{text}\n{reply.text}",
             ephemeral=True,
         )
-
-    # === par ==============================================================================
-    async def _par_reply(self, day: str, score: int) -> Reply:
-        try:
-            par_score, par_turns = await asyncio.wait_for(
-                asyncio.shield(self._par(date.fromisoformat(day))), timeout=PAR_WAIT
-            )
-        except Exception:
-            task = self._par_tasks.get(day)
-            if task is not None and task.done():
-                # A failed search is dropped, so that the next call tries again.
-                log.error("par for %s failed", day, exc_info=task.exception())
-                del self._par_tasks[day]
-            return Reply(
-                text=str(
-                    t("Par for this hill is not ready yet; ask again with /daily in a minute.")
-                ),
-                ephemeral=True,
-            )
-        verdict = (
-            t("You beat par!")
-            if score > par_score
-            else t("You matched par.")
-            if score == par_score
-            else tn("{n} row short of par.", "{n} rows short of par.", n=par_score - score)
-        )
-        return Reply(
-            text=str(
-                t(
-                    "Par (the bot's best on this hill within {limit}): {result}. {verdict}",
-                    limit=turns_text(DEFAULT_MAX_TURNS),
-                    result=result_text(par_score, par_turns),
-                    verdict=verdict,
-                )
-            ),
-            ephemeral=True,
-        )
-
-    def _start_par(self, day: date) -> None:
-        """Begin the day's par search early, so it is ready when the first run ends."""
-        self._par(day)
-
-    def _par(self, day: date) -> asyncio.Task[tuple[int, int]]:
-        key = day.isoformat()
-        task = self._par_tasks.get(key)
-        if task is None:
-            task = self._par_tasks[key] = asyncio.ensure_future(self._compute_par(day))
-        return task
-
-    async def _compute_par(self, day: date) -> tuple[int, int]:
-        """Par of `day`: stored by any process before, else searched now and stored."""
-        key = day.isoformat()
-        cached = await self.daily.get_par(key)
-        if cached is not None:
-            return cached
-        started = time.monotonic()
-        score, turns = await self.par_runner(self.seed_for(day))
-        await self.daily.set_par(key, score, turns, self.clock())
-        log.info(
-            "par for %s: %d rows in %d turns (%.1fs)", key, score, turns, time.monotonic() - started
-        )
-        stored = await self.daily.get_par(key)  # another process may have stored it first
-        return stored or (score, turns)
 
     def _row_text(self, row: BoardRow, period: str, me: bool) -> str:
         name = f"**{row.name}**" if me else row.name

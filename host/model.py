@@ -2,7 +2,7 @@
 
 A `Reply` says what to show, not how: the Discord layer turns it into an embed, a
 `board.png` attachment and components; the console prints it and saves the image.
-Component payloads are plain strings that carry the game id and the ply, so a button
+Buttons carry a `Payload` (host.payloads) with the game id and the ply, so a button
 keeps working after a restart and a stale or repeated click is refused.
 """
 
@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 from engine.text import Text
+from host.payloads import Payload
 
 Style = Literal["primary", "secondary", "success", "danger"]
 
@@ -30,7 +31,7 @@ class User:
 
 
 @dataclass(frozen=True, slots=True)
-class Place:
+class Channel:
     """Where a command was used: a channel or thread, in a server or not."""
 
     channel_id: int
@@ -42,7 +43,7 @@ class Place:
 class Choice:
     """A button (or select option). `payload` goes back to `GameService.press`."""
 
-    payload: str
+    payload: Payload
     label: str
     style: Style = "secondary"
     disabled: bool = False

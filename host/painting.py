@@ -21,9 +21,9 @@ from dataclasses import dataclass
 from typing import Any, TypeVar
 
 from engine.core import GameState
+from host.catalog import listing_of
 from host.workers import worker_pool
 from render.core import RenderContext
-from render.registry import load_all, options_png, render_png, step_pngs
 
 T = TypeVar("T")
 
@@ -42,14 +42,17 @@ class BoardImages:
 def draw_board(state: GameState[Any], ctx: RenderContext, chooser: int | None) -> BoardImages:
     """The board, its steps, and the choices of `chooser` (the one seat to act) if the
     game draws them."""
-    choices = options_png(state, chooser, (), ctx) if chooser is not None else None
-    return BoardImages(render_png(state, ctx), tuple(step_pngs(state, ctx)), choices)
+    renderer = listing_of(state).renderer
+    choices = renderer.options_png(state, chooser, (), ctx) if chooser is not None else None
+    return BoardImages(
+        renderer.board_png(state, ctx), tuple(renderer.step_pngs(state, ctx)), choices
+    )
 
 
 def draw_options(
     state: GameState[Any], seat: int, prefix: tuple[str, ...], ctx: RenderContext
 ) -> bytes | None:
-    return options_png(state, seat, prefix, ctx)
+    return listing_of(state).renderer.options_png(state, seat, prefix, ctx)
 
 
 class Painter:
@@ -77,7 +80,9 @@ class Painter:
 
 class ThreadPainter(Painter):
     def __init__(self) -> None:
-        load_all()  # imported here, not in the worker thread (see render.registry)
+        # Every renderer was imported with the catalogue, in the importing thread: a module
+        # compiled in a worker thread while the main thread compiles too trips a CPython
+        # 3.11 bug (a shared AST recursion counter).
         super().__init__(ThreadPoolExecutor(max_workers=1, thread_name_prefix="render"))
 
 
@@ -91,5 +96,5 @@ class ProcessPainter(Painter):
 
 
 def warm_up() -> None:
-    """Import every renderer and fill the fonts' and boards' caches."""
-    load_all()
+    """The first task of each worker: reading this function in the worker imports this
+    module, and with it the catalogue and every renderer, before the first board."""

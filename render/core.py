@@ -13,11 +13,11 @@ from __future__ import annotations
 
 import io
 import math
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from functools import lru_cache
 from importlib import resources
-from typing import Any, NamedTuple
+from typing import Any, Generic, NamedTuple, TypeVar
 
 from PIL import Image, ImageDraw, ImageFont
 
@@ -325,3 +325,40 @@ def encode_png(image: Image.Image) -> bytes:
     buffer = io.BytesIO()
     image.save(buffer, format="PNG", optimize=False, compress_level=COMPRESS_LEVEL)
     return buffer.getvalue()
+
+
+S = TypeVar("S", bound=GameState[Any])
+
+
+@dataclass(frozen=True, slots=True)
+class Renderer(Generic[S]):
+    """How one game is drawn: its board, and the pictures a game may add to it. Each
+    render module declares one as `RENDERER`; the host's game catalogue names it.
+
+    `board(state, ctx)` draws the position. `options(state, seat, prefix, ctx)`, if the
+    game has it, draws the choices a move builder offers `seat` after `prefix` (Everest's
+    roll-off outcomes), or returns None where there is nothing to show. `steps(state,
+    ctx)`, if the game has it, draws one picture per step of what the last move set off
+    (Everest's rounds), with `ctx.previous` the state before the move.
+    """
+
+    board: Callable[[S, RenderContext], Image.Image]
+    options: Callable[[S, int, tuple[str, ...], RenderContext], Image.Image | None] | None = None
+    steps: Callable[[S, RenderContext], list[Image.Image]] | None = None
+
+    def board_png(self, state: S, ctx: RenderContext) -> bytes:
+        """The board as PNG bytes. Pure: the same state and context give the same bytes."""
+        return encode_png(self.board(state, ctx))
+
+    def options_png(
+        self, state: S, seat: int, prefix: tuple[str, ...], ctx: RenderContext
+    ) -> bytes | None:
+        if self.options is None:
+            return None
+        image = self.options(state, seat, prefix, ctx)
+        return None if image is None else encode_png(image)
+
+    def step_pngs(self, state: S, ctx: RenderContext) -> list[bytes]:
+        if self.steps is None:
+            return []
+        return [encode_png(image) for image in self.steps(state, ctx)]

@@ -14,16 +14,37 @@ from functools import lru_cache
 from PIL import Image, ImageFont
 
 from engine.everest import (
-    EVENT_FIELDS,
     HEIGHTS,
+    HIDDEN,
     HOMES,
     NEXT,
     OFF,
     PEAK,
     SQUARES,
+    Bumped,
+    Drawn,
     Event,
     EverestGame,
     EverestState,
+    Fell,
+    Flight,
+    Healed,
+    Hit,
+    Moved,
+    PlansRevealed,
+    Pushed,
+    Roared,
+    RoaredBack,
+    RolledOff,
+    RoundStarted,
+    SeatEvent,
+    SetAside,
+    Stage,
+    StepStarted,
+    Threw,
+    WentHome,
+    WentOff,
+    Won,
     action_text,
     describe_events,
     square_name,
@@ -34,6 +55,7 @@ from render.core import (
     Color,
     Palette,
     RenderContext,
+    Renderer,
     Theme,
     edit,
     fit_text,
@@ -149,11 +171,12 @@ def _relocation(event: Event) -> tuple[int, int, int] | None:
     """(seat, square before, square after) when `event` moves a yeti. A fall moves nobody
     by itself: the move or push that went over the cliff already ends on the lower
     square."""
-    kind, a = event.kind, event.args
-    if kind in ("move", "push", "home", "bump"):
-        return a[0], a[1], a[2]
-    if kind == "off":
-        return a[0], a[1], OFF
+    if isinstance(event, (Moved, Pushed, Bumped)):
+        return event.seat, event.start, event.end
+    if isinstance(event, WentHome):
+        return event.seat, event.start, event.home
+    if isinstance(event, WentOff):
+        return event.seat, event.square, OFF
     return None
 
 
@@ -191,19 +214,19 @@ class StepScene:
 
 
 #: Events outside the steps: a round starting, the plans revealed, the end of a round.
-_BETWEEN_STEPS = frozenset({"round", "reveal", "aside", "heal", "home", "bump", "win", "draw"})
+_BETWEEN_STEPS = (RoundStarted, PlansRevealed, SetAside, Healed, WentHome, Bumped, Won, Drawn)
 
 
 def _step_in_progress(state: EverestState) -> tuple[int, int]:
     """The round and step (1-3) of a resolution's first events: after a `pick` or a
     `flee` choice a resolution starts inside the step that waited for it."""
     events = state.events
-    round_starts = sum(1 for e in events if e.kind == "round")
-    boundary = next((e for e in events if e.kind in ("step", "round")), None)
+    round_starts = sum(1 for e in events if isinstance(e, RoundStarted))
+    boundary = next((e for e in events if isinstance(e, (StepStarted, RoundStarted))), None)
     if boundary is None:
         step = state.step + 1
-    elif boundary.kind == "step":
-        step = boundary.args[0] - 1
+    elif isinstance(boundary, StepStarted):
+        step = boundary.number - 1
     else:
         step = 3
     return state.round - round_starts, step
@@ -221,14 +244,14 @@ def step_scenes(state: EverestState, previous: EverestState | None) -> tuple[Ste
     rnd, step = _step_in_progress(state)
     opened: int | None = None
     for i, event in enumerate(events):
-        if event.kind == "step" or event.kind in _BETWEEN_STEPS:
+        if isinstance(event, (StepStarted, *_BETWEEN_STEPS)):
             if opened is not None:
                 spans.append((rnd, step, opened, i))
                 opened = None
-            if event.kind == "step":
-                step, opened = event.args[0], i + 1
-            elif event.kind == "round":
-                rnd = event.args[0]
+            if isinstance(event, StepStarted):
+                step, opened = event.number, i + 1
+            elif isinstance(event, RoundStarted):
+                rnd = event.number
         elif opened is None:
             opened = i
     if opened is not None:
@@ -385,53 +408,55 @@ def _dotted(
 
 #: Drawing order of the event marks: snowballs and roars first, then the hit and fall
 #: frames, then the arrows of the yeti that moved, so that no mark hides an arrow.
-_LAYER = {"hit": 1, "fall": 1, "move": 2, "push": 2, "off": 2}
+_LAYER: dict[type[Event], int] = {Hit: 1, Fell: 1, Moved: 2, Pushed: 2, WentOff: 2}
 
 
 def _draw_events(draw: BoardDraw, events: Sequence[Event], grid: Grid, theme: Theme) -> None:
     cell = grid.cell
     width = max(2, cell // 14)
     head = cell * 0.22
-    for event in sorted(events, key=lambda e: _LAYER.get(e.kind, 0)):
-        kind, a = event.kind, event.args
-        if kind == "move" and a[1] != a[2]:
-            colour = _seat_colour(theme, a[0])
-            _arrow(draw, grid.centre(a[1]), grid.centre(a[2]), colour, width + 2, head, cell * 0.33)
-        elif kind == "move":
+    for event in sorted(events, key=lambda e: _LAYER.get(type(e), 0)):
+        if isinstance(event, Moved) and event.start != event.end:
+            colour = _seat_colour(theme, event.seat)
+            start, end = grid.centre(event.start), grid.centre(event.end)
+            _arrow(draw, start, end, colour, width + 2, head, cell * 0.33)
+        elif isinstance(event, Moved):
             # Blocked at once: a short stub that ends against a bar.
-            colour = _seat_colour(theme, a[0])
-            x0, y0 = grid.toward(a[1], a[3], 0.34)
-            x1, y1 = grid.toward(a[1], a[3], 0.48)
+            colour = _seat_colour(theme, event.seat)
+            x0, y0 = grid.toward(event.start, event.direction, 0.34)
+            x1, y1 = grid.toward(event.start, event.direction, 0.48)
             draw.line((x0, y0, x1, y1), fill=colour, width=width + 1)
-            vx, vy = _DIR_VEC[a[3]]
+            vx, vy = _DIR_VEC[event.direction]
             bar = cell * 0.14
             draw.line(
                 (x1 - vy * bar, y1 - vx * bar, x1 + vy * bar, y1 + vx * bar),
                 fill=colour,
                 width=width + 1,
             )
-        elif kind == "push" and a[2] != OFF:
+        elif isinstance(event, Pushed) and event.end != OFF:
             _arrow(
                 draw,
-                grid.centre(a[1]),
-                grid.centre(a[2]),
-                _light(_seat_colour(theme, a[0]), PUSH_LIGHT),
+                grid.centre(event.start),
+                grid.centre(event.end),
+                _light(_seat_colour(theme, event.seat), PUSH_LIGHT),
                 width,
                 head * 0.8,
                 cell * 0.33,
             )
-        elif kind == "off":
-            colour = _seat_colour(theme, a[0])
-            _arrow(draw, grid.centre(a[1]), grid.toward(a[1], a[2], 0.8), colour, width + 2, head)
-        elif kind == "snow":
-            start = grid.centre(a[1])
-            if a[4] == 0:
-                end = grid.centre(a[2])
+        elif isinstance(event, WentOff):
+            colour = _seat_colour(theme, event.seat)
+            start, end = grid.centre(event.square), grid.toward(event.square, event.direction, 0.8)
+            _arrow(draw, start, end, colour, width + 2, head)
+        elif isinstance(event, Threw):
+            start = grid.centre(event.start)
+            if event.flight is Flight.HIT:
+                end = grid.centre(event.end)
             else:
-                end = grid.toward(a[2], a[3], 0.5 if a[4] == 1 else 0.8)
+                out = 0.5 if event.flight is Flight.SPLAT else 0.8
+                end = grid.toward(event.end, event.direction, out)
             _dotted(draw, start, end, SNOWBALL, max(1.5, cell / 40), max(5.0, cell / 9))
             r = cell * 0.1
-            if a[4] == 1:  # splat: a burst against the slope
+            if event.flight is Flight.SPLAT:  # a burst against the slope
                 for dx, dy in ((1, 0), (0, 1), (0.7, 0.7), (0.7, -0.7)):
                     draw.line(
                         (end[0] - dx * r * 2, end[1] - dy * r * 2, end[0] + dx * r * 2,
@@ -445,20 +470,20 @@ def _draw_events(draw: BoardDraw, events: Sequence[Event], grid: Grid, theme: Th
                 outline=SNOWBALL,
                 width=max(1, cell // 40),
             )
-        elif kind in ("roar", "back"):
-            cx, cy = grid.toward(a[1], a[2], 0.3)
-            vx, vy = _DIR_VEC[a[2]]
+        elif isinstance(event, (Roared, RoaredBack)):
+            cx, cy = grid.toward(event.square, event.direction, 0.3)
+            vx, vy = _DIR_VEC[event.direction]
             for i in range(3):
                 r = cell * (0.1 + 0.09 * i)
                 box = (cx - r, cy - r, cx + r, cy + r)
                 mid = math.degrees(math.atan2(vy, vx))
-                draw.arc(box, mid - 45, mid + 45, fill=_seat_colour(theme, a[0]), width=width)
-        elif kind == "hit":
-            cx, cy = grid.centre(a[1])
+                draw.arc(box, mid - 45, mid + 45, fill=_seat_colour(theme, event.seat), width=width)
+        elif isinstance(event, Hit):
+            cx, cy = grid.centre(event.square)
             r = cell * 0.42
             draw.ellipse((cx - r, cy - r, cx + r, cy + r), outline=HIT, width=width + 1)
-        elif kind == "fall":
-            cx, cy = grid.centre(a[1])
+        elif isinstance(event, Fell):
+            cx, cy = grid.centre(event.square)
             r = cell * 0.46
             draw.rectangle((cx - r, cy - r, cx + r, cy + r), outline=HIT, width=width)
 
@@ -532,14 +557,20 @@ def _draw_die(draw: BoardDraw, x: float, y: float, face: int, ink: Color) -> Non
         draw.ellipse((px - r, py - r, px + r, py + r), fill=ink)
 
 
-def _roll_off(events: Sequence[Event], players: int) -> tuple[tuple[tuple[int, ...], ...], int]:
+def _roll_off(
+    events: Sequence[Event], players: int
+) -> tuple[tuple[tuple[int, ...], ...], int | None]:
     """Each seat's dice in the roll-off among `events` (re-rolls after a tie follow the
-    first roll), and the winner (-1: no roll-off). A roll-off only ends on a single
+    first roll), and the winner (None: no roll-off). A roll-off only ends on a single
     highest die."""
-    rounds = [e.args for e in events if e.kind == "dice"]
-    dice = tuple(tuple(r[s] for r in rounds if r[s] >= 0) for s in range(players))
-    winner = rounds[-1].index(max(rounds[-1])) if rounds else -1
-    return dice, winner
+    rolls = [e.dice for e in events if isinstance(e, RolledOff)]
+    dice = tuple(
+        tuple(die for roll in rolls if (die := roll[s]) is not None) for s in range(players)
+    )
+    if not rolls:
+        return dice, None
+    last = rolls[-1]
+    return dice, last.index(max(die for die in last if die is not None))
 
 
 def _draw_chips(
@@ -579,16 +610,16 @@ def _draw_chips(
 
 
 def _status(state: EverestState, ctx: RenderContext) -> str:
-    if state.stage == "over":
-        if state.result >= 0:
-            return str(t("{name} is King of the Hill!", name=_seat_name(ctx, state.result)))
+    if state.stage is Stage.OVER:
+        if state.winner is not None:
+            return str(t("{name} is King of the Hill!", name=_seat_name(ctx, state.winner)))
         return str(t("Draw: the round cap was reached"))
     waiting = ", ".join(_seat_name(ctx, s) for s in sorted(state.to_act))
-    if state.stage == "plan":
+    if state.stage is Stage.PLAN:
         return str(t("Planning: waiting for {names}", names=waiting))
-    if state.stage == "flee":
+    if state.stage is Stage.FLEE:
         return str(t("Roars! {names} choose which roarer to answer", names=waiting))
-    if state.stage == "pick":
+    if state.stage is Stage.PICK:
         return str(t("Conflict! {names} picks an outcome", names=waiting))
     return str(t("End of round: {names} to choose", names=waiting))
 
@@ -599,7 +630,7 @@ def _draw_header(draw: BoardDraw, state: EverestState, ctx: RenderContext) -> No
         title = str(t("Round {round}/{cap}", round=state.round, cap=state.cap))
     else:
         title = str(t("Round {round}", round=state.round))
-    if state.stage not in ("plan", "over"):
+    if state.stage not in (Stage.PLAN, Stage.OVER):
         title = str(t("{round} · step {step}", round=title, step=state.step + 1))
     draw.label((MARGIN - 20, 12), title, font(22, bold=True), theme.ink)
     status = ctx.caption or _status(state, ctx)
@@ -655,14 +686,14 @@ def _seat_info(state: EverestState, seat: int) -> str:
     if state.damage[seat]:
         parts.append(str(t("damage {n}", n=state.damage[seat])))
     plan = state.plans[seat]
-    if state.stage == "plan":
+    if state.stage is Stage.PLAN:
         if plan is None:
             parts.append(str(t("planning…")))
-        elif plan and plan[0] >= 0:
+        elif plan and plan != HIDDEN:
             parts.append(" ".join(action_text(a) for a in plan))
         else:
             parts.append(str(t("planned ✓")))
-    elif plan is not None and state.stage != "over":
+    elif plan is not None and state.stage is not Stage.OVER:
         parts.append(" ".join(action_text(a) for a in plan) or str(t("dazed")))
     if state.peak == seat:
         parts.append(str(t("holds the peak")))
@@ -697,8 +728,7 @@ def _step_log(events: Sequence[Event], ctx: RenderContext) -> list[tuple[Color, 
     theme = ctx.theme
     lines: list[tuple[Color, str]] = []
     for event in events:
-        seat_first = EVENT_FIELDS[event.kind][:1] == "s"
-        colour = _seat_colour(theme, event.args[0]) if seat_first else theme.muted
+        colour = _seat_colour(theme, event.seat) if isinstance(event, SeatEvent) else theme.muted
         lines.extend((colour, str(line)) for line in describe_events((event,), ctx.names))
     return lines or [(theme.muted, str(t("Nothing happens in this step.")))]
 
@@ -716,7 +746,7 @@ def _render_step(scene: StepScene, players: int, ctx: RenderContext) -> Image.Im
     title_font = font(20, bold=True)
     draw.label((16, 12), title, title_font, theme.ink)
     _, winner = _roll_off(scene.events, players)
-    if winner >= 0:
+    if winner is not None:
         note = str(t("Roll-off won by {name}", name=_seat_name(ctx, winner)))
         x = 16 + text_length(title, title_font) + 14
         fitted = fit_text(note, font(16), int(STEP_WIDTH - x - 12))
@@ -764,7 +794,7 @@ def render_options(
 ) -> Image.Image | None:
     """For the roll-off winner about to `pick`: the dice and a small board per distinct
     outcome, numbered as in `pick N`. None for any other choice."""
-    if prefix or state.stage != "pick" or seat not in state.to_act:
+    if prefix or state.stage is not Stage.PICK or seat not in state.to_act:
         return None
     theme = ctx.theme
     options = state.pick_options()
@@ -790,3 +820,6 @@ def render_options(
         for row, line in enumerate(_wrap(str(option.label), font(13), thumb_w - 4, 2)):
             draw.label((x + 2, label_top + row * 16), line, font(13), theme.muted)
     return image
+
+
+RENDERER: Renderer[EverestState] = Renderer(render, options=render_options, steps=render_steps)

@@ -38,6 +38,7 @@ from render.core import (
     Color,
     Palette,
     RenderContext,
+    Renderer,
     Theme,
     edit,
     fit_text,
@@ -459,3 +460,6 @@ def render(state: HillbertState, ctx: RenderContext) -> Image.Image:
         summary = f"{state.score} rows in {state.turns} turns"
         text_center(draw, (centre, mid + 30), summary, font(24), WHITE)
     return image
+
+
+RENDERER: Renderer[HillbertState] = Renderer(render)

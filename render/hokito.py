@@ -17,6 +17,7 @@ from render.core import (
     Color,
     Palette,
     RenderContext,
+    Renderer,
     Theme,
     edit,
     fit_text,
@@ -220,3 +221,6 @@ def render(state: HokitoState, ctx: RenderContext) -> Image.Image:
             theme.muted,
         )
     return image
+
+
+RENDERER: Renderer[HokitoState] = Renderer(render)

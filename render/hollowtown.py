@@ -28,6 +28,7 @@ from render.core import (
     Color,
     Palette,
     RenderContext,
+    Renderer,
     Theme,
     edit,
     fit_text,
@@ -421,3 +422,6 @@ def render(state: HollowtownState, ctx: RenderContext) -> Image.Image:
             theme.ink,
         )
     return image
+
+
+RENDERER: Renderer[HollowtownState] = Renderer(render)

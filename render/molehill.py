@@ -29,6 +29,7 @@ from render.core import (
     Color,
     Palette,
     RenderContext,
+    Renderer,
     Theme,
     edit,
     fit_text,
@@ -334,3 +335,6 @@ def render(state: MoleHillState, ctx: RenderContext) -> Image.Image:
     small = font(16)
     draw.label((BOARD_X, y1 + 34), fit_text(footer, small, WIDTH - 2 * BOARD_X), small, theme.ink)
     return image
+
+
+RENDERER: Renderer[MoleHillState] = Renderer(render)

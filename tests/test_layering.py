@@ -51,3 +51,92 @@ def test_layer_imports(package: str) -> None:
         for name in sorted(imported_roots(path) & FORBIDDEN[package])
     ]
     assert not violations, "\n".join(violations)
+
+
+PACKAGES = ("engine", "render", "data", "host", "cogs")
+
+
+def imported_modules(path: Path, module: str) -> set[str]:
+    """The modules `path` imports, wherever the import stands: a function-level import
+    counts, and so does one made only for the type checker."""
+    tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+    found: set[str] = set()
+    package = module.rpartition(".")[0]
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            found.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                base = ".".join(
+                    [*package.split(".")[: len(package.split(".")) - node.level + 1], base]
+                )
+            found.add(base)
+            found.update(f"{base}.{alias.name}" for alias in node.names)
+    return found
+
+
+def module_graph() -> dict[str, set[str]]:
+    """Every project module, with the project modules it imports."""
+    paths = {"bot": ROOT / "bot.py"}
+    for package in PACKAGES:
+        for path in (ROOT / package).rglob("*.py"):
+            parts = path.relative_to(ROOT).with_suffix("").parts
+            name = ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+            paths[name] = path
+    return {
+        name: {m for m in imported_modules(path, name) if m in paths and m != name}
+        for name, path in paths.items()
+    }
+
+
+def import_cycle(graph: dict[str, set[str]]) -> list[str]:
+    """One cycle of imports in `graph` (a module that, through its imports, imports
+    itself), or [] if there is none."""
+    done: set[str] = set()
+    path: list[str] = []
+    on_path: set[str] = set()
+
+    def visit(name: str) -> list[str]:
+        path.append(name)
+        on_path.add(name)
+        for target in sorted(graph[name]):
+            if target in on_path:
+                return [*path[path.index(target) :], target]
+            if target not in done:
+                cycle = visit(target)
+                if cycle:
+                    return cycle
+        on_path.discard(path.pop())
+        done.add(name)
+        return []
+
+    for name in sorted(graph):
+        if name not in done:
+            cycle = visit(name)
+            if cycle:
+                return cycle
+    return []
+
+
+def test_import_cycle_finds_a_circle_and_only_a_circle() -> None:
+    assert import_cycle({"a": {"b"}, "b": {"c"}, "c": {"a"}}) == ["a", "b", "c", "a"]
+    assert import_cycle({"a": {"b", "c"}, "b": {"c"}, "c": set()}) == []
+
+
+def test_imports_in_functions_and_for_the_type_checker_count(tmp_path: Path) -> None:
+    sample = tmp_path / "sample.py"
+    sample.write_text(
+        "from typing import TYPE_CHECKING\n"
+        "if TYPE_CHECKING:\n    from host import service\n"
+        "def late():\n    from cogs.games import x\n"
+        "from .respond import y\n"
+    )
+    found = imported_modules(sample, "cogs.views")
+    assert {"cogs.games", "cogs.games.x", "host.service", "cogs.respond.y"} <= found
+
+
+def test_no_module_imports_itself_through_others() -> None:
+    graph = module_graph()
+    assert len(graph) > 40, sorted(graph)
+    assert import_cycle(graph) == []

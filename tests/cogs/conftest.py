@@ -46,7 +46,7 @@ async def make_bot(db: Database) -> HilltopBot:
     # The computer's answer always joins the reply here, so a test reads one message;
     # answers posted later are tested through the fake Discord and the service.
     bot.build_services(User(BOT_ID, "hilltop", is_bot=True), computer_wait=None)
-    bot.daily.par_runner = fixed_par
+    bot.daily.par.runner = fixed_par
     bot._connection.user = MagicMock(id=BOT_ID, display_name="hilltop")
     for extension in EXTENSIONS:
         await bot.load_extension(extension)

@@ -15,6 +15,7 @@ from cogs.games import GamesCog, move_autocomplete, variant_autocomplete
 from cogs.views import PayloadButton, PayloadSelect, build_view
 from data.db import Database
 from host.model import Choice, Reply
+from host.payloads import Action, Payload
 from tests.cogs.conftest import (
     ALICE,
     BOB,
@@ -243,12 +244,29 @@ async def test_slow_work_is_deferred_then_answered(
 
 
 async def test_many_picks_become_a_select() -> None:
-    picks = tuple(Choice(f"pick:1:0:x{i}", f"x{i}") for i in range(24))
-    view = build_view(Reply(picks=picks, actions=(Choice("resign:1:0:", "Resign"),)))
+    picks = tuple(Choice(Payload(Action.PICK, 1, 0, (f"x{i}",)), f"x{i}") for i in range(24))
+    resign = Choice(Payload(Action.RESIGN, 1, 0), "Resign")
+    view = build_view(Reply(picks=picks, actions=(resign,)))
     assert view is not None
     [select] = [c for c in view.children if isinstance(c, PayloadSelect)]
-    assert [o.value for o in select.item.options] == [p.payload for p in picks]
+    assert [o.value for o in select.item.options] == [f"pick:1:0:x{i}" for i in range(24)]
     assert [c.item.label for c in view.children if isinstance(c, PayloadButton)] == ["Resign"]
+
+
+async def test_a_posted_buttons_custom_id_comes_back_as_its_typed_payload(
+    bot: HilltopBot,
+) -> None:
+    template = PayloadButton.__discord_ui_compiled_template__
+    match = template.fullmatch("ht:group+:9:4:e|rod")
+    assert match is not None
+    assert (match["action"], match["game"], match["ply"]) == ("group+", "9", "4")
+    inter, _ = interaction(bot, ALICE, component=True)
+    button = await PayloadButton.from_custom_id(inter, discord.ui.Button(), match)
+    assert button.payload == Payload(Action.GROUP_OPEN, 9, 4, ("rod",), "e")
+    assert button.item.custom_id == "ht:group+:9:4:e|rod"
+    # Only our own actions are ours: anything else is left for other components.
+    assert template.fullmatch("ht:launch:9:4:") is None
+    assert template.fullmatch("hts:pick:9:4") is None
 
 
 def cog_named(bot: HilltopBot, name: str) -> Any:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from cogs.client import HilltopBot
-from host.daily import utc_day
+from host.daily_calendar import utc_day
 from tests.cogs.conftest import ALICE, embed_text, interaction
 
 

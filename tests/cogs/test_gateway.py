@@ -340,7 +340,7 @@ async def test_a_computer_answer_that_takes_a_while_comes_as_its_own_post(
     fake: FakeDiscord, bot: HilltopBot, players: Players
 ) -> None:
     alice = players.alice
-    bot.service.computer_wait = 0.0  # every computer answer takes "a while" here
+    bot.service.computers.wait = 0.0  # every computer answer takes "a while" here
     started = await fake.slash(
         alice, "play", game="hokito", opponent=fake.bot_user, seed=1, seat="first"
     )

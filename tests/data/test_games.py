@@ -11,7 +11,7 @@ import pytest
 
 from data.db import Database, migrations
 from data.games import SqliteGameRepository
-from data.repository import ChannelBusyError, NewGame, StalePlyError, UserRecord
+from data.repository import LiveGameExistsError, NewGame, StalePlyError, UserRecord
 
 ALICE = UserRecord(1, "alice")
 BOB = UserRecord(2, "bob")
@@ -69,7 +69,7 @@ async def test_create_and_reload_game(db: Database) -> None:
 async def test_one_live_game_per_channel(db: Database) -> None:
     repo = SqliteGameRepository(db)
     first = await repo.create_game(new_game(), now=1.0)
-    with pytest.raises(ChannelBusyError):
+    with pytest.raises(LiveGameExistsError):
         await repo.create_game(new_game(), now=2.0)
     await repo.close_game(first.id, 0, "aborted", {"reason": "ended by an admin"}, now=3.0)
     second = await repo.create_game(new_game(), now=4.0)

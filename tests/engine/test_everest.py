@@ -6,6 +6,7 @@ from __future__ import annotations
 import itertools
 import random
 import re
+from dataclasses import astuple
 from functools import cache
 
 import pytest
@@ -16,13 +17,16 @@ from engine import registry
 from engine.core import IllegalMoveError, InvalidMoveError, NotationError
 from engine.everest import (
     Aside,
-    Event,
     EverestState,
     Flee,
+    Flight,
     Heal,
+    Healed,
     Pick,
     Plan,
+    RolledOff,
     Stay,
+    Threw,
     describe_events,
 )
 from engine.rng import Rng
@@ -124,8 +128,11 @@ def seed_for(dice: tuple[int, ...]) -> int:
     raise AssertionError
 
 
-def events(state: EverestState, kind: str) -> list[tuple[int, ...]]:
-    return [e.args for e in state.events if e.kind == kind]
+def events(state: EverestState, kind: str) -> list[tuple[int | None, ...]]:
+    """The fields of each event of `kind`, in order (of a roll-off: the dice)."""
+    return [
+        e.dice if isinstance(e, RolledOff) else astuple(e) for e in state.events if e.kind == kind
+    ]
 
 
 def sq(name: str) -> int:
@@ -711,25 +718,25 @@ def test_win_by_starting_and_ending_the_round_alone_on_the_peak() -> None:
 
 def test_moving_on_the_peak_keeps_the_claim() -> None:
     after = play_all(position("d4,h6", "-,dazed", peak="0"), "AE s0N s2N")
-    assert squares(after)[0] == "e4" and after.result == 0
+    assert squares(after)[0] == "e4" and after.winner == 0
 
 
 def test_no_win_when_shared_or_not_started_alone() -> None:
     shared = play_all(position("d4,e3", "-,dazed", peak="-"), "s0N sAN s2N")
-    assert shared.result == -1
+    assert shared.outcome() is None
     arrived = play_all(position("c3,h6", "-,dazed"), "2E s0S sAS")
-    assert squares(arrived)[0] == "d3" and arrived.result == -1 and arrived.peak == 0
+    assert squares(arrived)[0] == "d3" and arrived.outcome() is None and arrived.peak == 0
 
 
 def test_healing_leaves_the_peak() -> None:
     state = position("d4,h6", "-,dazed", peak="0", aside="5,-")
     after = play_all(state, "s0N sAN s2N").play(0, Heal())
-    assert after.result == -1 and squares(after)[0] == "a2"
+    assert after.outcome() is None and squares(after)[0] == "a2"
 
 
 def test_round_cap_is_a_draw() -> None:
     after = play_all(position("a1,h6", round_=30), "s0N sAN s2N", "s0N sAN s2N")
-    assert after.stage == "over" and after.result == -2
+    assert after.stage == "over" and after.winner is None
     result = after.outcome()
     assert result is not None and result.is_draw
     free = play_all(position("a1,h6", round_=30, cap=0), "s0N sAN s2N", "s0N sAN s2N")
@@ -803,7 +810,7 @@ END = (
 def test_an_event_naming_a_missing_seat_is_refused() -> None:
     with pytest.raises(NotationError, match=r"heal\.4: '4' is not a seat; with 2 players"):
         GAME.from_text(SEAT_4_HEALS)
-    assert GAME.from_text(SEAT_4_HEALS.replace("heal.4", "heal.1")).events[1] == Event("heal", (1,))
+    assert GAME.from_text(SEAT_4_HEALS.replace("heal.4", "heal.1")).events[1] == Healed(1)
 
 
 @pytest.mark.parametrize(
@@ -885,7 +892,7 @@ def test_a_pick_number_in_other_digits_is_not_a_move() -> None:
 
 
 def test_events_round_trip_and_describe() -> None:
-    event = Event("snow", (0, sq("a2"), sq("d2"), 1, 0))
+    event = Threw(0, sq("a2"), sq("d2"), 1, Flight.HIT)
     assert str(event) == "snow.0.a2.d2.E.0"
     state = play_all(position("a1,e1", seed=seed_for((3, 5))), "2E s0N sAN", "2W s0N sAN")
     assert GAME.from_text(state.to_text()) == state

@@ -11,10 +11,10 @@ from typing import Any
 
 import pytest
 
-from engine import ai, mcts, registry
-from engine.core import Game, GameState
+from engine import ai, everest, mcts, registry
+from engine.core import Game, GameState, Model
 from engine.everest import HIDDEN, HOMES, PEAK, EverestState, Plan
-from engine.mcts import Budget, Model
+from engine.mcts import Budget
 from engine.rng import Rng
 
 GAMES = registry.all_games()
@@ -260,7 +260,7 @@ def test_climbs_from_home_reach_the_peak_in_one_round() -> None:
     Blue stays put; the engine agrees."""
     state = registry.get("everest").new_state(3, 2, None)
     assert isinstance(state, EverestState)
-    best = [climb for value, climb in ai._climbs(HOMES[0], state.available(0)) if value == 6.0]
+    best = [climb for value, climb in everest._climbs(HOMES[0], state.available(0)) if value == 6.0]
     assert len(best) == 2
     lone = replace(state, plans=(None, HIDDEN))
     for climb in best:
@@ -278,7 +278,7 @@ def test_proposed_plans_are_legal_everywhere() -> None:
             if state.stage != "plan" or seat not in state.to_act:
                 continue
             for _ in range(20):
-                plan, rng = ai._everest_plan(state, seat, rng)
+                plan, rng = everest._plausible_plan(state, seat, rng)
                 assert plan in state.legal_moves(seat)
 
 

@@ -21,7 +21,7 @@ from engine import registry
 from engine.core import Game, GameState, IllegalMoveError, InvalidMoveError, NotationError
 from engine.rng import Rng
 from render.core import RenderContext
-from render.registry import options_png, render_png, step_pngs
+from tests.render.support import options_png, render_png, step_pngs
 
 GAMES = registry.all_games()
 IDS = [g.id for g in GAMES]

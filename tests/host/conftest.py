@@ -7,7 +7,7 @@ import pytest
 
 from data.db import Database
 from data.games import SqliteGameRepository
-from host.model import Place, User
+from host.model import Channel, User
 from host.service import GameService
 
 ALICE = User(1001, "alice")
@@ -15,8 +15,8 @@ BOB = User(1002, "bob")
 CAROL = User(1003, "carol")
 ADMIN = User(1004, "root", is_admin=True)
 BOT = User(9999, "hilltop", is_bot=True)
-HERE = Place(channel_id=500, guild_id=7, name="general")
-THREAD = Place(channel_id=501, guild_id=7, name="thread")
+HERE = Channel(channel_id=500, guild_id=7, name="general")
+THREAD = Channel(channel_id=501, guild_id=7, name="thread")
 
 # Black (alice, first seat) to move a1-a2, after which White has no move: Black wins 36-0.
 A1 = "w2" * 6 + "w3" * 6 + "b3" * 5 + "b1"

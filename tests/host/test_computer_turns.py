@@ -11,8 +11,9 @@ from data.db import Database
 from data.games import SqliteGameRepository
 from engine import ai
 from engine.core import GameState
-from host.model import Place, Reply
+from host.model import Channel, Reply
 from host.service import GameService
+from host.setup import GameSetup
 from tests.host.conftest import ALICE, BOT, HERE
 
 
@@ -34,10 +35,10 @@ class HeldComputers:
 
 class Posts:
     def __init__(self) -> None:
-        self.replies: list[tuple[Place, Reply]] = []
+        self.replies: list[tuple[Channel, Reply]] = []
         self.arrived = asyncio.Event()
 
-    async def __call__(self, place: Place, replies: list[Reply]) -> None:
+    async def __call__(self, place: Channel, replies: list[Reply]) -> None:
         self.replies += [(place, r) for r in replies]
         self.arrived.set()
 
@@ -58,7 +59,7 @@ def background_service(db: Database, computers: Any, wait: float) -> tuple[GameS
 async def test_a_slow_computer_answer_is_posted_and_pings_the_player(db: Database) -> None:
     computers = HeldComputers()
     service, posts = background_service(db, computers, wait=0.05)
-    await service.play(HERE, ALICE, "hokito", [BOT], seed=3, seat="first")
+    await service.start(HERE, ALICE, GameSetup("hokito", seed=3, seat="first"), [BOT])
     [first, *_] = await service.suggest_moves(HERE, ALICE, "")
     [reply] = await asyncio.wait_for(service.move(HERE, ALICE, first.value), 5)
     assert "alice played" in reply.text and "hilltop (White) is thinking…" in reply.text
@@ -79,7 +80,7 @@ async def test_a_quick_computer_answer_joins_the_reply_and_nothing_is_posted(
     computers = HeldComputers()
     computers.answer.set()
     service, posts = background_service(db, computers, wait=5)
-    await service.play(HERE, ALICE, "hokito", [BOT], seed=3, seat="first")
+    await service.start(HERE, ALICE, GameSetup("hokito", seed=3, seat="first"), [BOT])
     [first, *_] = await service.suggest_moves(HERE, ALICE, "")
     [reply] = await service.move(HERE, ALICE, first.value)
     assert "hilltop (White) played" in reply.text and reply.title.endswith("ply 2")
@@ -90,7 +91,7 @@ async def test_a_quick_computer_answer_joins_the_reply_and_nothing_is_posted(
 async def test_people_plan_and_look_while_computers_think(db: Database) -> None:
     computers = HeldComputers()
     service, posts = background_service(db, computers, wait=0.05)
-    [started] = await service.play(HERE, ALICE, "everest", computers=3, seed=11)
+    [started] = await service.start(HERE, ALICE, GameSetup("everest", computers=3, seed=11))
     assert "are thinking…" in started.text
     # The three computer yeti are deciding; the board and alice's plan do not wait.
     [board] = await asyncio.wait_for(service.board(HERE), 1)
@@ -104,5 +105,5 @@ async def test_people_plan_and_look_while_computers_think(db: Database) -> None:
     # and its board posted, asking alice for her next plan.
     text = "\n".join(p.text for _, p in posts.replies)
     assert "has made their choice" in text
-    record = await service.games.live_game_in_channel(HERE.channel_id)
+    record = await service.repository.live_game_in_channel(HERE.channel_id)
     assert record is not None and record.ply >= 4

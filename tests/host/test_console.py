@@ -22,7 +22,8 @@ from data.console import SqliteConsoleRepository
 from data.daily import SqliteDailyRepository
 from data.db import Database
 from data.games import SqliteGameRepository
-from host.console import NUMBER_RANGES, Console, ConsoleInputError, bot_user, parse_line
+from host.console import Console
+from host.console_input import NUMBER_RANGES, ConsoleInputError, bot_user, parse_line
 from host.daily import DailyService
 from host.service import GameService
 
@@ -324,7 +325,7 @@ def test_an_explicit_log_level_applies_in_the_console(
         options=options,
         env=console_env(**env),
     )
-    assert ("INFO    host.service: game 1 created" in done.stderr) is shown, done.stderr
+    assert ("INFO    host.starting: game 1 created" in done.stderr) is shown, done.stderr
 
 
 def test_an_unknown_log_level_is_refused(tmp_path: Path) -> None:

@@ -17,15 +17,11 @@ from data.db import Database
 from data.games import SqliteGameRepository
 from data.repository import NewGame, UserRecord
 from engine.hillbert_par import DEFAULT_MAX_TURNS, par
-from host.daily import (
-    DailyService,
-    ProcessParRunner,
-    iso_week,
-    next_rollover,
-    size_strip,
-    streak_of,
-)
-from host.model import Place, Reply, ServiceError, User, offered_move
+from host.daily import DailyService
+from host.daily_calendar import iso_week, next_rollover, streak_of
+from host.daily_par import ProcessParRunner
+from host.daily_results import size_strip
+from host.model import Channel, Reply, ServiceError, User, offered_move
 from host.service import GameService
 from tests.host.conftest import ALICE, BOB, BOT, HERE
 
@@ -38,7 +34,7 @@ def at(day: int, hour: int, minute: int) -> float:
 
 
 PAR = (40, 120)
-OTHER_SERVER = Place(channel_id=900, guild_id=8, name="elsewhere")
+OTHER_SERVER = Channel(channel_id=900, guild_id=8, name="elsewhere")
 
 
 class Clock:
@@ -100,7 +96,7 @@ async def test_everyone_gets_the_same_hill_each_day(daily: DailyService, clock: 
     await daily.play(HERE, BOB)
     assert "seed" not in a.footer  # the seed would let anyone practise today's hill
     runs = [await daily.daily.run_for(u.id, "2026-11-22") for u in (ALICE, BOB)]
-    games = [await daily.games.games.get_game(r.game_id) for r in runs if r is not None]
+    games = [await daily.games.repository.get_game(r.game_id) for r in runs if r is not None]
     seeds = {g.seed for g in games if g is not None}
     assert len(games) == 2 and len(seeds) == 1
     [seed] = seeds
@@ -171,7 +167,7 @@ async def test_a_tampered_log_is_not_ranked(daily: DailyService) -> None:
     assert run is not None
     async with daily.daily.db.transaction() as conn:  # type: ignore[attr-defined]
         await conn.execute("UPDATE games SET seed = seed + 1 WHERE id = ?", (run.game_id,))
-    daily.games._cache.clear()
+    daily.games.live.forget(run.game_id)
     assert await daily.replay(run.game_id) is None
 
 
@@ -345,7 +341,7 @@ async def play_turns(daily: DailyService, user: User, n: int, *, via_daily: bool
         if via_daily:
             await daily.play(HERE, user, move)
         else:
-            await daily.games.play_in(await open_game(daily, user), user, move)
+            await daily.games.move_in(await open_game(daily, user), user, move)
 
 
 async def test_a_run_still_going_at_midnight_is_finished_on_its_own_hill(
@@ -397,7 +393,7 @@ async def test_a_run_not_over_at_the_close_is_scored_as_it_stood_and_told_once(
     [again] = await daily.play(HERE, ALICE)
     assert "continues" in again.text  # told once
     with pytest.raises(ServiceError, match="over"):
-        await daily.games.play_in(game_id, ALICE, "d")
+        await daily.games.move_in(game_id, ALICE, "d")
 
 
 async def test_a_move_meant_for_a_closed_run_opens_no_new_one(
@@ -446,7 +442,7 @@ async def test_a_run_ended_after_its_close_keeps_the_score_it_had_at_the_close(
     replies: list[Reply] = []
     while not replies or replies[0].tone != "over":
         [move, *_] = await daily.games.suggest_in(game_id, ALICE, "")
-        replies = await daily.games.play_in(game_id, ALICE, move.value)
+        replies = await daily.games.move_in(game_id, ALICE, move.value)
     assert all(r.ephemeral for r in replies)  # no public summary for a run cut short
     assert any(f"{stood.score} rows in 2 turns" in r.text for r in replies)
     run = await daily.daily.run_for(ALICE.id, DAY)
@@ -533,7 +529,7 @@ async def test_a_count_of_one_is_singular(daily: DailyService) -> None:
     assert "Last run 2026-11-22: 1 row in 1 turn." in stats.text
     [done] = await daily.play(HERE, ann)
     assert "You have played today's hill: 1 row in 1 turn." in done.text
-    assert "1 row short of par" in (await daily._par_reply(DAY, PAR[0] - 1)).text
+    assert "1 row short of par" in (await daily.par.reply(DAY, PAR[0] - 1)).text
 
 
 async def test_a_run_is_closed_only_where_it_stands_and_only_once(daily: DailyService) -> None:
@@ -542,7 +538,7 @@ async def test_a_run_is_closed_only_where_it_stands_and_only_once(daily: DailySe
     game_id = await open_game(daily, ALICE)
     result = {"scores": [1], "winners": [], "reason": "closed"}
     assert not await daily.daily.close_run(game_id, 0, result, 1, 1, "1", NOON)  # moved on
-    record = await daily.games.games.get_game(game_id)
+    record = await daily.games.repository.get_game(game_id)
     assert record is not None and record.status == "active"
     assert (await daily.daily.run_for(ALICE.id, DAY)).finished_at is None  # type: ignore[union-attr]
     assert await daily.daily.close_run(game_id, 1, result, 1, 1, "1", NOON)

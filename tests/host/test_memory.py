@@ -15,6 +15,7 @@ from data.games import SqliteGameRepository
 from data.repository import GameRecord, MoveRecord
 from host.model import ServiceError
 from host.service import GameService
+from host.setup import GameSetup
 from tests.host.conftest import ALICE, BOB, BOT, HERE
 
 
@@ -52,7 +53,7 @@ def counting_service(db: Database) -> tuple[GameService, CountingRepository]:
 
 
 async def start_hokito(service: GameService) -> None:
-    await service.play(HERE, ALICE, "hokito", [BOB], seed=1, seat="first")
+    await service.start(HERE, ALICE, GameSetup("hokito", seed=1, seat="first"), [BOB])
     await service.accept(HERE, BOB)
 
 
@@ -93,9 +94,9 @@ async def test_a_restarted_service_reads_a_game_once(db: Database) -> None:
 async def test_autocomplete_does_not_wait_for_a_move_in_progress(db: Database) -> None:
     service, _ = counting_service(db)
     await start_hokito(service)
-    record = await service.games.live_game_in_channel(HERE.channel_id)
+    record = await service.repository.live_game_in_channel(HERE.channel_id)
     assert record is not None
-    async with service._lock(record.id):  # a move is being committed and drawn
+    async with service.live.lock(record.id):  # a move is being committed and drawn
         suggestions = await asyncio.wait_for(service.suggest_moves(HERE, ALICE, "a1"), 1)
     starting = [s.label.startswith("a1") for s in suggestions]
     assert starting[0] and starting == sorted(starting, reverse=True)  # a1… first
@@ -120,13 +121,13 @@ async def test_two_processes_on_one_database_take_turns(tmp_path: Path) -> None:
         assert reply.title.endswith("ply 3")
         # Bob's old move sent again to the first process is refused: it is Bob's turn now,
         # but that move was already made and the board has changed.
-        record = await one.games.live_game_in_channel(HERE.channel_id)
+        record = await one.repository.live_game_in_channel(HERE.channel_id)
         assert record is not None and record.ply == 3
-        moves = [m.text for m in await one.games.moves(record.id)]
+        moves = [m.text for m in await one.repository.moves(record.id)]
         assert moves == ["a1-b1", bob_move, alice_move]
         with pytest.raises(ServiceError, match="not your turn"):
             await other.move(HERE, ALICE, alice_move)
-        stored = await other.games.live_game_in_channel(HERE.channel_id)
+        stored = await other.repository.live_game_in_channel(HERE.channel_id)
         assert stored is not None and stored.ply == 3
     finally:
         await db_a.close()

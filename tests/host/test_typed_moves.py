@@ -10,6 +10,7 @@ import pytest
 from engine import registry
 from host.model import ServiceError, User, offered_move
 from host.service import GameService
+from host.setup import GameSetup
 from tests.host.conftest import ADMIN, ALICE, BOB, HERE
 
 GAMES = [g.id for g in registry.all_games()]
@@ -18,14 +19,14 @@ GAMES = [g.id for g in registry.all_games()]
 async def start(service: GameService, game_id: str) -> list[User]:
     game = registry.get(game_id)
     if game.max_players == 1:
-        await service.play(HERE, ALICE, game_id, seed=3)
+        await service.start(HERE, ALICE, GameSetup(game_id, seed=3))
         return [ALICE]
-    await service.admin_start(HERE, ADMIN, game_id, [ALICE, BOB], seed=3)
+    await service.admin_start(HERE, ADMIN, GameSetup(game_id, seed=3), [ALICE, BOB])
     return [ALICE, BOB]
 
 
 async def stored_ply(service: GameService) -> int:
-    record = await service.games.live_game_in_channel(HERE.channel_id)
+    record = await service.repository.live_game_in_channel(HERE.channel_id)
     assert record is not None
     return record.ply
 

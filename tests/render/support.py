@@ -13,13 +13,30 @@ from typing import Any
 from PIL import Image, ImageChops
 
 from engine.core import GameState
+from host.catalog import all_listings, listing_of
 from render.core import RenderContext
-from render.registry import render_png
 
 GOLDEN = Path(__file__).parent / "golden"
+#: Every hosted game's id.
+GAME_IDS = tuple(listing.id for listing in all_listings())
 
 Colour = tuple[int, ...]
 Scene = tuple[GameState[Any], RenderContext]
+
+
+def render_png(state: GameState[Any], ctx: RenderContext | None = None) -> bytes:
+    """The board of `state` as its game's renderer draws it."""
+    return listing_of(state).renderer.board_png(state, ctx or RenderContext())
+
+
+def options_png(
+    state: GameState[Any], seat: int, prefix: tuple[str, ...], ctx: RenderContext
+) -> bytes | None:
+    return listing_of(state).renderer.options_png(state, seat, prefix, ctx)
+
+
+def step_pngs(state: GameState[Any], ctx: RenderContext) -> list[bytes]:
+    return listing_of(state).renderer.step_pngs(state, ctx)
 
 
 def pixel(image: Image.Image, xy: tuple[int, int]) -> Colour:

@@ -9,7 +9,7 @@ import pytest
 from PIL import Image, ImageChops
 
 from engine import registry
-from engine.everest import OFF, SQUARE_BY_NAME, Event, EverestState
+from engine.everest import OFF, SQUARE_BY_NAME, EverestState, Picked
 from engine.rng import Rng
 from render.core import DEFAULT_THEME, RenderContext
 from render.everest import (
@@ -22,13 +22,15 @@ from render.everest import (
     render_steps,
     step_scenes,
 )
-from render.registry import options_png, render_png, step_pngs
 from tests.render.support import (
     assert_matches_golden,
     assert_renders_in_palette_at,
     assert_small_deterministic_png,
     near,
+    options_png,
     pixel,
+    render_png,
+    step_pngs,
 )
 
 GAME = registry.get("everest")
@@ -257,7 +259,7 @@ def test_scenes_carried_on_after_a_pick_and_a_flee_choice() -> None:
     assert [(s.round, s.step) for s in step_scenes(ROLL_OFF, BEFORE_ROLL_OFF)] == [(4, 1), (4, 2)]
     picked = step_scenes(PICKED, ROLL_OFF)
     assert [(s.round, s.step) for s in picked] == [(4, 2), (4, 3)]
-    assert picked[0].events[0] == Event("pick", (3, 1))
+    assert picked[0].events[0] == Picked(3, 1)
     # The end of the round is no step: the yeti off the board are still off after step 3.
     assert picked[1].pos[0] == OFF and PICKED.pos[0] == sq("a2")
     fled = step_scenes(FLED, ROARED_AT)

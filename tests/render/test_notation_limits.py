@@ -10,7 +10,7 @@ from PIL import Image
 
 from engine import registry
 from render.core import RenderContext
-from render.registry import options_png, render_png, step_pngs
+from tests.render.support import options_png, render_png, step_pngs
 
 NAMES = ("Ann", "Bob", "Cyd", "Dee")
 RNG_MAX = 2**64 - 1

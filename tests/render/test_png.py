@@ -20,7 +20,7 @@ from engine import registry
 from engine.core import GameState
 from engine.rng import Rng
 from render.core import DEFAULT_THEME, RenderContext
-from render.registry import RENDER_MODULES, options_png, render_png, step_pngs
+from tests.render.support import GAME_IDS, options_png, render_png, step_pngs
 
 ROOT = Path(__file__).resolve().parents[2]
 NAMES = ("Ann", "Bob", "Cy", "Di")
@@ -62,7 +62,7 @@ def pngs(game_id: str) -> list[bytes]:
 def digests(threads: int = 1) -> list[str]:
     """SHA-256 of every game's pictures, drawn `threads` times over on as many threads."""
     with ThreadPoolExecutor(threads) as pool:
-        per_game = list(pool.map(pngs, RENDER_MODULES * threads))
+        per_game = list(pool.map(pngs, GAME_IDS * threads))
     return [hashlib.sha256(png).hexdigest() for game in per_game for png in game]
 
 
@@ -82,7 +82,7 @@ def digests_elsewhere(threads: int) -> list[str]:
     return done.stdout.split()
 
 
-@pytest.mark.parametrize("game_id", RENDER_MODULES)
+@pytest.mark.parametrize("game_id", GAME_IDS)
 def test_every_png_is_in_the_games_fixed_palette(game_id: str) -> None:
     declared = importlib.import_module(f"render.{game_id}").palette(DEFAULT_THEME)
     palettes = set()

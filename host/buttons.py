@@ -1,0 +1,165 @@
+"""The button protocol: what each `Action` does when its button is pressed.
+
+Every press names its game and the ply its board was drawn at. One table maps an action
+to its handler; each handler checks what it needs (the game is live, the board is
+current for this user, the user is to act) before it acts, and refuses with a reason
+otherwise, changing nothing.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+
+from engine.text import t
+from host.ai_turns import ComputerPlayers
+from host.computer_turns import ComputerTurns
+from host.live import LiveGames, Loaded
+from host.model import Channel, Choice, Reply, ServiceError, User
+from host.moves import GAME_OVER, Moves
+from host.payloads import Action, Payload
+from host.playing import Playing
+from host.presenter import Presenter
+from host.starting import Starting
+
+Handler = Callable[["Buttons", Channel, User, Payload], Awaitable[list[Reply]]]
+
+
+class Buttons:
+    def __init__(
+        self,
+        live: LiveGames,
+        moves: Moves,
+        playing: Playing,
+        starting: Starting,
+        computers: ComputerTurns,
+        presenter: Presenter,
+    ) -> None:
+        self.live = live
+        self.moves = moves
+        self.playing = playing
+        self.starting = starting
+        self.computers = computers
+        self.presenter = presenter
+
+    @property
+    def players(self) -> ComputerPlayers:
+        return self.computers.computers
+
+    async def press(self, channel: Channel, user: User, payload: Payload) -> list[Reply]:
+        return await HANDLERS[payload.action](self, channel, user, payload)
+
+    # --- challenges -----------------------------------------------------------------------
+    async def _answer(self, channel: Channel, user: User, payload: Payload) -> list[Reply]:
+        record = await self.live.record(payload.game_id)
+        if record.channel_id != channel.channel_id or not record.is_live:
+            raise ServiceError(t("That challenge is no longer open."))
+        if payload.action == Action.ACCEPT:
+            return await self.starting.accept(channel, user)
+        return await self.starting.decline(channel, user)
+
+    # --- resigning ------------------------------------------------------------------------
+    async def _ask_resign(self, channel: Channel, user: User, payload: Payload) -> list[Reply]:
+        loaded = await self._current(payload, user)
+        if not loaded.record.seats_of(user.id):
+            raise ServiceError(self.presenter.not_a_player(loaded))
+        sure = Payload(Action.RESIGN_CONFIRMED, payload.game_id, payload.ply)
+        return [
+            Reply(
+                title=str(t("Resign?")),
+                text=str(t("Do you really want to resign this game? This cannot be undone.")),
+                ephemeral=True,
+                actions=(Choice(sure, str(t("Yes, resign")), "danger"),),
+            )
+        ]
+
+    async def _resign(self, channel: Channel, user: User, payload: Payload) -> list[Reply]:
+        return await self.playing.resign(payload.game_id, user)
+
+    # --- help while playing ---------------------------------------------------------------
+    async def _hint(self, channel: Channel, user: User, payload: Payload) -> list[Reply]:
+        loaded = await self._current(payload, user)
+        seat = self.moves.acting_seat(loaded, user)
+        if not loaded.game.hints:
+            raise ServiceError(t("{game} has no hints.", game=loaded.game.name))
+        if loaded.record.kind == "daily":
+            raise ServiceError(t("No hints in the daily challenge: it is your own run."))
+        move = await self.players.choose(loaded.state, seat, "hard")
+        text = t("Hint: the bot would play {move}.", move=loaded.state.move_text(move))
+        return [Reply(text=str(text), ephemeral=True)]
+
+    async def _moves(self, channel: Channel, user: User, payload: Payload) -> list[Reply]:
+        loaded = await self._current(payload, user)
+        seat = self.moves.acting_seat(loaded, user)
+        moves = [text for _, text in loaded.keyed_moves(seat)]
+        return [self.presenter.move_list(moves, "\n".join(moves))]
+
+    # --- building a move ------------------------------------------------------------------
+    async def _build(self, channel: Channel, user: User, payload: Payload) -> list[Reply]:
+        """PICK (from the public board), OPEN or STEP: the next choices of the move, in a
+        private panel; a move with nothing left to choose is played at once."""
+        loaded = await self._current(payload, user)
+        seat = self.moves.acting_seat(loaded, user)
+        options = loaded.state.move_options(seat, payload.tokens)
+        in_panel = payload.action == Action.STEP
+        if not options.options and options.complete is None:
+            raise ServiceError(t("That choice is no longer available."))
+        if not options.options and options.complete is not None and payload.tokens:
+            return await self._play_built(loaded, user, payload.tokens, in_panel)
+        return [await self.presenter.builder(loaded, seat, payload.tokens, edit=in_panel)]
+
+    async def _group(self, channel: Channel, user: User, payload: Payload) -> list[Reply]:
+        """One group of too many choices; GROUP_OPEN comes from the public board and opens
+        a private panel, GROUP edits the panel."""
+        loaded = await self._current(payload, user)
+        seat = self.moves.acting_seat(loaded, user)
+        edit = payload.action == Action.GROUP
+        reply = await self.presenter.builder(loaded, seat, payload.tokens, edit, payload.group)
+        return [reply]
+
+    async def _play(self, channel: Channel, user: User, payload: Payload) -> list[Reply]:
+        loaded = await self._current(payload, user)
+        return await self._play_built(loaded, user, payload.tokens, True)
+
+    async def _play_built(
+        self, loaded: Loaded, user: User, tokens: tuple[str, ...], from_panel: bool
+    ) -> list[Reply]:
+        text = " ".join(tokens)
+        replies = await self.playing.move(loaded.id, loaded.record.ply, user, text)
+        if not from_panel:
+            return replies
+        seat = self.moves.acting_seat(loaded, user)
+        move = loaded.state.move_text(loaded.state.parse_move(seat, text))
+        done = Reply(text=str(t("Done: {move}.", move=move)), ephemeral=True, edit=True)
+        return [done, *replies]
+
+    async def _current(self, payload: Payload, user: User) -> Loaded:
+        """The pressed button's game, if what the button offered `user` still stands."""
+        loaded = await self.live.locked_load(payload.game_id)
+        loaded, _ = await self.computers.catch_up(loaded)
+        if not loaded.record.is_live:
+            raise ServiceError(GAME_OVER)
+        if not self.moves.still_offered(loaded, payload.ply, user):
+            raise ServiceError(
+                t(
+                    "This board is out of date: the game has moved on (ply {now}). Use the "
+                    "latest board, or /board to post it again.",
+                    now=loaded.record.ply,
+                )
+            )
+        return loaded
+
+
+HANDLERS: dict[Action, Handler] = {
+    Action.ACCEPT: Buttons._answer,
+    Action.DECLINE: Buttons._answer,
+    Action.RESIGN: Buttons._ask_resign,
+    Action.RESIGN_CONFIRMED: Buttons._resign,
+    Action.HINT: Buttons._hint,
+    Action.MOVES: Buttons._moves,
+    Action.PICK: Buttons._build,
+    Action.OPEN: Buttons._build,
+    Action.STEP: Buttons._build,
+    Action.GROUP: Buttons._group,
+    Action.GROUP_OPEN: Buttons._group,
+    Action.PLAY: Buttons._play,
+}

@@ -1,0 +1,209 @@
+"""Reading console lines: `[#channel] <user> /<command> [options]`.
+
+Options are `name:value`, a value running to the next ` name:` or the end of the line;
+the first option may be given bare (`/moves c2`). Numbers are checked against the same
+ranges as the Discord commands' options. Console users and channels are named, and get
+stable ids from their names.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from engine.rng import seed_from_text
+from host.model import Channel, User
+from host.service import BOT_NAME
+from host.setup import MAX_COMPUTERS, MAX_DEADLINE_MINUTES, MAX_SEED, GameSetup
+
+CONSOLE_GUILD = 1
+DEFAULT_CHANNEL = "general"
+
+#: Command name -> its options in order (the first may be given bare).
+COMMANDS: dict[str, tuple[str, ...]] = {
+    "play": (
+        "game",
+        "opponent",
+        "opponent2",
+        "opponent3",
+        "computers",
+        "seed",
+        "seat",
+        "variant",
+        "position",
+        "level",
+        "deadline",
+    ),
+    "accept": (),
+    "decline": (),
+    "moves": ("from",),
+    "move": ("text",),
+    "board": (),
+    "resign": (),
+    "rules": ("game",),
+    "games": (),
+    "admin start": (
+        "game",
+        "player1",
+        "player2",
+        "player3",
+        "player4",
+        "computers",
+        "seed",
+        "variant",
+        "position",
+        "level",
+        "deadline",
+    ),
+    "admin end": (),
+    "daily": ("move",),
+    "leaderboard": ("period", "scope"),
+    "stats": ("user",),
+    "press": ("button",),
+    "help": (),
+}
+
+#: The numeric options and their ranges: those the Discord commands declare.
+NUMBER_RANGES: dict[str, tuple[int, int]] = {
+    "computers": (0, MAX_COMPUTERS),
+    "seed": (0, MAX_SEED),
+    "deadline": (1, MAX_DEADLINE_MINUTES),
+}
+
+#: ASCII digits only: int() would also take other scripts' digits, `_` and spaces.
+WHOLE_NUMBER = re.compile(r"-?[0-9]+")
+_LINE = re.compile(r"^\s*(?:#(?P<channel>[\w-]+)\s+)?@?(?P<user>[\w.-]+)\s+/(?P<rest>.+)$")
+
+
+class ConsoleInputError(ValueError):
+    pass
+
+
+@dataclass(frozen=True)
+class Command:
+    channel: str
+    user: str
+    name: str
+    options: dict[str, str]
+
+
+def parse_line(line: str) -> Command:
+    """Read one console line (see the module docstring)."""
+    match = _LINE.match(line)
+    if not match:
+        raise ConsoleInputError(
+            "Write a command as: [#channel] <user> /<command> [options], "
+            "e.g. `alice /play game:hokito opponent:bob`."
+        )
+    rest = match.group("rest").strip()
+    words = rest.split(None, 2)
+    name = words[0].lower()
+    remainder = rest[len(words[0]) :].strip()
+    if name == "admin" and len(words) > 1 and f"admin {words[1].lower()}" in COMMANDS:
+        name = f"admin {words[1].lower()}"
+        remainder = words[2] if len(words) > 2 else ""
+    if name not in COMMANDS:
+        known = ", ".join("/" + c for c in COMMANDS)
+        raise ConsoleInputError(f"/{name} is not a command. Commands: {known}.")
+    return Command(
+        match.group("channel") or DEFAULT_CHANNEL,
+        match.group("user").lower(),
+        name,
+        parse_options(name, remainder),
+    )
+
+
+def parse_options(command: str, text: str) -> dict[str, str]:
+    allowed = COMMANDS[command]
+    options: dict[str, str] = {}
+    if not text:
+        return options
+    pattern = re.compile(
+        r"(?:^|\s)(" + "|".join(map(re.escape, allowed)) + r"):" if allowed else r"(?!x)x"
+    )
+    marks = list(pattern.finditer(text))
+    bare = text[: marks[0].start()].strip() if marks else text.strip()
+    if bare:
+        if not allowed:
+            raise ConsoleInputError(f"/{command} takes no options (got {bare!r}).")
+        options[allowed[0]] = bare
+    for i, mark in enumerate(marks):
+        end = marks[i + 1].start() if i + 1 < len(marks) else len(text)
+        value = text[mark.end() : end].strip()
+        options[mark.group(1)] = value
+    stray = [w for w in re.findall(r"(?:^|\s)([a-z_0-9]+):", text) if w not in allowed]
+    if stray and not marks:
+        raise ConsoleInputError(
+            f"/{command} has no option {stray[0]!r}; options: {', '.join(allowed) or 'none'}."
+        )
+    return options
+
+
+def console_user(name: str) -> User:
+    name = name.lstrip("@").lower()
+    if name == BOT_NAME:
+        return bot_user()
+    return User(seed_from_text(f"user:{name}"), name, is_bot=False, is_admin=True)
+
+
+def bot_user() -> User:
+    return User(seed_from_text(f"user:{BOT_NAME}"), BOT_NAME, is_bot=True, is_admin=False)
+
+
+def console_channel(channel: str) -> Channel:
+    return Channel(seed_from_text(f"channel:{channel}"), CONSOLE_GUILD, channel)
+
+
+def required(options: dict[str, str], name: str, command: str) -> str:
+    value = options.get(name, "").strip()
+    if not value:
+        raise ConsoleInputError(f"/{command} needs {name}:<value>.")
+    return value
+
+
+def number(options: dict[str, str], name: str) -> int | None:
+    """The whole number given for option `name`, within its range (NUMBER_RANGES)."""
+    value = options.get(name, "").strip()
+    if not value:
+        return None
+    low, high = NUMBER_RANGES[name]
+    if not (WHOLE_NUMBER.fullmatch(value) and low <= bounded_int(value) <= high):
+        raise ConsoleInputError(
+            f"{name}: give a whole number from {low} to {high} (got {value!r})."
+        )
+    return int(value)
+
+
+def bounded_int(digits: str) -> int:
+    """The value of an ASCII whole number; one too long for any range here counts as
+    ±10**20 unconverted (thousands of digits take long to convert, or are refused)."""
+    if len(digits.lstrip("-")) > 20:
+        return -(10**20) if digits.startswith("-") else 10**20
+    return int(digits)
+
+
+def people(options: dict[str, str], *names: str) -> list[User]:
+    """The users named by the options `names`, in that order."""
+    return [console_user(options[name]) for name in names if options.get(name)]
+
+
+def setup_of(options: dict[str, str], command: str) -> GameSetup:
+    """The game set-up asked for by `/play` or `/admin start`."""
+    return GameSetup(
+        required(options, "game", command),
+        computers=number(options, "computers") or 0,
+        seed=number(options, "seed"),
+        seat=options.get("seat") or None,
+        variant=options.get("variant") or None,
+        position=options.get("position") or None,
+        level=options.get("level") or None,
+        deadline_minutes=number(options, "deadline"),
+    )
+
+
+def help_text() -> str:
+    lines = []
+    for name, options in COMMANDS.items():
+        shown = " ".join(f"[{o}:]" for o in options)
+        lines.append(f"/{name} {shown}".rstrip())
+    return "\n".join(lines)

@@ -1,0 +1,145 @@
+"""Par: the bot's own best score on a daily hill within a turn limit, searched once a day
+in a worker process so it never slows the event loop, and stored, so that every process
+(the console included) reads the same par. It is shown to a player after their run."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from collections.abc import Awaitable, Callable
+from concurrent.futures import ProcessPoolExecutor
+from datetime import date
+
+from data.daily import DailyRepository
+from engine.hillbert_par import DEFAULT_MAX_TURNS, par
+from engine.text import t, tn
+from host.daily_results import result_text, turns_text
+from host.model import Reply
+from host.workers import worker_pool
+
+log = logging.getLogger(__name__)
+
+#: How long a reply waits for a par search under way: long enough for one search (a few
+#: seconds), so that a short-lived process (the console) that needs par computes and
+#: stores it for every later process, rather than giving up and ending the search.
+PAR_WAIT = 10.0
+
+ParRunner = Callable[[int], Awaitable[tuple[int, int]]]
+
+
+def _par_in_process(seed: int) -> tuple[int, int]:
+    result = par(seed)
+    return result.score, result.turns
+
+
+class ProcessParRunner:
+    """Runs the par search in a worker process, so it never slows the event loop."""
+
+    def __init__(self, search: Callable[[int], tuple[int, int]] = _par_in_process) -> None:
+        self._search = search
+        self._pool: ProcessPoolExecutor | None = None
+
+    async def __call__(self, seed: int) -> tuple[int, int]:
+        if self._pool is None:
+            self._pool = worker_pool(1, background=True)
+        loop = asyncio.get_running_loop()
+        return await loop.run_in_executor(self._pool, self._search, seed)
+
+    def close(self) -> None:
+        """Stop at once, even in the middle of a search."""
+        if self._pool is None:
+            return
+        # A running search cannot be cancelled, and at exit the interpreter waits for the
+        # pool's work: a short-lived process would sit out a search it then throws away.
+        workers = list((self._pool._processes or {}).values())
+        self._pool.shutdown(wait=False, cancel_futures=True)
+        for worker in workers:
+            worker.terminate()
+        self._pool = None
+
+
+class DailyPar:
+    """The par of each day: searched at most once per process, stored for all."""
+
+    def __init__(
+        self,
+        daily: DailyRepository,
+        runner: ParRunner,
+        seed_for: Callable[[date], int],
+        clock: Callable[[], float],
+    ) -> None:
+        self.daily = daily
+        self.runner = runner
+        self.seed_for = seed_for
+        self.clock = clock
+        self._tasks: dict[str, asyncio.Task[tuple[int, int]]] = {}
+
+    def close(self) -> None:
+        for task in self._tasks.values():
+            task.cancel()
+        closer = getattr(self.runner, "close", None)
+        if closer is not None:
+            closer()
+
+    async def reply(self, day: str, score: int) -> Reply:
+        try:
+            par_score, par_turns = await asyncio.wait_for(
+                asyncio.shield(self._par(date.fromisoformat(day))), timeout=PAR_WAIT
+            )
+        except Exception:
+            task = self._tasks.get(day)
+            if task is not None and task.done():
+                # A failed search is dropped, so that the next call tries again.
+                log.error("par for %s failed", day, exc_info=task.exception())
+                del self._tasks[day]
+            return Reply(
+                text=str(
+                    t("Par for this hill is not ready yet; ask again with /daily in a minute.")
+                ),
+                ephemeral=True,
+            )
+        verdict = (
+            t("You beat par!")
+            if score > par_score
+            else t("You matched par.")
+            if score == par_score
+            else tn("{n} row short of par.", "{n} rows short of par.", n=par_score - score)
+        )
+        return Reply(
+            text=str(
+                t(
+                    "Par (the bot's best on this hill within {limit}): {result}. {verdict}",
+                    limit=turns_text(DEFAULT_MAX_TURNS),
+                    result=result_text(par_score, par_turns),
+                    verdict=verdict,
+                )
+            ),
+            ephemeral=True,
+        )
+
+    def start(self, day: date) -> None:
+        """Begin the day's par search early, so it is ready when the first run ends."""
+        self._par(day)
+
+    def _par(self, day: date) -> asyncio.Task[tuple[int, int]]:
+        key = day.isoformat()
+        task = self._tasks.get(key)
+        if task is None:
+            task = self._tasks[key] = asyncio.ensure_future(self._compute(day))
+        return task
+
+    async def _compute(self, day: date) -> tuple[int, int]:
+        """Par of `day`: stored by any process before, else searched now and stored."""
+        key = day.isoformat()
+        cached = await self.daily.get_par(key)
+        if cached is not None:
+            return cached
+        started = time.monotonic()
+        score, turns = await self.runner(self.seed_for(day))
+        await self.daily.set_par(key, score, turns, self.clock())
+        log.info(
+            "par for %s: %d rows in %d turns (%.1fs)", key, score, turns, time.monotonic() - started
+        )
+        stored = await self.daily.get_par(key)  # another process may have stored it first
+        return stored or (score, turns)

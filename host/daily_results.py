@@ -1,0 +1,75 @@
+"""A daily run's result: recomputed from its seed and move log before it is ranked, told
+in words and emoji, and par, the bot's own best score on the hill, searched in a worker
+process."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from data.repository import GameRecord, MoveRecord
+from engine.core import MoveError
+from engine.hillbert import GAME, HillbertState
+from engine.text import Text, t, tn
+
+SIZE_EMOJI = {1: "🟩", 2: "🟨", 3: "🟥"}
+STRIP_LENGTH = 24
+
+
+def size_strip(sizes: str, length: int = STRIP_LENGTH) -> str:
+    """An emoji per stretch of the run: his largest size in it (green Small, yellow
+    Medium, red Big)."""
+    if not sizes:
+        return ""
+    buckets = min(length, len(sizes))
+    out = []
+    for i in range(buckets):
+        part = sizes[i * len(sizes) // buckets : (i + 1) * len(sizes) // buckets]
+        out.append(SIZE_EMOJI[max(int(c) for c in part)])
+    return "".join(out)
+
+
+def rows_text(n: int) -> Text:
+    return tn("{n} row", "{n} rows", n=n)
+
+
+def turns_text(n: int) -> Text:
+    return tn("{n} turn", "{n} turns", n=n)
+
+
+def result_text(score: int, turns: int) -> Text:
+    """Rows and turns, as in "12 rows in 30 turns"."""
+    return t("{rows} in {turns}", rows=rows_text(score), turns=turns_text(turns))
+
+
+@dataclass(frozen=True)
+class Replayed:
+    score: int
+    turns: int
+    sizes: str
+    #: The run ended by the rules (rather than being cut off at its hill's close).
+    over: bool
+
+
+def replay_log(
+    record: GameRecord, moves: Sequence[MoveRecord], until: float | None = None
+) -> Replayed | None:
+    """The result of a run recomputed from its seed and move log, as it stood at `until`
+    (moves made later are left out); None if the whole log does not lead to the stored
+    position."""
+    state: Any = GAME.new_state(record.seed, 1, None)
+    scored = state
+    sizes = []
+    try:
+        for entry in moves:
+            state = state.play(entry.seat, state.parse_move(entry.seat, entry.text))
+            if until is None or entry.created_at < until:
+                scored = state
+                sizes.append(str(state.size))
+    except MoveError:
+        return None
+    if state.to_text() != record.snapshot:
+        return None
+    assert isinstance(scored, HillbertState)
+    return Replayed(scored.score, scored.turns, "".join(sizes), scored.outcome() is not None)

@@ -1,0 +1,256 @@
+"""Live games in memory: the cache in front of the database, and a lock per game.
+
+The database is the truth. Memory holds live games replayed from their seed and move
+log (a bounded cache, and which channel plays which game), so that a move, its
+autocomplete and a button's check read nothing when the game is in memory. A game's
+moves are committed only through this cache or against the stored ply, so an entry is
+current unless another process moved the game; the ply-guarded commit then refuses, the
+entry is dropped and the game is read afresh.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections import OrderedDict
+from collections.abc import Hashable
+from dataclasses import dataclass, field, replace
+from functools import lru_cache
+from typing import Any
+
+from data.repository import GameRecord, GameRepository, UserRecord
+from engine.core import Game, GameState
+from engine.text import t
+from host import catalog
+from host.model import Channel, ServiceError, User
+from host.setup import GameOptions
+
+log = logging.getLogger(__name__)
+
+#: Live games kept replayed in memory; the least recently used beyond this are dropped
+#: (and replayed from the database when next used).
+CACHE_GAMES = 5000
+
+
+@dataclass(frozen=True)
+class Loaded:
+    """A game as the service works on it: the stored record and the replayed states."""
+
+    record: GameRecord
+    game: Game[Any]
+    state: GameState[Any]
+    previous: GameState[Any] | None
+    last_move: Hashable | None
+    #: The seat that made each move so far, in order (move `ply` is `movers[ply - 1]`).
+    movers: tuple[int, ...] = ()
+    #: Per seat, its legal moves written out with their search keys (lower case, no
+    #: spaces), made on first use: autocomplete asks for them before every move.
+    move_keys: dict[int, tuple[tuple[str, str], ...]] = field(
+        default_factory=dict, compare=False, repr=False
+    )
+
+    @property
+    def id(self) -> int:
+        return self.record.id
+
+    @property
+    def options(self) -> GameOptions:
+        return GameOptions.from_stored(self.record.options)
+
+    @property
+    def players(self) -> list[User]:
+        """Who sits in each seat, by seat."""
+        return [user_of(s.user) for s in self.record.seats]
+
+    @property
+    def deciding_together(self) -> bool:
+        """Several seats must decide now, in secret (the game says it decides so)."""
+        return self.game.secret_decisions and len(self.state.to_act) > 1
+
+    def keyed_moves(self, seat: int) -> tuple[tuple[str, str], ...]:
+        """(search key, text) of every legal move of `seat`, in the engine's order."""
+        keyed = self.move_keys.get(seat)
+        if keyed is None:
+            keyed = self.move_keys[seat] = _keyed(tuple(self.state.move_texts(seat)))
+        return keyed
+
+    def only_others_moved(self, seats: set[int], ply: int) -> bool:
+        """Whether the game is at `ply`, or every move since was made by other seats than
+        `seats` and one of them still has a decision to make (players deciding together
+        do not spoil each other's half-made decisions)."""
+        if ply == self.record.ply:
+            return True
+        if ply > self.record.ply or not seats & self.state.to_act:
+            return False
+        return not seats & set(self.movers[ply:])
+
+
+@lru_cache(maxsize=256)
+def _keyed(texts: tuple[str, ...]) -> tuple[tuple[str, str], ...]:
+    """Move texts with their search keys; shared by every position with the same moves
+    (Everest's plans are the same table round after round)."""
+    return tuple((search_key(text), text) for text in texts)
+
+
+def search_key(text: str) -> str:
+    return "".join(text.lower().split())
+
+
+def user_of(record: UserRecord) -> User:
+    return User(record.id, record.name, record.is_bot)
+
+
+def record_of(user: User) -> UserRecord:
+    return UserRecord(user.id, user.name, user.is_bot)
+
+
+def game_of(game_id: str) -> Game[Any]:
+    """The hosted game `game_id`, or a refusal that lists the games."""
+    try:
+        return catalog.listing(game_id).game
+    except KeyError:
+        known = ", ".join(listing.id for listing in catalog.all_listings())
+        raise ServiceError(
+            t("There is no game {id!r}. Games: {known}.", id=game_id, known=known)
+        ) from None
+
+
+def start_state(game: Game[Any], record: GameRecord) -> GameState[Any]:
+    """The position a stored game started from."""
+    if record.start_position:
+        return game.from_text(record.start_position)
+    return game.new_state(record.seed, len(record.seats), record.variant)
+
+
+class LiveGames:
+    """The games in memory, their locks, and reading them from the repository."""
+
+    def __init__(self, games: GameRepository) -> None:
+        self.repository = games
+        self._locks: dict[int, asyncio.Lock] = {}
+        #: Live games by id, most recently used last.
+        self._cache: OrderedDict[int, Loaded] = OrderedDict()
+        #: The live game of each channel whose game is cached.
+        self._channels: dict[int, int] = {}
+
+    def lock(self, game_id: int) -> asyncio.Lock:
+        """One writer per game: held to read a game and commit to it, never for long."""
+        lock = self._locks.get(game_id)
+        if lock is None:
+            lock = self._locks[game_id] = asyncio.Lock()
+        return lock
+
+    def cached(self, game_id: int) -> Loaded | None:
+        """The game if it is in memory (no waiting, no reading)."""
+        return self._cache.get(game_id)
+
+    def remember(self, loaded: Loaded) -> Loaded:
+        """Keep `loaded` as the game's current state in memory (while the game is live)."""
+        record = loaded.record
+        if not record.is_live:
+            self.forget(record.id)
+            return loaded
+        self._cache[record.id] = loaded
+        self._cache.move_to_end(record.id)
+        if record.kind == "channel" and record.channel_id is not None:
+            self._channels[record.channel_id] = record.id
+        while len(self._cache) > CACHE_GAMES:
+            _, dropped = self._cache.popitem(last=False)
+            self._unbind(dropped.record)
+        return loaded
+
+    def forget(self, game_id: int) -> None:
+        """Drop a game from memory: it ended, or another process changed it."""
+        dropped = self._cache.pop(game_id, None)
+        if dropped is not None:
+            self._unbind(dropped.record)
+
+    def _unbind(self, record: GameRecord) -> None:
+        if record.channel_id is not None and self._channels.get(record.channel_id) == record.id:
+            del self._channels[record.channel_id]
+
+    async def load(self, game_id: int, *, fresh: bool = False) -> Loaded:
+        """The game from memory, or replayed from the start and its move log (so that the
+        last move can be drawn) in one read. With `fresh`, a cached game is first checked
+        against the stored ply, for answers that must show the latest state. Call under
+        the game's lock."""
+        cached = self._cache.get(game_id)
+        if cached is not None:
+            if not fresh:
+                self._cache.move_to_end(game_id)
+                return cached
+            record = await self.record(game_id)
+            if record.ply == cached.record.ply:
+                if record == cached.record:
+                    return cached
+                return self.remember(replace(cached, record=record))
+        found = await self.repository.game_with_moves(game_id)
+        if found is None:
+            raise ServiceError(t("That game does not exist."))
+        record, moves = found
+        game = game_of(record.game)
+        state = start_state(game, record)
+        previous: GameState[Any] | None = None
+        last_move: Hashable | None = None
+        for entry in moves[: record.ply]:
+            move = state.parse_move(entry.seat, entry.text)
+            previous, last_move = state, move
+            state = state.play(entry.seat, move)
+        if state.to_text() != record.snapshot:
+            log.warning(
+                "game %s: the replayed log differs from the snapshot; using the replay", game_id
+            )
+        movers = tuple(entry.seat for entry in moves[: record.ply])
+        return self.remember(Loaded(record, game, state, previous, last_move, movers))
+
+    async def locked_load(self, game_id: int, *, fresh: bool = False) -> Loaded:
+        async with self.lock(game_id):
+            return await self.load(game_id, fresh=fresh)
+
+    async def record(self, game_id: int) -> GameRecord:
+        record = await self.repository.get_game(game_id)
+        if record is None:
+            raise ServiceError(t("That game does not exist."))
+        return record
+
+    async def changed_elsewhere(self, loaded: Loaded) -> bool:
+        """Whether the stored game is no longer the one in memory (another process moved
+        or ended it); if so it is dropped from memory, to be read afresh."""
+        stored = await self.repository.get_game(loaded.id)
+        if stored is not None and (stored.ply, stored.status) == (
+            loaded.record.ply,
+            loaded.record.status,
+        ):
+            return False
+        self.forget(loaded.id)
+        return True
+
+    async def in_channel(self, channel: Channel) -> Loaded:
+        """The channel's challenge or game in progress: from memory when it is known,
+        else from the database."""
+        game_id = self._channels.get(channel.channel_id)
+        cached = self._cache.get(game_id) if game_id is not None else None
+        if cached is not None:
+            # No waiting for the game's lock: a move being made there changes nothing
+            # that a look at the game needs, and the commit checks the ply anyway.
+            return cached
+        if game_id is None:
+            record = await self.repository.live_game_in_channel(channel.channel_id)
+            if record is None:
+                raise ServiceError(
+                    t("No game is being played in this channel. Start one with /play.")
+                )
+            game_id = record.id
+        loaded = await self.locked_load(game_id)
+        if not loaded.record.is_live:
+            raise ServiceError(t("No game is being played in this channel. Start one with /play."))
+        return loaded
+
+    async def started_in(self, channel: Channel) -> Loaded:
+        """The channel's game, which must have started (not a challenge)."""
+        loaded = await self.in_channel(channel)
+        if loaded.record.status == "challenge":
+            raise ServiceError(
+                t("The game has not started: the challenge is waiting for an answer.")
+            )
+        return loaded

@@ -1,0 +1,142 @@
+"""Judging a move and committing it.
+
+A move is judged on the game in memory: may this user play it now, does the engine
+accept it. It is committed with one ply-guarded write: the log grows by one where the
+game still has the ply it was read at, with the new snapshot, result and deadline in the
+same statement. Only then is the cache updated. Call both under the game's lock.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Hashable
+from dataclasses import replace
+from typing import Any
+
+from data.repository import StalePlyError
+from engine.core import GameState, MoveError, Outcome
+from engine.text import t
+from host.deadlines import next_deadline
+from host.live import LiveGames, Loaded
+from host.model import ServiceError, User, offered_move
+from host.presenter import Presenter
+
+#: The game moved between reading it and writing to it.
+MOVED_ON = t(
+    "The game moved on while you were choosing; nothing was changed. "
+    "Look at the latest board and try again."
+)
+GAME_OVER = t("This game is over; nothing more can be played on it.")
+
+
+class Moves:
+    def __init__(self, live: LiveGames, presenter: Presenter, clock: Callable[[], float]) -> None:
+        self.live = live
+        self.presenter = presenter
+        self.clock = clock
+
+    def judge(
+        self, loaded: Loaded, ply: int | None, user: User, text: str
+    ) -> tuple[int, Hashable, GameState[Any]]:
+        """(seat, move, state after it) if `user` may play `text` now, else ServiceError.
+        With `ply` (a button), the game must still be where the button was drawn. A move
+        picked from the suggestions names the ply it was offered at: it is refused if the
+        user has moved since (the same move sent twice)."""
+        if ply is not None:
+            self.check_current(loaded, ply)
+        elif loaded.record.status != "active":
+            raise ServiceError(GAME_OVER)
+        text, offered = offered_move(text)
+        if offered is not None and not self.still_offered(loaded, offered, user):
+            raise ServiceError(
+                t(
+                    "{move} was offered for an earlier turn: you have played since, or the "
+                    "game moved on. Nothing was changed; see the latest board.",
+                    move=text,
+                )
+            )
+        seat = self.acting_seat(loaded, user)
+        try:
+            move = loaded.state.parse_move(seat, text)
+            return seat, move, loaded.state.play(seat, move)
+        except MoveError as exc:
+            raise ServiceError(self.presenter.move_error(exc)) from None
+
+    async def commit(
+        self, loaded: Loaded, seat: int, user: User, move: Hashable, after: GameState[Any]
+    ) -> Loaded:
+        """Append the move and the new snapshot in one transaction, then cache."""
+        record = loaded.record
+        outcome = after.outcome()
+        result = result_of(outcome) if outcome else None
+        now = self.clock()
+        snapshot = after.to_text()
+        deadline_at = (
+            next_deadline(
+                loaded.game,
+                loaded.state,
+                after,
+                loaded.players,
+                loaded.options,
+                record.deadline_at,
+                now,
+            )
+            if not outcome
+            else None
+        )
+        try:
+            await self.live.repository.append_move(
+                record.id,
+                record.ply,
+                seat,
+                user.id,
+                loaded.state.move_text(move),
+                snapshot,
+                now,
+                result,
+                deadline_at,
+            )
+        except StalePlyError:
+            self.live.forget(record.id)
+            raise ServiceError(MOVED_ON) from None
+        stored = replace(
+            record,
+            ply=record.ply + 1,
+            snapshot=snapshot,
+            updated_at=now,
+            status="finished" if result else record.status,
+            result=result if result else record.result,
+            finished_at=now if result else record.finished_at,
+            deadline_at=deadline_at,
+        )
+        movers = (*loaded.movers, seat)
+        return self.live.remember(Loaded(stored, loaded.game, after, loaded.state, move, movers))
+
+    # --- whose move -----------------------------------------------------------------------
+    def acting_seat(self, loaded: Loaded, user: User) -> int:
+        seats = loaded.record.seats_of(user.id)
+        if not seats:
+            raise ServiceError(self.presenter.not_a_player(loaded))
+        acting = [s for s in seats if s in loaded.state.to_act]
+        if not acting:
+            raise ServiceError(self.presenter.not_your_turn(loaded))
+        return acting[0]
+
+    def check_current(self, loaded: Loaded, ply: int) -> None:
+        if loaded.record.status != "active":
+            raise ServiceError(GAME_OVER)
+        if loaded.record.ply != ply:
+            raise ServiceError(MOVED_ON)
+
+    def still_offered(self, loaded: Loaded, ply: int, user: User) -> bool:
+        """Whether what was offered to `user` at `ply` (a board's buttons, a suggested
+        move) still stands. A repeat of one's own move never stands."""
+        return loaded.only_others_moved(set(loaded.record.seats_of(user.id)), ply)
+
+
+def result_of(outcome: Outcome) -> dict[str, Any]:
+    """A finished game's result as stored."""
+    return {
+        "scores": list(outcome.scores),
+        "winners": sorted(outcome.winners),
+        "reason": str(outcome.reason),
+    }

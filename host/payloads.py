@@ -1,0 +1,86 @@
+"""What a button carries: one typed value, written into Discord's `custom_id` and read back.
+
+A payload names the game and the ply it was drawn at, so a button keeps working after a
+restart and a stale or repeated click is refused. On the wire it is
+`action:game:ply:argument` (at most 100 characters with the front-end's prefix); the
+argument is the move built so far, as tokens joined by spaces, and for a group of
+choices the group's letter before a `|`. `PATTERN` is the one place that layout is read:
+the Discord layer uses it as its `DynamicItem` template, with named fields.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from enum import StrEnum
+from typing import Self
+
+
+class Action(StrEnum):
+    """What a button does. The values are the wire words: buttons already posted carry
+    them, so they never change."""
+
+    #: Answer a challenge.
+    ACCEPT = "accept"
+    DECLINE = "decline"
+    #: Ask to resign (a private "are you sure?"), then do it.
+    RESIGN = "resign"
+    RESIGN_CONFIRMED = "resign!"
+    #: A practice game's hint: what the computer would play.
+    HINT = "hint"
+    #: The legal moves, listed privately.
+    MOVES = "moves"
+    #: The first part of a move picked on the public board: opens a private panel.
+    PICK = "pick"
+    #: The next part of a move (or Back) in the private panel, which is edited in place.
+    STEP = "step"
+    #: "Make my move": opens a private panel at the start of a move.
+    OPEN = "open"
+    #: Too many choices for one message: a group of them (Mole Hill's columns), in the
+    #: panel or, from the public board, opening one.
+    GROUP = "group"
+    GROUP_OPEN = "group+"
+    #: Confirm the move built so far.
+    PLAY = "play"
+
+
+#: A payload on the wire; the named groups are the fields of `Payload`. Only the known
+#: actions match (the longer words first: `resign!` before `resign`).
+PATTERN = (
+    "(?P<action>"
+    + "|".join(re.escape(a) for a in sorted(Action, key=len, reverse=True))
+    + r"):(?P<game>[0-9]{1,19}):(?P<ply>[0-9]{1,9}):"
+    + r"(?:(?P<group>[^|:\s]+)\|)?(?P<tokens>[^|]*)"
+)
+_PAYLOAD = re.compile(PATTERN)
+
+
+@dataclass(frozen=True, slots=True)
+class Payload:
+    action: Action
+    game_id: int
+    #: The ply the button was drawn at: a button from an older board is refused.
+    ply: int
+    #: The parts of the move chosen so far (the builder's prefix).
+    tokens: tuple[str, ...] = ()
+    #: For GROUP and GROUP_OPEN: which group of choices to show (a first letter).
+    group: str | None = None
+
+    def encode(self) -> str:
+        group = f"{self.group}|" if self.group is not None else ""
+        return f"{self.action}:{self.game_id}:{self.ply}:{group}{' '.join(self.tokens)}"
+
+    @classmethod
+    def parse(cls, text: str) -> Self:
+        """The payload written by `encode`; ValueError for anything else."""
+        match = _PAYLOAD.fullmatch(text)
+        if match is None:
+            raise ValueError(f"not a payload: {text!r}")
+        return cls.from_fields(
+            match["action"], match["game"], match["ply"], match["group"], match["tokens"]
+        )
+
+    @classmethod
+    def from_fields(cls, action: str, game: str, ply: str, group: str | None, tokens: str) -> Self:
+        """A payload from `PATTERN`'s named groups."""
+        return cls(Action(action), int(game), int(ply), tuple(tokens.split()), group)

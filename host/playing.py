@@ -1,0 +1,144 @@
+"""The flow of one move, top to bottom, and the other ways a game goes on or ends.
+
+A move: take the game's lock and read it (from memory when it is there); let computer
+turns left pending play first; judge the move and commit it under the lock (one
+ply-guarded write); release the lock; let the computers answer; draw the reply. If the
+move was judged on a memory that another process has made stale, it is judged again on
+the stored game, so nothing is refused by stale memory or applied twice.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from dataclasses import replace
+from typing import Any
+
+from data.repository import StalePlyError, Status
+from engine.text import t
+from host.computer_turns import ComputerTurns
+from host.live import LiveGames, Loaded, record_of
+from host.model import Reply, ServiceError, User
+from host.moves import GAME_OVER, Moves
+from host.presenter import Presenter
+
+#: Called after a move finishes a game; their replies follow the final board.
+FinishHook = Callable[[Loaded], Awaitable[list[Reply]]]
+
+
+class Playing:
+    def __init__(
+        self,
+        live: LiveGames,
+        moves: Moves,
+        computers: ComputerTurns,
+        presenter: Presenter,
+        bot_user: User,
+        clock: Callable[[], float],
+    ) -> None:
+        self.live = live
+        self.moves = moves
+        self.computers = computers
+        self.presenter = presenter
+        self.bot_user = bot_user
+        self.clock = clock
+        self.finish_hooks: list[FinishHook] = []
+
+    async def move(self, game_id: int, ply: int | None, user: User, text: str) -> list[Reply]:
+        """Play `text` for `user`. With `ply` (a button), the game must still be where the
+        button was drawn; a typed move is checked against the position as it is."""
+        loaded = await self.live.locked_load(game_id)
+        loaded, caught_up = await self.computers.catch_up(loaded)
+        async with self.live.lock(game_id):
+            before = await self.live.load(game_id)
+            try:
+                seat, move, after = self.moves.judge(before, ply, user, text)
+                loaded = await self.moves.commit(before, seat, user, move, after)
+            except ServiceError:
+                # Judged on this process's memory of the game: if another process has
+                # moved it on meanwhile, judge again on the stored game.
+                if not await self.live.changed_elsewhere(before):
+                    raise
+                before = await self.live.load(game_id)
+                seat, move, after = self.moves.judge(before, ply, user, text)
+                loaded = await self.moves.commit(before, seat, user, move, after)
+        line = self.presenter.move_line(before, seat, move, user.name)
+        loaded, bot_lines = await self.computers.answer(loaded)
+        pings = self.presenter.pings(loaded, before.state.to_act, {seat})
+        replies = [await self.presenter.board(loaded, line, caught_up + bot_lines, pings)]
+        if loaded.record.status == "finished":
+            for hook in self.finish_hooks:
+                replies += await hook(loaded)
+        return replies
+
+    async def resign(self, game_id: int, user: User) -> list[Reply]:
+        """In a game of two the other player wins; in a larger game a computer takes the
+        resigner's seats and the game goes on."""
+        async with self.live.lock(game_id):
+            loaded = await self.live.load(game_id)
+            if loaded.record.status != "active":
+                raise ServiceError(GAME_OVER)
+            seats = loaded.record.seats_of(user.id)
+            if not seats:
+                raise ServiceError(self.presenter.not_a_player(loaded))
+            if len(loaded.record.seats) <= 2:
+                return await self.close(loaded, "finished", _resigned(loaded, seats), user)
+            loaded = await self._hand_over(loaded, seats)
+        line = t(
+            "{name} resigned; a computer player takes over {seat}.",
+            name=user.name,
+            seat=", ".join(loaded.game.seat_names[s] for s in seats),
+        )
+        before = loaded.state.to_act
+        loaded, bot_lines = await self.computers.answer(loaded)
+        pings = self.presenter.pings(loaded, before, set(seats))
+        return [await self.presenter.board(loaded, line, bot_lines, pings)]
+
+    async def _hand_over(self, loaded: Loaded, seats: tuple[int, ...]) -> Loaded:
+        """A computer takes over the resigner's seats; the resigner can no longer win.
+        Call under the game's lock."""
+        record = loaded.record
+        for seat in seats:
+            record = await self.live.repository.replace_seat(
+                record.id, seat, record_of(self.bot_user)
+            )
+        return self.live.remember(replace(loaded, record=record))
+
+    async def end_by_admin(self, game_id: int, user: User) -> list[Reply]:
+        async with self.live.lock(game_id):
+            loaded = await self.live.load(game_id, fresh=True)
+            reason = t("Ended by {name}, an admin.", name=user.name)
+            result = {
+                "scores": list(loaded.state.scores()),
+                "winners": [],
+                "reason": str(reason),
+                "aborted": True,
+            }
+            return await self.close(loaded, "aborted", result, user)
+
+    async def close(
+        self, loaded: Loaded, status: Status, result: dict[str, Any], user: User
+    ) -> list[Reply]:
+        """End a game that is not over by its rules (resigned, ended by an admin): its
+        final board, pinging the other players. Call under the game's lock."""
+        try:
+            record = await self.live.repository.close_game(
+                loaded.id, loaded.record.ply, status, result, self.clock()
+            )
+        except StalePlyError:
+            raise ServiceError(t("The game moved on; try again.")) from None
+        loaded = self.live.remember(replace(loaded, record=record))
+        return [
+            await self.presenter.board(loaded, None, [], self.presenter.everyone_but(loaded, user))
+        ]
+
+
+def _resigned(loaded: Loaded, seats: tuple[int, ...]) -> dict[str, Any]:
+    """The result of a game of two that `seats` gave up."""
+    name = loaded.record.seats[seats[0]].user.name
+    others = [s.seat for s in loaded.record.seats if s.seat not in seats]
+    return {
+        "scores": list(loaded.state.scores()),
+        "winners": others if len(others) == 1 else [],
+        "reason": str(t("{name} resigned.", name=name)),
+        "resigned": list(seats),
+    }

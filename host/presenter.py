@@ -1,0 +1,377 @@
+"""Turning a game and what just happened in it into replies.
+
+Every reply a player sees about a game is made here: the board (its words, picture,
+buttons, who is pinged), a challenge, the move builder's private panel, move lists, and
+the refusals that name the players. What a reply says comes from the game's declared
+facts (`Game.has_scores`, `Game.hints`, `Game.secret_decisions`), never from guesses.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from data.repository import GameRecord
+from engine.core import Game, MoveError, Option
+from engine.text import Text, t, tn
+from host.live import Loaded, user_of
+from host.model import Choice, Reply, User
+from host.painting import BoardImages, Painter
+from host.payloads import Action, Payload
+from render.core import RenderContext
+
+#: Discord allows 25 options in a select menu and 25 buttons on a message.
+MAX_PICKS = 25
+#: A Discord embed holds 4,096 characters; long move lists are cut below that.
+MAX_LIST_CHARS = 3800
+
+
+class Presenter:
+    def __init__(self, painter: Painter, *, render_images: bool = True) -> None:
+        self.painter = painter
+        self.render_images = render_images
+
+    # --- the board ------------------------------------------------------------------------
+    async def board(
+        self,
+        loaded: Loaded,
+        headline: Text | None,
+        lines_before: Sequence[Text] = (),
+        pings: tuple[User, ...] = (),
+    ) -> Reply:
+        """The game as it stands: `headline` and `lines_before` say what just happened,
+        then what the game reports by itself, then who must act (or the result)."""
+        record, state, game = loaded.record, loaded.state, loaded.game
+        #: A daily run is played in private so that nobody else sees the hill.
+        private = record.kind == "daily"
+        lines = [str(x) for x in ([headline] if headline else []) + list(lines_before)]
+        picks: tuple[Choice, ...] = ()
+        actions: list[Choice] = []
+        tone = "turn"
+        previous = loaded.previous.view(None) if loaded.previous is not None else None
+        lines += [str(x) for x in state.view(None).report(previous, self.names(loaded))]
+        if record.status != "active":
+            tone = "over"
+            lines.append(self.result_line(loaded))
+        else:
+            acting = sorted(state.to_act)
+            humans = [s for s in acting if not record.seats[s].user.is_bot]
+            names = ", ".join(self.seat_label(loaded, s) for s in acting)
+            if len(acting) == 1:
+                lines.append(str(t("{names} to move.", names=names)))
+            else:
+                lines.append(str(t("Waiting for: {names}.", names=names)))
+            if record.deadline_at is not None and humans:
+                lines.append(
+                    str(
+                        t(
+                            "Without a decision, the default choice is played <t:{when}:R>.",
+                            when=int(record.deadline_at),
+                        )
+                    )
+                )
+            picks, actions = self._board_controls(loaded, acting, humans, private)
+        images = await self.images(loaded) if self.render_images else None
+        gallery: tuple[tuple[str, bytes], ...] = ()
+        if images is not None:
+            gallery = tuple(
+                (str(t("Step {n}", n=i)), png) for i, png in enumerate(images.steps, start=1)
+            )
+            if images.choices is not None:
+                gallery += ((str(t("The choices")), images.choices),)
+        return Reply(
+            title=str(t("{game} · ply {ply}", game=game.name, ply=record.ply)),
+            text="\n".join(lines),
+            image=images.board if images is not None else None,
+            gallery=gallery,
+            ephemeral=private,
+            picks=picks,
+            pick_placeholder=str(state.option_prompt(())) if picks else "",
+            actions=tuple(actions),
+            mentions=() if private else pings,
+            tone=tone,
+            fields=self._score_fields(loaded),
+            footer=self._footer(record),
+        )
+
+    def _board_controls(
+        self, loaded: Loaded, acting: list[int], humans: list[int], private: bool
+    ) -> tuple[tuple[Choice, ...], list[Choice]]:
+        """The first choices of a move (when one person is to act), then the actions."""
+        record, state = loaded.record, loaded.state
+        picks: tuple[Choice, ...] = ()
+        actions: list[Choice] = []
+        make_move = Choice(self._payload(loaded, Action.OPEN), str(t("Make my move")), "primary")
+        if len(humans) == 1 and len(acting) == 1:
+            options = state.move_options(humans[0], ())
+            if options.options:
+                picks = pick_choices(loaded.id, record.ply, (), options.options, None, Action.PICK)
+            else:
+                actions.append(make_move)
+        elif humans:
+            actions.append(make_move)
+        actions.append(Choice(self._payload(loaded, Action.MOVES), str(t("Legal moves"))))
+        if loaded.game.hints and record.kind != "daily":
+            # Practice only: a hint in the scored daily run would defeat it.
+            actions.append(Choice(self._payload(loaded, Action.HINT), str(t("Hint"))))
+        if not private:
+            actions.append(Choice(self._payload(loaded, Action.RESIGN), str(t("Resign")), "danger"))
+        return picks, actions
+
+    def _score_fields(self, loaded: Loaded) -> tuple[tuple[str, str], ...]:
+        if not loaded.game.has_scores:
+            return ()
+        scores = loaded.state.scores()
+        return tuple(
+            (self.seat_label(loaded, s.seat), _points(scores[s.seat])) for s in loaded.record.seats
+        )
+
+    def result_line(self, loaded: Loaded) -> str:
+        result = loaded.record.result or {}
+        reason = result.get("reason", "")
+        if loaded.record.status == "aborted":
+            return str(t("Game over: {reason}", reason=reason))
+        if loaded.game.solo:
+            return str(t("Game over. {reason}", reason=reason))
+        winners = result.get("winners", [])
+        if len(winners) == 1:
+            verdict = str(t("{name} wins.", name=self.seat_label(loaded, winners[0])))
+        else:
+            verdict = str(t("It is a draw."))
+        if not loaded.game.has_scores:
+            return str(t("Game over. {reason} {verdict}", reason=reason, verdict=verdict))
+        scores = result.get("scores", list(loaded.state.scores()))
+        score_text = ", ".join(
+            f"{self.seat_label(loaded, i)} {score}" for i, score in enumerate(scores)
+        )
+        return str(
+            t(
+                "Game over. {reason} Scores: {scores}. {verdict}",
+                reason=reason,
+                scores=score_text,
+                verdict=verdict,
+            )
+        )
+
+    async def images(self, loaded: Loaded) -> BoardImages:
+        """The board, one picture per step of what the last move set off, and a picture
+        of the choices when one player must choose among drawn outcomes (a roll-off's
+        outcomes are public: everyone saw the dice)."""
+        acting = sorted(loaded.state.to_act) if loaded.record.status == "active" else []
+        chooser = acting[0] if len(acting) == 1 else None
+        return await self.painter.board(
+            loaded.state.view(None), self.render_context(loaded), chooser
+        )
+
+    def render_context(self, loaded: Loaded, viewer: int | None = None) -> RenderContext:
+        return RenderContext(
+            names=tuple(self.names(loaded)),
+            last_move=loaded.last_move,
+            previous=loaded.previous.view(viewer) if loaded.previous is not None else None,
+            viewer=viewer,
+        )
+
+    def _footer(self, record: GameRecord) -> str:
+        """The seed would let anyone foresee dice and hills: shown once a game is over
+        (never for a daily run, whose hill others may still be playing)."""
+        if record.is_live or record.kind == "daily":
+            return str(t("Game {id}", id=record.id))
+        return str(t("Game {id} · seed {seed}", id=record.id, seed=record.seed))
+
+    # --- who is who -----------------------------------------------------------------------
+    def names(self, loaded: Loaded) -> list[str]:
+        return [s.user.name for s in loaded.record.seats]
+
+    def seat_label(self, loaded: Loaded, seat: int) -> str:
+        user = loaded.record.seats[seat].user
+        if loaded.game.solo:
+            return user.name
+        names = loaded.game.seat_names
+        role = names[seat] if seat < len(names) else str(seat + 1)
+        return f"{user.name} ({role})"
+
+    def started_line(self, loaded: Loaded) -> Text:
+        seats = ", ".join(self.seat_label(loaded, s.seat) for s in loaded.record.seats)
+        return t("The game begins: {seats}.", seats=seats)
+
+    def move_line(
+        self, loaded_before: Loaded, seat: int, move: Any, name: str | None = None
+    ) -> Text:
+        """What a move says publicly, naming the mover `name` (by default the seat's
+        label): a decision made in secret stays secret."""
+        name = name or self.seat_label(loaded_before, seat)
+        if loaded_before.deciding_together:
+            return t("{name} has made their choice.", name=name)
+        return t("{name} played {move}.", name=name, move=loaded_before.state.move_text(move))
+
+    def pings(self, loaded: Loaded, before: frozenset[int], actors: set[int]) -> tuple[User, ...]:
+        """Who to notify after a move: people newly asked to act (not the one who just
+        acted), or everybody else once the game is over."""
+        record = loaded.record
+        if record.status != "active":
+            targets = {s.seat for s in record.seats} - actors
+        else:
+            targets = set(loaded.state.to_act - before) - actors
+        return tuple(
+            user_of(s.user) for s in record.seats if s.seat in targets and not s.user.is_bot
+        )
+
+    def everyone_but(self, loaded: Loaded, user: User) -> tuple[User, ...]:
+        return tuple(
+            user_of(s.user)
+            for s in loaded.record.seats
+            if not s.user.is_bot and s.user.id != user.id
+        )
+
+    # --- challenges -----------------------------------------------------------------------
+    def challenge(self, record: GameRecord, game: Game[Any], extra: Text | None = None) -> Reply:
+        challenger = next(s.user for s in record.seats if s.user.id == record.created_by)
+        pending = [s.user for s in record.seats if not s.accepted]
+        lines = [
+            str(
+                t(
+                    "{name} challenges {others} to {game}.",
+                    name=challenger.name,
+                    others=", ".join(u.name for u in pending),
+                    game=game.name,
+                )
+            )
+        ]
+        if extra is not None:
+            lines.insert(0, str(extra))
+        lines.append(str(t("Accept or decline with the buttons (or /accept, /decline).")))
+        return Reply(
+            title=str(t("{game}: a challenge", game=game.name)),
+            text="\n".join(lines),
+            actions=(
+                Choice(Payload(Action.ACCEPT, record.id, 0), str(t("Accept")), "success"),
+                Choice(Payload(Action.DECLINE, record.id, 0), str(t("Decline")), "danger"),
+            ),
+            mentions=tuple(user_of(u) for u in pending),
+            tone="turn",
+        )
+
+    def challenge_closed(self, reason: Text, *, edit: bool = False) -> Reply:
+        return Reply(title=str(t("Challenge closed")), text=str(reason), tone="over", edit=edit)
+
+    # --- the move builder -----------------------------------------------------------------
+    async def builder(
+        self,
+        loaded: Loaded,
+        seat: int,
+        prefix: tuple[str, ...],
+        edit: bool,
+        group: str | None = None,
+    ) -> Reply:
+        """The private panel that builds a move step by step."""
+        options = loaded.state.move_options(seat, prefix)
+        picks = pick_choices(
+            loaded.id, loaded.record.ply, prefix, options.options, group, Action.STEP
+        )
+        actions: list[Choice] = []
+        if options.complete is not None:
+            confirm = self._payload(loaded, Action.PLAY, prefix)
+            actions.append(Choice(confirm, str(t("Confirm")), "success"))
+        if group is not None:
+            actions.append(Choice(self._payload(loaded, Action.STEP, prefix), str(t("Back"))))
+        elif prefix:
+            back = self._payload(loaded, Action.STEP, prefix[:-1])
+            actions.append(Choice(back, str(t("Back"))))
+        lines = [str(options.prompt)]
+        if prefix:
+            lines.insert(0, str(t("So far: **{chosen}**", chosen=" ".join(prefix))))
+        if options.preview is not None:
+            lines.append(str(options.preview))
+        picture = None
+        if self.render_images:
+            view = loaded.state.view(seat)
+            ctx = self.render_context(loaded, seat)
+            picture = await self.painter.options(view, seat, prefix, ctx)
+        return Reply(
+            title=str(t("Your move")),
+            text="\n".join(lines),
+            image=picture,
+            ephemeral=True,
+            picks=picks,
+            pick_placeholder=str(options.prompt),
+            actions=tuple(actions),
+            edit=edit,
+        )
+
+    def _payload(self, loaded: Loaded, action: Action, tokens: tuple[str, ...] = ()) -> Payload:
+        return Payload(action, loaded.id, loaded.record.ply, tokens)
+
+    # --- lists ----------------------------------------------------------------------------
+    def move_list(self, moves: list[str], text: str) -> Reply:
+        """The list, cut to what one message holds, saying how many were left out."""
+        if len(text) > MAX_LIST_CHARS:
+            kept = text[:MAX_LIST_CHARS].rsplit("\n", 1)[0]
+            left = len(moves) - kept.count("\n") - 1
+            more = t(
+                "… and {n} more. Narrow the list with /moves <start>, or use the buttons.",
+                n=left,
+            )
+            text = f"{kept}\n{more}"
+        title = str(t("Your legal moves ({n})", n=len(moves)))
+        return Reply(title=title, text=text, ephemeral=True)
+
+    # --- refusals that name players -------------------------------------------------------
+    def not_a_player(self, loaded: Loaded) -> Text:
+        players = self.names(loaded)
+        return tn(
+            "You are not playing in this game ({players} is). Watch, or start your own "
+            "game in another channel or thread.",
+            "You are not playing in this game ({players} are). Watch, or start your own "
+            "game in another channel or thread.",
+            n=len(players),
+            players=", ".join(players),
+        )
+
+    def not_your_turn(self, loaded: Loaded) -> Text:
+        waiting = ", ".join(self.seat_label(loaded, s) for s in sorted(loaded.state.to_act))
+        return t("It is not your turn: waiting for {names}.", names=waiting)
+
+    def not_challenged(self, record: GameRecord, user: User) -> Text:
+        pending = ", ".join(s.user.name for s in record.seats if not s.accepted)
+        if any(s.user.id == user.id and s.accepted for s in record.seats):
+            return t("You have already accepted; waiting for {names}.", names=pending)
+        return t("This challenge is for {names}, not for you.", names=pending)
+
+    def move_error(self, exc: MoveError) -> Text:
+        return t(
+            "{reason}\nSee /moves for your legal moves, or use the buttons on the board.",
+            reason=str(exc.text),
+        )
+
+
+def pick_choices(
+    game_id: int,
+    ply: int,
+    prefix: tuple[str, ...],
+    options: Sequence[Option],
+    group: str | None,
+    action: Action,
+) -> tuple[Choice, ...]:
+    """Buttons for the next part of a move. More than a message holds are grouped by
+    their first letter (Mole Hill's 62 squares: a column first, then the square)."""
+    if group is not None:
+        options = [o for o in options if o.token[:1] == group]
+    if len(options) <= MAX_PICKS:
+        return tuple(
+            Choice(Payload(action, game_id, ply, (*prefix, o.token)), o.label) for o in options
+        )
+    groups: dict[str, list[Option]] = {}
+    for option in options:
+        groups.setdefault(option.token[:1], []).append(option)
+    opens = Action.GROUP if action == Action.STEP else Action.GROUP_OPEN
+    return tuple(
+        Choice(
+            Payload(opens, game_id, ply, prefix, letter),
+            members[0].token if len(members) == 1 else f"{members[0].token} … {members[-1].token}",
+        )
+        for letter, members in groups.items()
+    )[:MAX_PICKS]
+
+
+def _points(n: int) -> str:
+    return str(tn("{n} point", "{n} points", n=n))

@@ -1,0 +1,82 @@
+"""How a game is set up: what a front-end asks for, and what is stored with the game.
+
+`GameSetup` is built once by each front-end (a Discord command, a console line) from the
+options a person gave; the service checks it and starts the game. `GameOptions` is the
+part kept with the game for its whole life (the computer's level, the time per
+decision), stored as a small JSON object and read back typed.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import StrEnum
+from typing import Any, Self
+
+from engine import ai
+
+#: The computer levels players choose from; the engine has more, for measurement.
+LEVELS = ("easy", "normal", "hard")
+MAX_DEADLINE_MINUTES = 7 * 24 * 60
+#: Computer seats one game may add (Everest: one person and three computer yeti).
+MAX_COMPUTERS = 3
+#: A seed fits a Discord integer option (and a JavaScript number).
+MAX_SEED = 2**53 - 1
+
+
+class SeatChoice(StrEnum):
+    """Where the person who starts a game of two sits."""
+
+    FIRST = "first"
+    SECOND = "second"
+    #: Lots drawn from the seed.
+    RANDOM = "random"
+
+
+@dataclass(frozen=True, slots=True)
+class GameSetup:
+    """A game as a person asked for it, before it is checked. None: the default."""
+
+    game: str
+    #: Computer players seated after the people.
+    computers: int = 0
+    #: The seed of the random set-up (dice, hills, lots for seats); random when None.
+    seed: int | None = None
+    #: Where the challenger sits; None: the game's way (`Game.draw_seats`).
+    seat: str | None = None
+    variant: str | None = None
+    #: A starting position in the game's notation, instead of the usual start.
+    position: str | None = None
+    #: How strongly the computer players play (one of `LEVELS`).
+    level: str | None = None
+    #: Minutes each decision may take before its default is played.
+    deadline_minutes: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class GameOptions:
+    """What a game keeps of its set-up for its whole life."""
+
+    level: str = ai.DEFAULT_LEVEL
+    #: Seconds per decision, when the game's own default was overridden.
+    deadline_seconds: int | None = None
+
+    @classmethod
+    def of(cls, setup: GameSetup) -> Self:
+        seconds = setup.deadline_minutes * 60 if setup.deadline_minutes is not None else None
+        return cls(setup.level or ai.DEFAULT_LEVEL, seconds)
+
+    def stored(self) -> dict[str, Any]:
+        """The JSON object kept in the database (the keys are the stored format)."""
+        stored: dict[str, Any] = {"level": self.level}
+        if self.deadline_seconds is not None:
+            stored["deadline"] = self.deadline_seconds
+        return stored
+
+    @classmethod
+    def from_stored(cls, stored: dict[str, Any]) -> Self:
+        level = stored.get("level")
+        deadline = stored.get("deadline")
+        return cls(
+            level if isinstance(level, str) else ai.DEFAULT_LEVEL,
+            deadline if isinstance(deadline, int) and deadline > 0 else None,
+        )

@@ -1,0 +1,309 @@
+"""Starting games: checking a set-up, seating the players, challenges and their answers.
+
+`/play` makes a challenge that the others accept or decline (a game against the bot
+alone starts at once); `/admin start` seats everyone with no challenge step. The game is
+stored before anyone moves, with its seed (or starting position), so that its log
+replays exactly.
+"""
+
+from __future__ import annotations
+
+import logging
+import secrets
+from collections.abc import Callable, Sequence
+from dataclasses import replace
+from typing import Any
+
+from data.repository import LiveGameExistsError, NewGame, StalePlyError
+from engine import ai
+from engine.core import Game, GameState, NotationError
+from engine.rng import Rng
+from engine.text import t
+from host.computer_turns import ComputerTurns
+from host.deadlines import first_deadline
+from host.live import LiveGames, Loaded, game_of, record_of, start_state, user_of
+from host.model import Channel, ChannelBusyError, Reply, ServiceError, User
+from host.presenter import Presenter
+from host.setup import MAX_DEADLINE_MINUTES, GameOptions, GameSetup, SeatChoice
+from render.core import RenderContext
+
+log = logging.getLogger(__name__)
+
+
+class Starting:
+    def __init__(
+        self,
+        live: LiveGames,
+        computers: ComputerTurns,
+        presenter: Presenter,
+        bot_user: User,
+        clock: Callable[[], float],
+    ) -> None:
+        self.live = live
+        self.computers = computers
+        self.presenter = presenter
+        self.bot_user = bot_user
+        self.clock = clock
+
+    async def challenge(
+        self, channel: Channel, user: User, opponents: Sequence[User], setup: GameSetup
+    ) -> list[Reply]:
+        """`/play`: challenge people (or the bot) to a game in this channel."""
+        game = game_of(setup.game)
+        people = [user, *opponents]
+        if len({p.id for p in people}) != len(people):
+            raise ServiceError(t("You cannot challenge yourself, or the same player twice."))
+        if game.solo and opponents:
+            raise ServiceError(t("{game} is played alone; leave out opponent.", game=game.name))
+        if game.solo and setup.computers:
+            raise ServiceError(t("{game} has no computer seats.", game=game.name))
+        if not game.solo and len(people) + setup.computers < game.min_players:
+            raise ServiceError(
+                t(
+                    "{game} needs an opponent: add opponent:@someone, or opponent:@{bot} to "
+                    "play against the bot.",
+                    game=game.name,
+                    bot=self.bot_user.name,
+                )
+            )
+        if channel.guild_id is None and any(not p.is_bot for p in opponents):
+            raise ServiceError(
+                t(
+                    "Nobody else can see this direct message, so a challenge here could never "
+                    "be answered. Challenge them from a server channel, or play me here with "
+                    "opponent:@{bot}.",
+                    bot=self.bot_user.name,
+                )
+            )
+        players = [p if not p.is_bot else self.bot_user for p in people]
+        players += [self.bot_user] * setup.computers
+        return await self._start(channel, user, game, players, setup, challenge=True)
+
+    async def admin_start(
+        self, channel: Channel, user: User, players: Sequence[User], setup: GameSetup
+    ) -> list[Reply]:
+        """`/admin start`: a match with no challenge step, seats in the order given."""
+        if not user.is_admin:
+            raise ServiceError(t("Only server admins (Manage Server permission) can do that."))
+        game = game_of(setup.game)
+        seated = [p if not p.is_bot else self.bot_user for p in players]
+        seated += [self.bot_user] * setup.computers
+        humans = [p.id for p in seated if not p.is_bot]
+        if len(set(humans)) != len(humans):
+            raise ServiceError(t("Each player may take only one seat."))
+        in_order = replace(setup, seat=SeatChoice.FIRST)
+        return await self._start(channel, user, game, seated, in_order, challenge=False)
+
+    async def _start(
+        self,
+        channel: Channel,
+        user: User,
+        game: Game[Any],
+        players: list[User],
+        setup: GameSetup,
+        *,
+        challenge: bool,
+    ) -> list[Reply]:
+        self._check(game, players, setup)
+        seed = setup.seed if setup.seed is not None else secrets.randbits(48)
+        players = self._seated(game, players, setup.seat, seed)
+        if setup.position:
+            state = await self._from_position(game, setup.position, players)
+        else:
+            state = game.new_state(seed, len(players), setup.variant)
+        # Everyone who started it, and every computer, has already agreed to play.
+        accepted = [not challenge or p.id == user.id or p.is_bot for p in players]
+        options = GameOptions.of(setup)
+        now = self.clock()
+        deadline_at = first_deadline(game, state, players, options, now) if all(accepted) else None
+        new = NewGame(
+            game=game.id,
+            guild_id=channel.guild_id,
+            channel_id=channel.channel_id,
+            status="active" if all(accepted) else "challenge",
+            seed=seed,
+            variant=setup.variant,
+            rules_version=game.rules_version,
+            start_position=state.to_text() if setup.position else None,
+            snapshot=state.to_text(),
+            created_by=record_of(user),
+            seats=tuple((record_of(p), ok) for p, ok in zip(players, accepted, strict=True)),
+            options=options.stored(),
+            deadline_at=deadline_at,
+        )
+        try:
+            record = await self.live.repository.create_game(new, now)
+        except LiveGameExistsError:
+            raise ChannelBusyError(
+                t(
+                    "This channel already has a game. Finish it first (/board shows it), or "
+                    "start yours in a new thread: a thread counts as its own channel."
+                )
+            ) from None
+        log.info("game %s created: %s in channel %s", record.id, game.id, channel.channel_id)
+        if record.status == "challenge":
+            return [self.presenter.challenge(record, game)]
+        async with self.live.lock(record.id):
+            loaded = self.live.remember(Loaded(record, game, state, None, None))
+        return [await self._first_board(loaded)]
+
+    async def _first_board(self, loaded: Loaded) -> Reply:
+        loaded, bot_lines = await self.computers.answer(loaded)
+        pings = self.presenter.pings(loaded, frozenset(), set())
+        return await self.presenter.board(
+            loaded, self.presenter.started_line(loaded), bot_lines, pings
+        )
+
+    def _check(self, game: Game[Any], players: list[User], setup: GameSetup) -> None:
+        try:
+            game.check_setup(len(players), setup.variant)
+        except ValueError as exc:
+            raise ServiceError(str(exc)) from None
+        if setup.level is not None and setup.level not in ai.LEVELS:
+            raise ServiceError(
+                t(
+                    "Unknown level {level!r}; levels: {known}.",
+                    level=setup.level,
+                    known=", ".join(ai.LEVELS),
+                )
+            )
+        if setup.deadline_minutes is None:
+            return
+        if game.decision_seconds is None:
+            raise ServiceError(
+                t("deadline: {game} has no move deadlines; leave deadline out.", game=game.name)
+            )
+        if not 1 <= setup.deadline_minutes <= MAX_DEADLINE_MINUTES:
+            raise ServiceError(
+                t("deadline: give minutes from 1 to {most} (a week).", most=MAX_DEADLINE_MINUTES)
+            )
+
+    def _seated(
+        self, game: Game[Any], players: list[User], seat: str | None, seed: int
+    ) -> list[User]:
+        """Put the challenger first or second (`seat:`), or draw lots from the seed."""
+        choice = _seat_choice(seat, game)
+        if len(players) < 2:
+            return players
+        if choice == SeatChoice.RANDOM:
+            swap, _ = Rng(seed, 1 << 40).below(2)
+            choice = SeatChoice.SECOND if swap else SeatChoice.FIRST
+        if choice == SeatChoice.SECOND:
+            players = [players[1], players[0], *players[2:]]
+        return players
+
+    async def _from_position(
+        self, game: Game[Any], position: str, players: list[User]
+    ) -> GameState[Any]:
+        try:
+            state = game.from_text(position)
+        except NotationError as exc:
+            raise ServiceError(
+                t(
+                    "position: {reason} (see /rules game:{id} for the notation).",
+                    reason=str(exc),
+                    id=game.id,
+                )
+            ) from None
+        if state.num_seats != len(players):
+            raise ServiceError(t("position: that position is for {n} players.", n=state.num_seats))
+        if not state.to_act:
+            raise ServiceError(t("position: that game is already over."))
+        await self._check_showable(game, state, players)
+        return state
+
+    async def _check_showable(
+        self, game: Game[Any], state: GameState[Any], players: Sequence[User]
+    ) -> None:
+        """A game is never started from a position that cannot be played or shown: its
+        board, its report and every acting seat's moves are made once before it exists."""
+        names = [p.name for p in players]
+        try:
+            view = state.view(None)
+            view.report(None, names)
+            state.scores()
+            for seat in state.to_act:
+                state.legal_moves(seat)
+                state.view(seat)
+            if self.presenter.render_images:
+                ctx = RenderContext(names=tuple(names))
+                acting = sorted(state.to_act)
+                chooser = acting[0] if len(acting) == 1 else None
+                await self.presenter.painter.board(view, ctx, chooser)
+        except Exception:
+            log.warning("a %s position that cannot be shown was refused", game.id, exc_info=True)
+            raise ServiceError(
+                t(
+                    "position: its fields do not fit together, so it cannot be played or "
+                    "shown. Check it against the notation in /rules game:{id}.",
+                    id=game.id,
+                )
+            ) from None
+
+    # --- answers to a challenge -----------------------------------------------------------
+    async def accept(self, channel: Channel, user: User) -> list[Reply]:
+        record = (await self.live.in_channel(channel)).record
+        if record.status != "challenge":
+            raise ServiceError(t("The game in this channel has already started."))
+        seats = [s for s in record.seats if s.user.id == user.id and not s.accepted]
+        if not seats:
+            raise ServiceError(self.presenter.not_challenged(record, user))
+        async with self.live.lock(record.id):
+            game = game_of(record.game)
+            now = self.clock()
+            # Used only if this acceptance is the last one, decided in the transaction.
+            deadline_at = first_deadline(
+                game,
+                start_state(game, record),
+                [user_of(s.user) for s in record.seats],
+                GameOptions.from_stored(record.options),
+                now,
+            )
+            try:
+                record = await self.live.repository.accept_seat(
+                    record.id, seats[0].seat, now, deadline_at
+                )
+            except StalePlyError:
+                raise ServiceError(t("That challenge was already answered.")) from None
+            if record.status == "challenge":
+                accepted = t("{name} accepted.", name=user.name)
+                return [self.presenter.challenge(record, game, accepted)]
+            state = start_state(game, record)
+            loaded = self.live.remember(Loaded(record, game, state, None, None))
+        return [await self._first_board(loaded)]
+
+    async def decline(self, channel: Channel, user: User) -> list[Reply]:
+        record = (await self.live.in_channel(channel)).record
+        if record.status != "challenge":
+            raise ServiceError(t("The game has started; to give up, use /resign."))
+        if not record.seats_of(user.id):
+            raise ServiceError(self.presenter.not_challenged(record, user))
+        if user.id == record.created_by:
+            reason = t("{name} withdrew the challenge.", name=user.name)
+        else:
+            reason = t("{name} declined the challenge.", name=user.name)
+        try:
+            async with self.live.lock(record.id):
+                self.live.forget(record.id)
+                await self.live.repository.close_game(
+                    record.id,
+                    record.ply,
+                    "declined",
+                    {"reason": str(reason)},
+                    self.clock(),
+                    only_from=("challenge",),
+                )
+        except StalePlyError:
+            raise ServiceError(t("That challenge was already answered.")) from None
+        return [self.presenter.challenge_closed(reason, edit=True)]
+
+
+def _seat_choice(seat: str | None, game: Game[Any]) -> SeatChoice:
+    if seat is None:
+        return SeatChoice.RANDOM if game.draw_seats else SeatChoice.FIRST
+    try:
+        return SeatChoice(seat)
+    except ValueError:
+        raise ServiceError(
+            t("seat: {seat!r} is not a choice; use first, second or random.", seat=seat)
+        ) from None
