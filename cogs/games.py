@@ -284,6 +284,15 @@ class GamesCog(commands.Cog):
 
         await respond(interaction, call, public=False)
 
+    @app_commands.command(name="help")
+    async def help(self, interaction: discord.Interaction[Any]) -> None:
+        """How to play: the games, starting one, the computer, your games, the daily."""
+
+        async def call() -> list[Any]:
+            return self.bot.service.help()
+
+        await respond(interaction, call, public=False)
+
     @app_commands.command(name="games")
     async def games(self, interaction: discord.Interaction[Any]) -> None:
         """List this server's games, the ones waiting for you first."""

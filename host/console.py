@@ -145,7 +145,7 @@ class Console:
                 channel, user, console_user(o["user"]) if o.get("user") else None
             ),
             "press": lambda: self.press(cmd, channel, user),
-            "help": lambda: _ready([Reply(title="Commands", text=help_text())]),
+            "help": lambda: _ready([*svc.help(), Reply(title="Commands", text=help_text())]),
         }
         return await handlers[cmd.name]()
 

@@ -23,7 +23,7 @@ from collections.abc import Callable, Sequence
 from itertools import islice
 
 from data.repository import GameRepository
-from engine.text import Text, t
+from engine.text import Text, t, tn
 from host import catalog
 from host.ai_turns import ComputerPlayers, ThreadedComputers
 from host.buttons import Buttons
@@ -235,6 +235,59 @@ class GameService:
                 parts.append(str(t("**Other games**")) + "\n" + "\n".join(others))
             text = "\n\n".join(parts)
         return [Reply(title=str(t("Active games")), text=text, ephemeral=True)]
+
+    def help(self) -> list[Reply]:
+        """`/help`: the games, and how to start, play and find them."""
+        games = []
+        for listing in catalog.all_listings():
+            game = listing.game
+            players = (
+                str(game.min_players)
+                if game.min_players == game.max_players
+                else f"{game.min_players}-{game.max_players}"
+            )
+            line = t(
+                "**{name}** (`{id}`, {players}): {blurb}",
+                name=game.name,
+                id=game.id,
+                players=tn("{count} player", "{count} players", n=game.max_players, count=players),
+                blurb=game.blurb,
+            )
+            games.append(str(line))
+        bot = self.bot_user.name
+        sections = [
+            "\n".join(games),
+            str(
+                t(
+                    "**Start a game**: `/play game:<game> opponent:@someone` posts a challenge "
+                    "they accept with a button. A busy channel offers a new thread."
+                )
+            ),
+            str(
+                t(
+                    "**Against the computer**: `/play game:<game> opponent:@{bot}`, or "
+                    "`computers:<n>` to fill seats; `level:` easy, normal or hard.",
+                    bot=bot,
+                )
+            ),
+            str(
+                t(
+                    "**Your move**: press the buttons on the board, or type `/move` and pick "
+                    "from your legal moves. `/moves` lists them privately, `/board` shows the "
+                    "board again, `/resign` gives up."
+                )
+            ),
+            str(t("**Your games**: `/games` lists this server's games, yours to play first.")),
+            str(
+                t(
+                    "**The daily challenge**: `/daily` plays today's Hillbert hill, one scored "
+                    "run a day for everyone; `/leaderboard` and `/stats` rank the runs."
+                )
+            ),
+            str(t("**Rules**: `/rules game:<game>`, with the house rulings.")),
+        ]
+        title = str(t("Hilltop: how to play"))
+        return [Reply(title=title, text="\n\n".join(sections), ephemeral=True)]
 
     def rules(self, game_id: str) -> list[Reply]:
         listing = catalog.listing(game_of(game_id).id)

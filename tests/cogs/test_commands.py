@@ -289,3 +289,17 @@ async def test_daily_is_private_and_leaderboard_public(bot: HilltopBot) -> None:
     await cog.leaderboard.callback(cog, inter, period="today", scope="server")
     assert sent.last()["ephemeral"] is False
     assert "Nobody has finished a run yet" in embed_text(sent.last())
+
+
+async def test_help_names_every_game_and_how_to_begin(bot: HilltopBot) -> None:
+    cog = games_cog(bot)
+    inter, sent = interaction(bot, ALICE)
+    await cog.help.callback(cog, inter)
+    reply = sent.last()
+    assert reply["ephemeral"] is True
+    text = embed_text(reply)
+    for game_id in ("everest", "hillbert", "hokito", "hollowtown", "molehill"):
+        assert f"`{game_id}`" in text
+    assert "(`everest`, 2-4 players)" in text and "(`hillbert`, 1 player)" in text
+    for command in ("/play game:", "opponent:@hilltop", "/move", "/games", "/daily", "/rules"):
+        assert command in text, command
