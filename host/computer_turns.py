@@ -13,15 +13,15 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from engine.core import MoveError
-from engine.text import Text, t, tn
+from engine.text import t, tn
 from host.ai_turns import ComputerPlayers
 from host.live import LiveGames, Loaded
 from host.model import Channel, Reply, User
 from host.moves import Moves
-from host.presenter import Presenter
+from host.presenter import Happened, Presenter
 
 log = logging.getLogger(__name__)
 
@@ -33,13 +33,11 @@ Post = Callable[[Channel, list[Reply]], Awaitable[None]]
 class _Thinking:
     """Computer players of one game at work in the background."""
 
-    task: asyncio.Task[tuple[Loaded, list[Text]]]
+    task: asyncio.Task[tuple[Loaded, list[Happened]]]
     #: The game when they started: what the last reply showed.
     shown: Loaded
     #: Replies waiting for these moves: while any waits, it shows them, not a post.
     waiting: int = 0
-    #: The lines that tell only that a secret choice was made.
-    secret: list[Text] = field(default_factory=list)
 
 
 class ComputerTurns:
@@ -81,7 +79,7 @@ class ComputerTurns:
             s.seat for s in loaded.record.seats if s.user.is_bot and s.seat in loaded.state.to_act
         )
 
-    async def answer(self, loaded: Loaded) -> tuple[Loaded, list[Text]]:
+    async def answer(self, loaded: Loaded) -> tuple[Loaded, list[Happened]]:
         """Let the computer seats now to act play. Their moves join the reply being made
         if they are made within `wait`; else the reply says they are thinking."""
         if not self.to_act(loaded):
@@ -98,11 +96,12 @@ class ComputerTurns:
             return (final if final.record.ply >= loaded.record.ply else loaded), lines
         seats = self.to_act(loaded)
         names = ", ".join(self.presenter.seat_label(loaded, s) for s in seats)
-        return loaded, [
-            tn("{names} is thinking…", "{names} are thinking…", n=len(seats), names=names)
-        ]
+        thinking_line = tn(
+            "{names} is thinking…", "{names} are thinking…", n=len(seats), names=names
+        )
+        return loaded, [Happened(thinking_line)]
 
-    async def catch_up(self, loaded: Loaded) -> tuple[Loaded, list[Text]]:
+    async def catch_up(self, loaded: Loaded) -> tuple[Loaded, list[Happened]]:
         """Computer turns left pending (by a restart, or a failure in the middle of their
         turn) are played before a person's command is judged where replies wait for
         them; elsewhere they are started, and posted when played."""
@@ -117,9 +116,8 @@ class ComputerTurns:
         thinking = self._thinking.get(loaded.id)
         if thinking is not None and not thinking.task.done():
             return thinking
-        secret: list[Text] = []
-        task = asyncio.create_task(self._play(loaded.id, secret))
-        thinking = self._thinking[loaded.id] = _Thinking(task, loaded, secret=secret)
+        task = asyncio.create_task(self._play(loaded.id))
+        thinking = self._thinking[loaded.id] = _Thinking(task, loaded)
         if self.post is not None:
             self._in_background(self._post_when_played(thinking))
         return thinking
@@ -129,11 +127,10 @@ class ComputerTurns:
         self._background.add(task)
         task.add_done_callback(self._background.discard)
 
-    async def _play(self, game_id: int, secret: list[Text]) -> tuple[Loaded, list[Text]]:
+    async def _play(self, game_id: int) -> tuple[Loaded, list[Happened]]:
         """Every computer seat to act plays, until a person must act. The game's lock is
-        held to read and to commit, never while a computer thinks. The lines that only
-        tell of a secret choice are also added to `secret`."""
-        lines: list[Text] = []
+        held to read and to commit, never while a computer thinks."""
+        told: list[Happened] = []
         try:
             for _ in range(1000):
                 loaded = await self.live.locked_load(game_id)
@@ -150,14 +147,12 @@ class ComputerTurns:
                         after = before.state.play(seat, move)
                     except MoveError:
                         continue
-                    await self.moves.commit(before, seat, self.bot_user, move, after)
-                lines.append(self.presenter.move_line(before, seat, move))
-                if before.deciding_together:
-                    secret.append(lines[-1])
+                    played = await self.moves.commit(before, seat, self.bot_user, move, after)
+                told.append(self.presenter.moved(before, played, seat, move))
         except Exception:
             log.exception("game %s: a computer turn failed", game_id)
-            lines.append(t("The computer player could not move yet; it will try again."))
-        return await self.live.locked_load(game_id), lines
+            told.append(Happened(t("The computer player could not move yet; it will try again.")))
+        return await self.live.locked_load(game_id), told
 
     def _still_to_choose(self, loaded: Loaded, seat: int, ply: int, together: bool) -> bool:
         """Whether a decision `seat` thought about at `ply` is still its to make: nothing
@@ -171,16 +166,16 @@ class ComputerTurns:
     async def _post_when_played(self, thinking: _Thinking) -> None:
         """Post what the computers played, unless a reply waiting for them shows it."""
         try:
-            final, lines = await thinking.task
+            final, told = await thinking.task
         except asyncio.CancelledError:
             return
         if thinking.waiting or self.post is None or final.record.channel_id is None:
             return
         pings = self.presenter.pings(final, thinking.shown.state.to_act, set())
-        if not pings and final.record.is_live and all(line in thinking.secret for line in lines):
+        if not pings and final.record.is_live and all(h.secret for h in told):
             return  # only secret choices made, and nobody newly asked to act: nothing to tell
         try:
-            reply = await self.presenter.board(final, None, lines, pings)
+            reply = await self.presenter.board(final, told, pings)
             channel = Channel(final.record.channel_id, final.record.guild_id)
             await self.post(channel, [reply])
         except Exception:

@@ -19,7 +19,7 @@ from host.computer_turns import ComputerTurns
 from host.live import LiveGames, Loaded, record_of
 from host.model import Reply, ServiceError, User
 from host.moves import GAME_OVER, Moves
-from host.presenter import Presenter
+from host.presenter import Happened, Presenter
 
 #: Called after a move finishes a game; their replies follow the final board.
 FinishHook = Callable[[Loaded], Awaitable[list[Reply]]]
@@ -61,10 +61,10 @@ class Playing:
                 before = await self.live.load(game_id)
                 seat, move, after = self.moves.judge(before, ply, user, text)
                 loaded = await self.moves.commit(before, seat, user, move, after)
-        line = self.presenter.move_line(before, seat, move, user.name)
-        loaded, bot_lines = await self.computers.answer(loaded)
+        told = [*caught_up, self.presenter.moved(before, loaded, seat, move, user.name)]
+        loaded, answered = await self.computers.answer(loaded)
         pings = self.presenter.pings(loaded, before.state.to_act, {seat})
-        replies = [await self.presenter.board(loaded, line, caught_up + bot_lines, pings)]
+        replies = [await self.presenter.board(loaded, told + answered, pings)]
         if loaded.record.status == "finished":
             for hook in self.finish_hooks:
                 replies += await hook(loaded)
@@ -89,9 +89,9 @@ class Playing:
             seat=", ".join(loaded.game.seat_names[s] for s in seats),
         )
         before = loaded.state.to_act
-        loaded, bot_lines = await self.computers.answer(loaded)
+        loaded, answered = await self.computers.answer(loaded)
         pings = self.presenter.pings(loaded, before, set(seats))
-        return [await self.presenter.board(loaded, line, bot_lines, pings)]
+        return [await self.presenter.board(loaded, [Happened(line), *answered], pings)]
 
     async def _hand_over(self, loaded: Loaded, seats: tuple[int, ...]) -> Loaded:
         """A computer takes over the resigner's seats; the resigner can no longer win.
@@ -127,9 +127,7 @@ class Playing:
         except StalePlyError:
             raise ServiceError(t("The game moved on; try again.")) from None
         loaded = self.live.remember(replace(loaded, record=record))
-        return [
-            await self.presenter.board(loaded, None, [], self.presenter.everyone_but(loaded, user))
-        ]
+        return [await self.presenter.board(loaded, (), self.presenter.everyone_but(loaded, user))]
 
 
 def _resigned(loaded: Loaded, seats: tuple[int, ...]) -> dict[str, Any]:

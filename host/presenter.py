@@ -9,6 +9,7 @@ facts (`Game.has_scores`, `Game.hints`, `Game.secret_decisions`), never from gue
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from data.repository import GameRecord
@@ -24,6 +25,19 @@ from render.core import RenderContext
 MAX_PICKS = 25
 #: A Discord embed holds 4,096 characters; long move lists are cut below that.
 MAX_LIST_CHARS = 3800
+#: Pictures before the board: a message holds ten embeds, the board is the last.
+MAX_GALLERY = 9
+
+
+@dataclass(frozen=True, slots=True)
+class Happened:
+    """One thing a reply tells, in order: a move, with the game as the move left it, or
+    a line that is no move ("… is thinking", "the game begins")."""
+
+    line: Text
+    after: Loaded | None = None
+    #: A decision made in secret: it is told that it was made, and nothing more.
+    secret: bool = False
 
 
 class Presenter:
@@ -35,21 +49,34 @@ class Presenter:
     async def board(
         self,
         loaded: Loaded,
-        headline: Text | None,
-        lines_before: Sequence[Text] = (),
+        told: Sequence[Happened] = (),
         pings: tuple[User, ...] = (),
     ) -> Reply:
-        """The game as it stands: `headline` and `lines_before` say what just happened,
-        then what the game reports by itself, then who must act (or the result)."""
+        """The game as it stands, after what `told` says happened, in order: each move
+        with what the game reported of it by itself, then who must act (or the result).
+        Each move before the last is drawn too (its steps, or the board it left), so a
+        player who looks once sees every move since they last acted."""
         record, state, game = loaded.record, loaded.state, loaded.game
         #: A daily run is played in private so that nobody else sees the hill.
         private = record.kind == "daily"
-        lines = [str(x) for x in ([headline] if headline else []) + list(lines_before)]
+        lines: list[str] = []
+        earlier: list[Happened] = []
+        last_told = False
+        for happened in told:
+            lines.append(str(happened.line))
+            after = happened.after
+            if after is None:
+                continue
+            lines += self._report(after)
+            if after.record.ply == record.ply:
+                last_told = True
+            else:
+                earlier.append(happened)
+        if not last_told:
+            lines += self._report(loaded)
         picks: tuple[Choice, ...] = ()
         actions: list[Choice] = []
         tone = "turn"
-        previous = loaded.previous.view(None) if loaded.previous is not None else None
-        lines += [str(x) for x in state.view(None).report(previous, self.names(loaded))]
         if record.status != "active":
             tone = "over"
             lines.append(self.result_line(loaded))
@@ -71,18 +98,16 @@ class Presenter:
                     )
                 )
             picks, actions = self._board_controls(loaded, acting, humans, private)
-        images = await self.images(loaded) if self.render_images else None
+        image: bytes | None = None
         gallery: tuple[tuple[str, bytes], ...] = ()
-        if images is not None:
-            gallery = tuple(
-                (str(t("Step {n}", n=i)), png) for i, png in enumerate(images.steps, start=1)
-            )
-            if images.choices is not None:
-                gallery += ((str(t("The choices")), images.choices),)
+        if self.render_images:
+            images = await self.images(loaded)
+            image = images.board
+            gallery = await self._gallery(earlier, images)
         return Reply(
             title=str(t("{game} · ply {ply}", game=game.name, ply=record.ply)),
             text="\n".join(lines),
-            image=images.board if images is not None else None,
+            image=image,
             gallery=gallery,
             ephemeral=private,
             picks=picks,
@@ -93,6 +118,36 @@ class Presenter:
             fields=self._score_fields(loaded),
             footer=self._footer(record),
         )
+
+    def _report(self, loaded: Loaded) -> list[str]:
+        """What the game reports by itself of the move that led to `loaded`."""
+        previous = loaded.previous.view(None) if loaded.previous is not None else None
+        report = loaded.state.view(None).report(previous, self.names(loaded))
+        return [str(line) for line in report]
+
+    async def _gallery(
+        self, earlier: list[Happened], last: BoardImages
+    ) -> tuple[tuple[str, bytes], ...]:
+        """The pictures before the board: for each move before the last, its steps (or,
+        for a move made in the open, the board it left), then the last move's steps, then
+        the choices to pick from. A message holds ten pictures: the oldest give way."""
+        pictures: list[tuple[str, bytes]] = []
+        steps = 0
+        for happened in earlier:
+            assert happened.after is not None
+            drawn = await self.images(happened.after, with_choices=False)
+            if drawn.steps:
+                for png in drawn.steps:
+                    steps += 1
+                    pictures.append((str(t("Step {n}", n=steps)), png))
+            elif not happened.secret:
+                pictures.append((str(happened.line), drawn.board))
+        for png in last.steps:
+            steps += 1
+            pictures.append((str(t("Step {n}", n=steps)), png))
+        if last.choices is not None:
+            pictures.append((str(t("The choices")), last.choices))
+        return tuple(pictures[-MAX_GALLERY:])
 
     def _board_controls(
         self, loaded: Loaded, acting: list[int], humans: list[int], private: bool
@@ -153,12 +208,12 @@ class Presenter:
             )
         )
 
-    async def images(self, loaded: Loaded) -> BoardImages:
+    async def images(self, loaded: Loaded, *, with_choices: bool = True) -> BoardImages:
         """The board, one picture per step of what the last move set off, and a picture
         of the choices when one player must choose among drawn outcomes (a roll-off's
         outcomes are public: everyone saw the dice)."""
         acting = sorted(loaded.state.to_act) if loaded.record.status == "active" else []
-        chooser = acting[0] if len(acting) == 1 else None
+        chooser = acting[0] if len(acting) == 1 and with_choices else None
         return await self.painter.board(
             loaded.state.view(None), self.render_context(loaded), chooser
         )
@@ -180,29 +235,43 @@ class Presenter:
 
     # --- who is who -----------------------------------------------------------------------
     def names(self, loaded: Loaded) -> list[str]:
-        return [s.user.name for s in loaded.record.seats]
+        """The players' names by seat. Computer players share the bot's name, so where
+        there are several each gets a number ("hilltop 2")."""
+        seats = loaded.record.seats
+        computers = [s.seat for s in seats if s.user.is_bot]
+        if len(computers) < 2:
+            return [s.user.name for s in seats]
+        return [
+            f"{s.user.name} {computers.index(s.seat) + 1}" if s.user.is_bot else s.user.name
+            for s in seats
+        ]
 
     def seat_label(self, loaded: Loaded, seat: int) -> str:
-        user = loaded.record.seats[seat].user
+        """Who sits in `seat`, with the seat's role (and, for a computer, its level)."""
+        name = self.names(loaded)[seat]
         if loaded.game.solo:
-            return user.name
-        names = loaded.game.seat_names
-        role = names[seat] if seat < len(names) else str(seat + 1)
-        return f"{user.name} ({role})"
+            return name
+        roles = loaded.game.seat_names
+        role = roles[seat] if seat < len(roles) else str(seat + 1)
+        if loaded.record.seats[seat].user.is_bot:
+            level = loaded.options.level
+            return str(t("{name} ({role}, {level} computer)", name=name, role=role, level=level))
+        return f"{name} ({role})"
 
     def started_line(self, loaded: Loaded) -> Text:
         seats = ", ".join(self.seat_label(loaded, s.seat) for s in loaded.record.seats)
         return t("The game begins: {seats}.", seats=seats)
 
-    def move_line(
-        self, loaded_before: Loaded, seat: int, move: Any, name: str | None = None
-    ) -> Text:
-        """What a move says publicly, naming the mover `name` (by default the seat's
+    def moved(
+        self, before: Loaded, after: Loaded, seat: int, move: Any, name: str | None = None
+    ) -> Happened:
+        """A move as told publicly, naming the mover `name` (by default the seat's
         label): a decision made in secret stays secret."""
-        name = name or self.seat_label(loaded_before, seat)
-        if loaded_before.deciding_together:
-            return t("{name} has made their choice.", name=name)
-        return t("{name} played {move}.", name=name, move=loaded_before.state.move_text(move))
+        name = name or self.seat_label(before, seat)
+        if before.deciding_together:
+            return Happened(t("{name} has made their choice.", name=name), after, secret=True)
+        line = t("{name} played {move}.", name=name, move=before.state.move_text(move))
+        return Happened(line, after)
 
     def pings(self, loaded: Loaded, before: frozenset[int], actors: set[int]) -> tuple[User, ...]:
         """Who to notify after a move: people newly asked to act (not the one who just

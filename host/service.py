@@ -34,7 +34,7 @@ from host.moves import Moves
 from host.painting import Painter, ThreadPainter
 from host.payloads import Payload
 from host.playing import FinishHook, Playing
-from host.presenter import MAX_PICKS, Presenter
+from host.presenter import MAX_PICKS, Happened, Presenter
 from host.setup import GameSetup
 from host.starting import Starting
 from host.timeouts import Timeouts
@@ -154,12 +154,13 @@ class GameService:
         loaded, caught_up = await self.computers.catch_up(loaded)
         if loaded.record.status == "challenge":
             return [self.presenter.challenge(loaded.record, loaded.game)]
-        return [await self.presenter.board(loaded, None, caught_up)]
+        return [await self.presenter.board(loaded, caught_up)]
 
     async def board_of(self, game_id: int, headline: Text | None = None) -> Reply:
         loaded = await self.live.locked_load(game_id)
         loaded, caught_up = await self.computers.catch_up(loaded)
-        return await self.presenter.board(loaded, headline, caught_up)
+        told = [Happened(headline)] if headline is not None else []
+        return await self.presenter.board(loaded, told + caught_up)
 
     async def loaded(self, game_id: int) -> Loaded:
         return await self.live.locked_load(game_id)

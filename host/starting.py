@@ -23,7 +23,7 @@ from host.computer_turns import ComputerTurns
 from host.deadlines import first_deadline
 from host.live import LiveGames, Loaded, game_of, record_of, start_state, user_of
 from host.model import Channel, ChannelBusyError, Reply, ServiceError, User
-from host.presenter import Presenter
+from host.presenter import Happened, Presenter
 from host.setup import MAX_DEADLINE_MINUTES, GameOptions, GameSetup, SeatChoice
 from render.core import RenderContext
 
@@ -148,11 +148,10 @@ class Starting:
         return [await self._first_board(loaded)]
 
     async def _first_board(self, loaded: Loaded) -> Reply:
-        loaded, bot_lines = await self.computers.answer(loaded)
+        begins = Happened(self.presenter.started_line(loaded))
+        loaded, answered = await self.computers.answer(loaded)
         pings = self.presenter.pings(loaded, frozenset(), set())
-        return await self.presenter.board(
-            loaded, self.presenter.started_line(loaded), bot_lines, pings
-        )
+        return await self.presenter.board(loaded, [begins, *answered], pings)
 
     def _check(self, game: Game[Any], players: list[User], setup: GameSetup) -> None:
         try:

@@ -11,12 +11,12 @@ import logging
 from collections.abc import Callable
 
 from data.repository import StalePlyError
-from engine.text import Text, t
+from engine.text import t
 from host.computer_turns import ComputerTurns
 from host.live import LiveGames, user_of
 from host.model import Channel, Reply
 from host.moves import Moves
-from host.presenter import Presenter
+from host.presenter import Happened, Presenter
 
 log = logging.getLogger(__name__)
 
@@ -66,7 +66,7 @@ class Timeouts:
             if record.status != "active" or not record.deadline_at or record.deadline_at > now:
                 return None
             before = loaded.state.to_act
-            lines: list[Text] = []
+            told: list[Happened] = []
             late: set[int] = set()
             for seat in sorted(loaded.state.to_act):
                 if record.seats[seat].user.is_bot or loaded.record.status != "active":
@@ -85,18 +85,17 @@ class Timeouts:
                     if was.deciding_together
                     else was.state.move_text(move)
                 )
-                lines.append(
-                    t(
-                        "{name} ran out of time: {move}.",
-                        name=self.presenter.seat_label(loaded, seat),
-                        move=default,
-                    )
+                line = t(
+                    "{name} ran out of time: {move}.",
+                    name=self.presenter.seat_label(loaded, seat),
+                    move=default,
                 )
-        if not lines or record.channel_id is None:
+                told.append(Happened(line, loaded, secret=was.deciding_together))
+        if not told or record.channel_id is None:
             return None
-        loaded, bot_lines = await self.computers.answer(loaded)
+        loaded, answered = await self.computers.answer(loaded)
         pings = self.presenter.pings(loaded, before - late, set())
-        board = await self.presenter.board(loaded, None, lines + bot_lines, pings)
+        board = await self.presenter.board(loaded, told + answered, pings)
         return Channel(record.channel_id, record.guild_id), [board]
 
     async def _close_challenge(

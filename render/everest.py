@@ -512,7 +512,7 @@ def _draw_yeti(
         )
         if not letters:
             continue
-        initial = _seat_name(ctx, seat)[:1].upper()
+        initial = _token_text(_seat_name(ctx, seat))
         text_center(draw, (cx, cy), initial, font(round(cell * 0.3), bold=True), WHITE)
         if damage is not None and damage[seat]:
             bx, by, br = cx + r * 0.85, cy - r * 0.85, cell * 0.13
@@ -759,6 +759,16 @@ def _render_step(scene: StepScene, players: int, ctx: RenderContext) -> Image.Im
         fitted = fit_text(line, line_font, STEP_WIDTH - 50)
         draw.label((34, y), fitted, line_font, theme.ink, "lm")
     return image
+
+
+def _token_text(name: str) -> str:
+    """What a yeti's disc shows: its player's initial, and the number of a numbered
+    player ("hilltop 2": H2), so that computer players tell apart."""
+    words = name.split()
+    if not words:
+        return ""
+    number = words[-1] if len(words) > 1 and words[-1].isascii() and words[-1].isdigit() else ""
+    return words[0][:1].upper() + number[:2]
 
 
 def render_steps(state: EverestState, ctx: RenderContext) -> list[Image.Image]:

@@ -282,15 +282,15 @@ async def test_the_computer_answers_and_wins_from_a_winning_pile(
         HERE, ALICE, GameSetup("pebbles", seed=SEED, seat="second"), [BOT]
     )
     # The computer sits first and moves at once: from 11 it leaves 8.
-    assert "hilltop (First) played take 3." in board.text
+    assert "hilltop (First, normal computer) played take 3." in board.text
     assert "alice (Second) to move." in board.text
     assert await stored(service) == (1, "pebbles 8 to=1")
     replies: list[Reply] = []
     while await service.repository.live_game_in_channel(HERE.channel_id) is not None:
         replies = await service.move(HERE, ALICE, "take 1")
         assert "alice played take 1." in replies[0].text
-        assert "hilltop (First) played take 3." in replies[0].text
-    assert "First took the last pebble. hilltop (First) wins." in replies[-1].text
+        assert "hilltop (First, normal computer) played take 3." in replies[0].text
+    assert "First took the last pebble. hilltop (First, normal computer) wins." in replies[-1].text
 
 
 # --- through the console ----------------------------------------------------------------

@@ -201,7 +201,7 @@ async def test_bot_opponent_and_other_bots(bot: HilltopBot) -> None:
     me = member(BOT_ID, "hilltop", bot=True)
     inter, sent = interaction(bot, ALICE)
     await cog.play.callback(cog, inter, game="hokito", opponent=me, seed=2, seat="second")
-    assert "hilltop (Black) played" in embed_text(sent.last())
+    assert "hilltop (Black, normal computer) played" in embed_text(sent.last())
 
 
 async def test_admin_commands_check_manage_server(bot: HilltopBot) -> None:

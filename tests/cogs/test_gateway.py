@@ -31,6 +31,9 @@ from tests.cogs.fake_discord import (
     serving,
 )
 
+#: How the bot, playing White at the default level, is named in replies.
+WHITE_COMPUTER = "hilltop (White, normal computer)"
+
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 COMMANDS = {
     "play",
@@ -347,14 +350,14 @@ async def test_a_computer_answer_that_takes_a_while_comes_as_its_own_post(
     assert "alice (Black) to move" in started.message.text
     moved = await fake.slash(alice, "move", text="b2-b1")
     assert "alice played b2-b1" in moved.message.text
-    assert "hilltop (White) is thinking…" in moved.message.text
+    assert "hilltop (White, normal computer) is thinking…" in moved.message.text
     assert moved.message.pinged == ()  # nothing for alice to do yet
 
     def answered() -> bool:
-        return any("hilltop (White) played" in m.text for m in fake.channel_messages())
+        return any(f"{WHITE_COMPUTER} played" in m.text for m in fake.channel_messages())
 
     await fake.wait_until(answered, within=30, what="the computer's move")
-    [post] = [m for m in fake.channel_messages() if "hilltop (White) played" in m.text]
+    [post] = [m for m in fake.channel_messages() if f"{WHITE_COMPUTER} played" in m.text]
     assert "alice (Black) to move" in post.text and "board.png" in post.attachments
     assert post.pinged == (alice.id,)
     assert any(c.method == "POST" and c.path.endswith("/messages") for c in fake.calls)

@@ -16,6 +16,9 @@ from host.service import GameService
 from host.setup import GameSetup
 from tests.host.conftest import ALICE, BOT, HERE
 
+#: How the bot, playing White at the default level, is named in replies.
+WHITE_COMPUTER = "hilltop (White, normal computer)"
+
 
 class HeldComputers:
     """Computer players that think until the test lets them answer."""
@@ -62,14 +65,14 @@ async def test_a_slow_computer_answer_is_posted_and_pings_the_player(db: Databas
     await service.start(HERE, ALICE, GameSetup("hokito", seed=3, seat="first"), [BOT])
     [first, *_] = await service.suggest_moves(HERE, ALICE, "")
     [reply] = await asyncio.wait_for(service.move(HERE, ALICE, first.value), 5)
-    assert "alice played" in reply.text and "hilltop (White) is thinking…" in reply.text
+    assert "alice played" in reply.text and f"{WHITE_COMPUTER} is thinking…" in reply.text
     assert reply.mentions == ()
     assert posts.replies == []
     computers.answer.set()
     await asyncio.wait_for(posts.arrived.wait(), 5)
     [(place, post)] = posts.replies
     assert place.channel_id == HERE.channel_id
-    assert "hilltop (White) played" in post.text and "alice (Black) to move" in post.text
+    assert f"{WHITE_COMPUTER} played" in post.text and "alice (Black) to move" in post.text
     assert [u.name for u in post.mentions] == ["alice"]
     assert post.title.endswith("ply 2")
 
@@ -83,7 +86,7 @@ async def test_a_quick_computer_answer_joins_the_reply_and_nothing_is_posted(
     await service.start(HERE, ALICE, GameSetup("hokito", seed=3, seat="first"), [BOT])
     [first, *_] = await service.suggest_moves(HERE, ALICE, "")
     [reply] = await service.move(HERE, ALICE, first.value)
-    assert "hilltop (White) played" in reply.text and reply.title.endswith("ply 2")
+    assert "hilltop (White, normal computer) played" in reply.text and reply.title.endswith("ply 2")
     await asyncio.sleep(0.05)
     assert posts.replies == []
 

@@ -1,12 +1,16 @@
-"""Replies follow each game's declared facts: points only where a game has them, hints only
-where a game offers them."""
+"""Replies follow each game's declared facts (points only where a game has them, hints only
+where a game offers them), tell every move since a player last looked in words and
+pictures, and say who is who."""
 
 from __future__ import annotations
 
+from data.db import Database
+from engine.everest import Stage
 from host.model import Reply
+from host.presenter import MAX_GALLERY
 from host.service import GameService
 from host.setup import GameSetup
-from tests.host.conftest import ALICE, BOB, HERE
+from tests.host.conftest import ALICE, BOB, BOT, HERE, make_service
 
 
 def labels(reply: Reply) -> list[str]:
@@ -39,3 +43,57 @@ async def test_only_a_game_that_offers_hints_has_the_button(service: GameService
     await service.start(HERE, ALICE, GameSetup("hokito", seed=1), [BOB])
     [duel] = await service.accept(HERE, BOB)
     assert "Hint" not in labels(duel)
+
+
+async def test_a_computers_quick_answer_and_your_own_move_are_both_drawn(db: Database) -> None:
+    service = make_service(db, images=True)
+    await service.start(HERE, ALICE, GameSetup("hokito", seed=3, seat="first"), [BOT])
+    [first, *_] = await service.suggest_moves(HERE, ALICE, "")
+    [reply] = await service.move(HERE, ALICE, first.value)
+    own = f"alice played {first.label}."
+    assert reply.text.startswith(own) and "hilltop (White, normal computer) played" in reply.text
+    # Your move in a picture of its own, captioned; the computer's on the board itself.
+    assert [caption for caption, _ in reply.gallery] == [own]
+    assert reply.gallery[0][1].startswith(b"\x89PNG") and reply.image is not None
+    assert reply.gallery[0][1] != reply.image
+
+
+async def test_every_round_is_told_in_words_and_steps_when_computers_choose_after_it(
+    db: Database,
+) -> None:
+    service = make_service(db, images=True)
+    await service.start(HERE, ALICE, GameSetup("everest", computers=3, seed=11, seat="first"))
+    rounds = 0
+    for _ in range(14):
+        suggestions = await service.suggest_moves(HERE, ALICE, "")
+        if not suggestions:
+            break
+        planning = (await service.live.in_channel(HERE)).state.stage == Stage.PLAN
+        [reply] = await service.move(HERE, ALICE, suggestions[0].value)
+        # The computers planned first: her plan, the last, sets the round off.
+        assert ("Plans revealed." in reply.text) == planning, reply.text
+        steps_told = sum(line.startswith("Step ") for line in reply.text.splitlines())
+        steps_drawn = sum(caption.startswith("Step ") for caption, _ in reply.gallery)
+        # A step told may take more than one picture (a roll-off, then its outcome).
+        assert steps_drawn >= min(steps_told, MAX_GALLERY), reply.text
+        assert len(reply.gallery) <= MAX_GALLERY
+        if "Plans revealed." in reply.text:
+            rounds += 1
+            assert steps_told >= 1, reply.text
+    assert rounds >= 8  # seed 11 resolves a round on nearly every plan
+
+
+async def test_several_computers_have_distinct_names_with_their_level(
+    service: GameService,
+) -> None:
+    setup = GameSetup("everest", computers=3, seed=11, seat="first", level="hard")
+    [board] = await service.start(HERE, ALICE, setup)
+    assert board.text.startswith(
+        "The game begins: alice (Red), hilltop 1 (Blue, hard computer), "
+        "hilltop 2 (Green, hard computer), hilltop 3 (Purple, hard computer)."
+    )
+    assert [name for name, _ in board.fields] == []  # Everest has no points
+    suggestions = await service.suggest_moves(HERE, ALICE, "")
+    [reply] = await service.move(HERE, ALICE, suggestions[0].value)
+    movers = {word for line in reply.text.splitlines() for word in line.split()[:2]}
+    assert {"1", "2", "3"} <= {w for w in movers if w.isdigit()}, reply.text

@@ -31,6 +31,9 @@ from tests.host.conftest import (
     make_service,
 )
 
+#: How the bot, playing White at the default level, is named in replies.
+WHITE_COMPUTER = "hilltop (White, normal computer)"
+
 
 async def started(service: GameService, seed: int = 1) -> Reply:
     await service.start(HERE, ALICE, GameSetup("hokito", seed=seed, seat="first"), [BOB])
@@ -158,14 +161,14 @@ async def test_computer_opponent_answers_at_once(service: GameService) -> None:
     [after] = await service.move(
         HERE, ALICE, (await service.suggest_moves(HERE, ALICE, ""))[0].value
     )
-    assert "hilltop (White) played" in after.text
+    assert "hilltop (White, normal computer) played" in after.text
     assert "alice (Black) to move" in after.text
     assert after.title.endswith("ply 2")
 
 
 async def test_computer_moves_first_when_it_holds_black(service: GameService) -> None:
     [board] = await service.start(HERE, ALICE, GameSetup("hokito", seed=3, seat="second"), [BOT])
-    assert "hilltop (Black) played" in board.text
+    assert "hilltop (Black, normal computer) played" in board.text
     assert board.title.endswith("ply 1")
 
 
@@ -353,11 +356,11 @@ async def test_a_computer_turn_cut_short_is_played_when_the_game_is_next_used(
     [after] = await service.move(
         HERE, ALICE, (await service.suggest_moves(HERE, ALICE, ""))[0].value
     )
-    assert "could not move yet" in after.text and "hilltop (White) to move" in after.text
+    assert "could not move yet" in after.text and f"{WHITE_COMPUTER} to move" in after.text
     monkeypatch.undo()
     restarted = make_service(db)  # as after a restart
     [board] = await restarted.board(HERE)
-    assert "hilltop (White) played" in board.text and "alice (Black) to move" in board.text
+    assert f"{WHITE_COMPUTER} played" in board.text and "alice (Black) to move" in board.text
 
 
 async def test_players_planning_at_once_do_not_block_each_other(service: GameService) -> None:
