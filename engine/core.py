@@ -197,6 +197,12 @@ class GameState(ABC, Generic[M]):
         as short lines for the reply to a move; `names` are the players by seat."""
         return ()
 
+    def seat_role(self, seat: int) -> Text | None:
+        """The role `seat` plays now, for games whose roles change as they go (Mole Hill's
+        mole and gardener swap for round 2); None: the seat's fixed name, its `Game`'s
+        `seat_names`."""
+        return None
+
     def timeout_move(self, seat: int) -> M | None:
         """The documented default when `seat` lets a deadline pass (None: no default)."""
         return None

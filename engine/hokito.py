@@ -248,22 +248,11 @@ class HokitoState(GameState[HokitoMove]):
             return None
         black, white = _scores(self.board)
         stuck = SIDES[self.to_move]
+        # Why it ended; who won, and by how much, the scores and `winners` say.
+        reason = t("{side} has no legal move.", side=stuck)
         if black == white:
-            reason = t(
-                "{side} has no legal move; the game is drawn at {score} points each.",
-                side=stuck,
-                score=black,
-            )
             return Outcome((black, white), frozenset(), reason)
-        winner = 0 if black > white else 1
-        reason = t(
-            "{side} has no legal move; {winner} wins {high} to {low}.",
-            side=stuck,
-            winner=SIDES[winner],
-            high=max(black, white),
-            low=min(black, white),
-        )
-        return Outcome((black, white), frozenset((winner,)), reason)
+        return Outcome((black, white), frozenset((0 if black > white else 1,)), reason)
 
     # --- moves ----------------------------------------------------------------------------
     def legal_moves(self, seat: int) -> tuple[HokitoMove, ...]:

@@ -290,19 +290,12 @@ class HollowtownState(GameState[HollowtownMove]):
             why = "Every tile is in Hollowtown"
         else:
             why = f"{STALL_ROUNDS} rounds passed without a Buy"
+        # Why it ended; who won, and by how much, the scores and `winners` say.
+        reason = t("{why}.", why=why)
         hollow, dooky = self.supplies
         if hollow == dooky:
-            reason = t("{why}; a draw at {n} buttons each.", why=why, n=hollow)
             return Outcome(self.supplies, frozenset(), reason)
-        winner = HOLLOW if hollow > dooky else DOOKY
-        reason = t(
-            "{why}; {winner} wins with {high} buttons to {low}.",
-            why=why,
-            winner=SEATS[winner],
-            high=max(hollow, dooky),
-            low=min(hollow, dooky),
-        )
-        return Outcome(self.supplies, frozenset((winner,)), reason)
+        return Outcome(self.supplies, frozenset((HOLLOW if hollow > dooky else DOOKY,)), reason)
 
     # --- moves ----------------------------------------------------------------------------
     def _actions(self, seat: int) -> list[HollowtownMove]:

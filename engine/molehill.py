@@ -415,6 +415,9 @@ class MoleHillState(GameState[Move]):
             return frozenset((self.gardener_seat,))
         return frozenset()
 
+    def seat_role(self, seat: int) -> Text:
+        return t("Mole") if seat == self.mole_seat else t("Gardener")
+
     def round_score(self) -> int:
         """The current mole's score in this round so far."""
         return round_score(self.path, self.red, self.white)
@@ -428,25 +431,15 @@ class MoleHillState(GameState[Move]):
         if self.phase != "x":
             return None
         first, second = self.first_score, self.round_score()
-        if first == second:
-            reason = t(
-                "Round 1: the first mole scored {first}. Round 2: the second mole scored "
-                "{second}. The match is drawn, {first} to {second}.",
-                first=first,
-                second=second,
-            )
-            return Outcome((first, second), frozenset(), reason)
-        winner = 0 if first > second else 1
+        # Who won the scores and `winners` say; the reason tells the two rounds.
         reason = t(
-            "Round 1: the first mole scored {first}. Round 2: the second mole scored "
-            "{second}. {winner} wins, {high} to {low}.",
+            "Round 1: the first mole scored {first}. Round 2: the second mole scored {second}.",
             first=first,
             second=second,
-            winner=SEAT_NAMES[winner],
-            high=max(first, second),
-            low=min(first, second),
         )
-        return Outcome((first, second), frozenset((winner,)), reason)
+        if first == second:
+            return Outcome((first, second), frozenset(), reason)
+        return Outcome((first, second), frozenset((0 if first > second else 1,)), reason)
 
     # --- moves ----------------------------------------------------------------------------
     def mole_targets(self) -> tuple[int, ...]:

@@ -81,7 +81,7 @@ class Playing:
             if not seats:
                 raise ServiceError(self.presenter.not_a_player(loaded))
             if len(loaded.record.seats) <= 2:
-                return await self.close(loaded, "finished", _resigned(loaded, seats), user)
+                return await self.close(loaded, "finished", _resigned(loaded, seats))
             loaded = await self._hand_over(loaded, seats)
         line = t(
             "{name} resigned; a computer player takes over {seat}.",
@@ -113,13 +113,11 @@ class Playing:
                 "reason": str(reason),
                 "aborted": True,
             }
-            return await self.close(loaded, "aborted", result, user)
+            return await self.close(loaded, "aborted", result)
 
-    async def close(
-        self, loaded: Loaded, status: Status, result: dict[str, Any], user: User
-    ) -> list[Reply]:
+    async def close(self, loaded: Loaded, status: Status, result: dict[str, Any]) -> list[Reply]:
         """End a game that is not over by its rules (resigned, ended by an admin): its
-        final board, pinging the other players. Call under the game's lock."""
+        final board. Call under the game's lock."""
         try:
             record = await self.live.repository.close_game(
                 loaded.id, loaded.record.ply, status, result, self.clock()
@@ -127,7 +125,7 @@ class Playing:
         except StalePlyError:
             raise ServiceError(t("The game moved on; try again.")) from None
         loaded = self.live.remember(replace(loaded, record=record))
-        return [await self.presenter.board(loaded, (), self.presenter.everyone_but(loaded, user))]
+        return [await self.presenter.board(loaded)]
 
 
 def _resigned(loaded: Loaded, seats: tuple[int, ...]) -> dict[str, Any]:

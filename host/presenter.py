@@ -252,7 +252,9 @@ class Presenter:
         if loaded.game.solo:
             return name
         roles = loaded.game.seat_names
-        role = roles[seat] if seat < len(roles) else str(seat + 1)
+        fixed = roles[seat] if seat < len(roles) else str(seat + 1)
+        now = loaded.state.seat_role(seat)
+        role = str(now) if now is not None else fixed
         if loaded.record.seats[seat].user.is_bot:
             level = loaded.options.level
             return str(t("{name} ({role}, {level} computer)", name=name, role=role, level=level))
@@ -275,21 +277,13 @@ class Presenter:
 
     def pings(self, loaded: Loaded, before: frozenset[int], actors: set[int]) -> tuple[User, ...]:
         """Who to notify after a move: people newly asked to act (not the one who just
-        acted), or everybody else once the game is over."""
+        acted). Nobody once the game is over: nobody has anything left to do."""
         record = loaded.record
         if record.status != "active":
-            targets = {s.seat for s in record.seats} - actors
-        else:
-            targets = set(loaded.state.to_act - before) - actors
+            return ()
+        targets = set(loaded.state.to_act - before) - actors
         return tuple(
             user_of(s.user) for s in record.seats if s.seat in targets and not s.user.is_bot
-        )
-
-    def everyone_but(self, loaded: Loaded, user: User) -> tuple[User, ...]:
-        return tuple(
-            user_of(s.user)
-            for s in loaded.record.seats
-            if not s.user.is_bot and s.user.id != user.id
         )
 
     # --- challenges -----------------------------------------------------------------------

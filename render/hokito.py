@@ -142,8 +142,14 @@ def _draw_header(draw: BoardDraw, state: HokitoState, ctx: RenderContext) -> Non
         draw.label((left + 44, 54), f"{SIDES[seat]} · {scores[seat]} pts", score_font, theme.ink)
     if outcome is None:
         status = f"{ctx.name(state.to_move, SIDES[state.to_move])} ({SIDES[state.to_move]}) to move"
+    elif outcome.winners:
+        (winner,) = outcome.winners
+        high, low = max(scores), min(scores)
+        stuck = SIDES[state.to_move]
+        status = f"Game over: {stuck} has no legal move; {SIDES[winner]} wins {high} to {low}."
     else:
-        status = f"Game over: {outcome.reason}"
+        stuck = SIDES[state.to_move]
+        status = f"Game over: {stuck} has no legal move; a draw at {scores[0]} points each."
     # The result sentence is long; shrink it before cutting it, so the score stays legible.
     status_font = font(22, bold=outcome is not None)
     for size in (20, 18):

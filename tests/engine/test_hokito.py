@@ -352,7 +352,8 @@ def test_end_checked_at_the_start_of_the_turn_of_the_player_to_move() -> None:
     assert outcome is not None
     # Black tops a2 (b2b1: 1 × 2) and f6 (33 pawns under a black 1); White has c4 (3).
     assert outcome.scores == (35, 3) and outcome.winners == frozenset({0})
-    assert str(outcome.reason) == "White has no legal move; Black wins 35 to 3."
+    assert str(outcome.reason) == "White has no legal move."
+    assert outcome.scores == (35, 3) and outcome.winners == {0}
     assert over.legal_moves(1) == ()
     assert refused(over, "c4-c2") == "The game is over."
 
@@ -363,7 +364,7 @@ def test_player_to_move_without_a_move_ends_the_game_even_if_the_other_could_mov
     assert state.to_act == frozenset()
     outcome = state.outcome()
     assert outcome is not None and outcome.winners == frozenset({1})
-    assert str(outcome.reason).startswith("Black has no legal move; White wins")
+    assert str(outcome.reason) == "Black has no legal move." and outcome.winners == {1}
 
 
 # --- scoring (2(a)) and 2(b)12: tie = draw --------------------------------------------
@@ -386,7 +387,7 @@ def test_tie_is_a_draw() -> None:
     outcome = state.outcome()
     assert outcome is not None and outcome.is_draw and outcome.winners == frozenset()
     assert outcome.scores == (18, 18)
-    assert str(outcome.reason) == "Black has no legal move; the game is drawn at 18 points each."
+    assert str(outcome.reason) == "Black has no legal move."
 
 
 # --- 2(b)13, 2(c): notation -----------------------------------------------------------

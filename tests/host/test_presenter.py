@@ -10,7 +10,7 @@ from host.model import Reply
 from host.presenter import MAX_GALLERY
 from host.service import GameService
 from host.setup import GameSetup
-from tests.host.conftest import ALICE, BOB, BOT, HERE, make_service
+from tests.host.conftest import ADMIN, ALICE, BOB, BOT, HERE, make_service
 
 
 def labels(reply: Reply) -> list[str]:
@@ -97,3 +97,16 @@ async def test_several_computers_have_distinct_names_with_their_level(
     [reply] = await service.move(HERE, ALICE, suggestions[0].value)
     movers = {word for line in reply.text.splitlines() for word in line.split()[:2]}
     assert {"1", "2", "3"} <= {w for w in movers if w.isdigit()}, reply.text
+
+
+async def test_mole_hill_labels_follow_the_role_of_the_round(service: GameService) -> None:
+    await service.start(HERE, ALICE, GameSetup("molehill", seed=1, seat="first"), [BOB])
+    [first] = await service.accept(HERE, BOB)
+    assert "alice (Mole) to move." in first.text
+    assert [name for name, _ in first.fields] == ["alice (Mole)", "bob (Gardener)"]
+    await service.resign(HERE, ALICE)
+    round_two = "2m - - e1,a4,i4,e7/b2,h2,b6,h6 5"
+    setup = GameSetup("molehill", position=round_two)
+    [second] = await service.admin_start(HERE, ADMIN, setup, [ALICE, BOB])
+    assert "bob (Mole) to move." in second.text
+    assert [name for name, _ in second.fields] == ["alice (Gardener)", "bob (Mole)"]

@@ -179,8 +179,10 @@ async def test_game_over_from_a_position(service: GameService) -> None:
     [over] = await service.move(HERE, ALICE, "a1-a2")
     assert "Game over." in over.text
     assert "alice (Black) wins" in over.text
+    assert over.text.count("wins") == 1  # the winner is named once, with who is who
     assert "alice (Black) 36" in over.text and "bob (White) 0" in over.text
     assert over.tone == "over" and not over.picks
+    assert over.mentions == ()  # nobody has anything left to do
     assert await service.repository.live_game_in_channel(HERE.channel_id) is None
 
 
