@@ -55,6 +55,7 @@ rows, supplies and tiles), and the 7 tiles in play must be on the board or the M
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import Any, ClassVar, Self
 
@@ -279,6 +280,25 @@ class HollowtownState(GameState[HollowtownMove]):
     def seat_to_act(self) -> int:
         """The seat whose action it is, -1 once the game is over."""
         return (HOLLOW, DOOKY, DOOKY, -1, -1)[self.phase]
+
+    def report(self, previous: Self | None, names: Sequence[str]) -> tuple[Text, ...]:
+        """The Harvest, when the move that led here ended a round: what the Bank paid onto
+        which tile."""
+        if previous is None or self.round <= previous.round:
+            return ()
+        paid = [
+            t(
+                "{n} on {cell} ({kind})",
+                n=self.piles[c] - previous.piles[c],
+                cell=CELL_NAMES[c],
+                kind=TYPE_NAMES[self.cells[c]],
+            )
+            for c in range(9)
+            if self.piles[c] > previous.piles[c]
+        ]
+        if not paid:
+            return (t("Harvest: nothing grows this round."),)
+        return (t("Harvest: the Bank pays {paid}.", paid=", ".join(str(p) for p in paid)),)
 
     def scores(self) -> tuple[int, ...]:
         return self.supplies

@@ -37,6 +37,7 @@ optional. The gardener writes `rod e4n` (also `rod e5s`, `rod e4-e5`, `e4n`, `e4
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from itertools import pairwise
 from typing import Any, ClassVar
@@ -56,7 +57,7 @@ from engine.core import (
 )
 from engine.digits import read_natural
 from engine.rng import Rng
-from engine.text import Text, t
+from engine.text import Text, t, tn
 
 COLS = 9
 ROWS = 7
@@ -578,22 +579,48 @@ class MoleHillState(GameState[Move]):
 
     def play(self, seat: int, move: Move) -> MoleHillState:
         self._check_turn(seat, str(move))
+        after = self.lawn_after(move)
+        return after._end_round() if after._round_over() else after
+
+    def lawn_after(self, move: Move) -> MoleHillState:
+        """The lawn just after `move`, before a round it ends is scored and cleared: the
+        last sight of that round. Raises IllegalMoveError as `play` does."""
         if isinstance(move, Rod):
             if self.phase != "g":
                 raise IllegalMoveError(t("{move}: it is the mole's turn.", move=str(move)))
             self._check_rod(str(move), move)
-            after = replace(self, phase="m", rods=self.rods | 1 << move.edge)
-            # RULES.md 1(b)15: a mole that cannot move at the start of its turn ends the round.
-            return after if after.mole_targets() else after._end_round()
+            return replace(self, phase="m", rods=self.rods | 1 << move.edge)
         if self.phase != "m":
             raise IllegalMoveError(t("{move}: it is the gardener's turn.", move=str(move)))
         if isinstance(move, Place) != (not self.path):
             raise IllegalMoveError(t("{move}: not a legal move here.", move=str(move)))
         if isinstance(move, Step):
             self._check_step(str(move), move)
-        after = replace(self, phase="g", path=(*self.path, move.square))
-        # RULES.md 1(b)6: the 22nd square uses the last piece and ends the round at once.
-        return after._end_round() if len(after.path) == PIECES else after
+        return replace(self, phase="g", path=(*self.path, move.square))
+
+    def _round_over(self) -> bool:
+        """Whether the round ends on this lawn: the 22nd square used the last piece
+        (RULES.md 1(b)6), or the mole cannot move at the start of its turn (1(b)15)."""
+        if len(self.path) == PIECES:
+            return True
+        return self.phase == "m" and bool(self.path) and not self.mole_targets()
+
+    def report(self, previous: MoleHillState | None, names: Sequence[str]) -> tuple[Text, ...]:
+        """The end of round 1, when the move that led here ended it."""
+        if previous is None or previous.round_no != 1 or self.round_no != 2:
+            return ()
+        first, second = (names[s] if s < len(names) else SEAT_NAMES[s] for s in (0, 1))
+        return (
+            tn(
+                "Round 1 is over: {mole} scored {n} point as the mole. The roles swap: "
+                "{gardener} is the mole now, {mole} the gardener.",
+                "Round 1 is over: {mole} scored {n} points as the mole. The roles swap: "
+                "{gardener} is the mole now, {mole} the gardener.",
+                n=self.first_score,
+                mole=first,
+                gardener=second,
+            ),
+        )
 
     def _end_round(self) -> MoleHillState:
         score = self.round_score()

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from functools import lru_cache
 
 from PIL import Image
@@ -187,6 +188,7 @@ def _header(
         said = f"Last: {last}"
         draw.label((WIDTH - BOARD_X, 32), said, small_bold, theme.muted, "rs")
         room -= int(text_length(said, small_bold)) + 16
+    status = ctx.caption or status
     draw.label((BOARD_X, 10), fit_text(status, bold, room), bold, theme.ink)
     box_w = (WIDTH - 2 * BOARD_X - 12) // 2
     small, score_font = font(16), font(19, bold=True)
@@ -337,4 +339,20 @@ def render(state: MoleHillState, ctx: RenderContext) -> Image.Image:
     return image
 
 
-RENDERER: Renderer[MoleHillState] = Renderer(render)
+def render_steps(state: MoleHillState, ctx: RenderContext) -> list[Image.Image]:
+    """When the last move ended round 1, the lawn as that round left it: the next board
+    is already round 2's empty lawn, and the trail that scored would never be seen."""
+    previous = ctx.previous if isinstance(ctx.previous, MoleHillState) else None
+    last = _last_move(ctx)
+    if previous is None or last is None or previous.round_no != 1 or state.round_no != 2:
+        return []
+    try:
+        lawn = previous.lawn_after(last)
+    except MoveError:
+        return []
+    names = (ctx.name(0, SEAT_NAMES[0]), ctx.name(1, SEAT_NAMES[1]))
+    caption = f"Round 1 is over: {names[0]} scored {state.first_score}"
+    return [render(lawn, replace(ctx, caption=caption))]
+
+
+RENDERER: Renderer[MoleHillState] = Renderer(render, steps=render_steps)

@@ -974,3 +974,18 @@ def test_greedy_play_beats_random_play(greedy_seat: int) -> None:
         assert out is not None
         wins += greedy_seat in out.winners
     assert wins >= games * 0.75
+
+
+def test_the_harvest_is_told_when_a_move_ends_the_round() -> None:
+    state = GAME.new_state(5, 2, None)
+    rng = Rng(3)
+    told = []
+    for _ in range(12):
+        seat = min(state.to_act)
+        move, rng = rng.choice(state.legal_moves(seat))
+        previous, state = state, state.play(seat, move)
+        report = [str(line) for line in state.report(previous, ("alice", "bob"))]
+        assert bool(report) == (state.round > previous.round)
+        told += report
+    assert "Harvest: the Bank pays 2 on B2 (beehive)." in told
+    assert "Harvest: nothing grows this round." in told

@@ -110,3 +110,19 @@ async def test_mole_hill_labels_follow_the_role_of_the_round(service: GameServic
     [second] = await service.admin_start(HERE, ADMIN, setup, [ALICE, BOB])
     assert "bob (Mole) to move." in second.text
     assert [name for name, _ in second.fields] == ["alice (Gardener)", "bob (Mole)"]
+
+
+async def test_the_end_of_mole_hills_first_round_is_told_and_its_last_lawn_drawn(
+    db: Database,
+) -> None:
+    service = make_service(db, images=True)
+    cornered = "1g b2,a1 a1n e1,a4,i4,e7/b2,h2,b6,h6 -"  # one more rod and alice is stuck
+    await service.admin_start(HERE, ADMIN, GameSetup("molehill", position=cornered), [ALICE, BOB])
+    [reply] = await service.move(HERE, BOB, "rod a1e")
+    assert (
+        "Round 1 is over: alice scored 1 point as the mole. The roles swap: bob is the mole "
+        "now, alice the gardener." in reply.text
+    )
+    assert "bob (Mole) to move." in reply.text
+    [(caption, lawn)] = reply.gallery
+    assert caption == "Step 1" and lawn != reply.image  # round 1's trail, then round 2's lawn
