@@ -52,7 +52,7 @@ from engine.core import (
 )
 from engine.digits import is_digits, read_natural
 from engine.rng import Rng, hash64
-from engine.text import Text, t
+from engine.text import Text, t, tn
 
 WIDTH = 7
 HEIGHT = 7
@@ -553,8 +553,9 @@ class HillbertState(GameState[Turn]):
             raise IllegalMoveError(t("{move}: a jump is not allowed two turns running", move=move))
         if max(lengths) - 1 > limit:
             raise IllegalMoveError(
-                t(
-                    "{move}: {size} Hillbert can jump over at most {n} cell(s)",
+                tn(
+                    "{move}: {size} Hillbert can jump over at most {n} cell",
+                    "{move}: {size} Hillbert can jump over at most {n} cells",
                     move=move,
                     size=name,
                     n=limit,
@@ -743,7 +744,11 @@ def describe(report: TurnReport) -> Text:
     ]
     if report.eaten:
         cells = ", ".join(cell_name(r, c) for r, c in report.eaten)
-        parts.append(str(t("eats food on {cells}", cells=cells)))
+        if report.size_after == report.size_before < BIG:
+            # He grows after a meal only where a bigger Hillbert fits (RULES.md 4).
+            parts.append(str(t("eats food on {cells} but has no room to grow", cells=cells)))
+        else:
+            parts.append(str(t("eats food on {cells}", cells=cells)))
     else:
         parts.append(str(t("eats nothing")))
     if report.destroyed:
@@ -752,7 +757,7 @@ def describe(report: TurnReport) -> Text:
     if report.blocked_by:
         cells = ", ".join(cell_name(r, c) for r, c in report.blocked_by)
         parts.append(str(t("is stopped at {cells}", cells=cells)))
-    parts.append(str(t("+{n} point(s)", n=report.scrolled)))
+    parts.append(str(tn("+{n} point", "+{n} points", n=report.scrolled)))
     return t("{summary}.", summary="; ".join(parts))
 
 

@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 
 from engine import registry
 from engine.core import IllegalMoveError, InvalidMoveError, NotationError
-from engine.hillbert import HillbertState, Turn, generate_row, hill_row, new_hill
+from engine.hillbert import HillbertState, Turn, describe, generate_row, hill_row, new_hill
 from engine.rng import Rng, hash64
 
 GAME = registry.get("hillbert")
@@ -746,3 +746,16 @@ def test_random_playouts_keep_notation_and_invariants(seed: int, picks: list[int
                 assert ch in (".", pristine[c])
                 assert (pristine[c] in "bB") == (ch in "bB")
     _recount(states, moves)
+
+
+def test_the_preview_says_when_a_meal_finds_no_room_to_grow() -> None:
+    state = GAME.from_text(
+        ".H.BB.o/...obb./.o..BB./...obb./..mmBB./.mm..../...obb. "
+        "score=7 turns=7 hungry=0 facing=1 jumped=0 seed=1"
+    )
+    turn = state.parse_move(0, "d rr R2")
+    _, report = state.resolve(turn)
+    assert report.eaten and report.size_after == report.size_before == 1
+    assert str(describe(report)) == (
+        "Hillbert ends on g2 as Small; eats food on d2 but has no room to grow; +1 point."
+    )
