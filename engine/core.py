@@ -197,6 +197,11 @@ class GameState(ABC, Generic[M]):
         as short lines for the reply to a move; `names` are the players by seat."""
         return ()
 
+    def move_guide(self, seat: int) -> Text | None:
+        """How to write a move, for a seat whose moves are too many to list one by one
+        (Everest's plans); None: the moves are listed."""
+        return None
+
     def seat_role(self, seat: int) -> Text | None:
         """The role `seat` plays now, for games whose roles change as they go (Mole Hill's
         mole and gardener swap for round 2); None: the seat's fixed name, its `Game`'s

@@ -1006,6 +1006,21 @@ class EverestState(GameState[Move]):
             return _plan_texts(self.available(seat))
         return GameState.move_texts(self, seat)
 
+    def move_guide(self, seat: int) -> Text | None:
+        if seat not in self.to_act or self.stage is not Stage.PLAN:
+            return None
+        avail = self.available(seat)
+        coins = " ".join("A" if c == 1 else str(c) for c in range(6) if avail >> c & 1)
+        return t(
+            "A plan is {n} of your coins ({coins}), one action each, written in the order "
+            "they act, with a direction N, E, S or W: `4E` moves 4 east (`A` moves 1), "
+            "`0N` roars north, `sAE` throws a snowball east with the ace. For example "
+            "`4E 2N sAE`, or `0W 3N 5E`. Start typing /move to see the plans that begin so, "
+            "or build one with the buttons.",
+            n=min(3, coin_count(avail)),
+            coins=coins,
+        )
+
     def parse_move(self, seat: int, text: str) -> Move:
         move = _parse_move_text(text, self, seat)
         self._check(seat, move, text.strip())

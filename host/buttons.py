@@ -90,8 +90,7 @@ class Buttons:
     async def _moves(self, channel: Channel, user: User, payload: Payload) -> list[Reply]:
         loaded = await self._current(payload, user)
         seat = self.moves.acting_seat(loaded, user)
-        moves = [text for _, text in loaded.keyed_moves(seat)]
-        return [self.presenter.move_list(moves, "\n".join(moves))]
+        return [self.presenter.move_list(loaded, seat)]
 
     # --- building a move ------------------------------------------------------------------
     async def _build(self, channel: Channel, user: User, payload: Payload) -> list[Reply]:

@@ -15,7 +15,7 @@ from typing import Any
 from data.repository import GameRecord
 from engine.core import Game, MoveError, Option
 from engine.text import Text, t, tn
-from host.live import Loaded, user_of
+from host.live import Loaded, search_key, user_of
 from host.model import Choice, Reply, User
 from host.painting import BoardImages, Painter
 from host.payloads import Action, Payload
@@ -365,18 +365,52 @@ class Presenter:
         return Payload(action, loaded.id, loaded.record.ply, tokens)
 
     # --- lists ----------------------------------------------------------------------------
-    def move_list(self, moves: list[str], text: str) -> Reply:
-        """The list, cut to what one message holds, saying how many were left out."""
-        if len(text) > MAX_LIST_CHARS:
-            kept = text[:MAX_LIST_CHARS].rsplit("\n", 1)[0]
-            left = len(moves) - kept.count("\n") - 1
-            more = t(
-                "… and {n} more. Narrow the list with /moves <start>, or use the buttons.",
-                n=left,
-            )
-            text = f"{kept}\n{more}"
+    def move_list(self, loaded: Loaded, seat: int, start: str | None = None) -> Reply:
+        """`/moves`: the seat's legal moves (those starting with `start`), grouped by what
+        they start with, cut to what one message holds; or, for moves too many to list,
+        how to write one."""
+        guide = loaded.state.move_guide(seat) if not start else None
+        if guide is not None:
+            title = str(t("Your legal moves ({n})", n=len(loaded.keyed_moves(seat))))
+            return Reply(title=title, text=str(guide), ephemeral=True)
+        moves = _matching(loaded, seat, start)
         title = str(t("Your legal moves ({n})", n=len(moves)))
-        return Reply(title=title, text=text, ephemeral=True)
+        if start and not moves:
+            text = str(t("No legal move starts with {start}.", start=start.strip()))
+            return Reply(title=title, text=text, ephemeral=True)
+        groups: dict[str, list[str]] = {}
+        for first, text in moves:
+            groups.setdefault(first, []).append(text)
+        if len(groups) == len(moves):
+            groups = {"": [text for _, text in moves]}  # one move each: no headings
+        lines: list[str] = []
+        room, shown = MAX_LIST_CHARS, 0
+        for first, texts in groups.items():
+            head = f"**{first}** " if first else ""
+            items: list[str] = []
+            used = len(head)
+            for text in texts:
+                cost = len(text) + (3 if items else 0)  # " · " between moves
+                if used + cost > room:
+                    break
+                items.append(text)
+                used += cost
+            if items:
+                lines.append(head + " · ".join(items))
+                room -= used + 1
+                shown += len(items)
+            if len(items) < len(texts):
+                break
+        if shown < len(moves):
+            lines.append(
+                str(
+                    t(
+                        "… and {n} more. Narrow the list with /moves <start>, or use the buttons.",
+                        n=len(moves) - shown,
+                    )
+                )
+            )
+        return Reply(title=title, text="\n".join(lines), ephemeral=True)
 
     # --- refusals that name players -------------------------------------------------------
     def not_a_player(self, loaded: Loaded) -> Text:
@@ -434,6 +468,21 @@ def pick_choices(
         )
         for letter, members in groups.items()
     )[:MAX_PICKS]
+
+
+def _matching(loaded: Loaded, seat: int, start: str | None) -> list[tuple[str, str]]:
+    """(first part, text) of the seat's legal moves, or of those starting with `start`
+    (a square, a piece or the first letters of the notation)."""
+    state = loaded.state
+    key = search_key(start) if start else ""
+    first = start.strip().lower() if start else ""
+    found = []
+    for (k, text), move in zip(loaded.keyed_moves(seat), state.legal_moves(seat), strict=True):
+        tokens = state.move_tokens(move)
+        head = tokens[0] if tokens else text
+        if not start or k.startswith(key) or head.lower() == first:
+            found.append((head, text))
+    return found
 
 
 def _points(n: int) -> str:

@@ -171,12 +171,7 @@ class GameService:
         """`/moves [from]`: the caller's legal moves, one per line, privately."""
         loaded = await self.live.started_in(channel)
         seat = self.moves.acting_seat(loaded, user)
-        moves = _matching(loaded, seat, start)
-        if start and not moves:
-            text = str(t("No legal move starts with {start}.", start=start.strip()))
-        else:
-            text = "\n".join(moves)
-        return [self.presenter.move_list(moves, text)]
+        return [self.presenter.move_list(loaded, seat, start)]
 
     async def suggest_moves(self, channel: Channel, user: User, typed: str) -> list[Suggestion]:
         """Autocomplete for `/move`: the caller's legal moves matching what they typed,
@@ -305,22 +300,6 @@ class GameService:
         if chosen:
             return [(v.name, v.description) for v in chosen[0].variants]
         return [(v.name, f"{g.name}: {v.name}") for g in games for v in g.variants]
-
-
-def _matching(loaded: Loaded, seat: int, start: str | None) -> list[str]:
-    """The seat's legal moves, or those starting with `start` (a square, a piece or the
-    first letters of the notation)."""
-    keyed = loaded.keyed_moves(seat)
-    if not start:
-        return [text for _, text in keyed]
-    key = search_key(start)
-    first = start.strip().lower()
-    state = loaded.state
-    return [
-        text
-        for (k, text), move in zip(keyed, state.legal_moves(seat), strict=True)
-        if k.startswith(key) or [x.lower() for x in state.move_tokens(move)[:1]] == [first]
-    ]
 
 
 def _suggestions(loaded: Loaded, user: User, typed: str) -> list[Suggestion]:

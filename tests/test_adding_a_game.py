@@ -321,7 +321,7 @@ async def test_the_console_plays_pebbles(pebbles: catalog.Listing, tmp_path: Pat
         refused = await run("bob /move take 5")
         assert refused.startswith("! take 5: a turn takes 1, 2 or 3 pebbles, not 5.")
         moves = await run("bob /moves")
-        assert "take 1\ntake 2\ntake 3" in moves
+        assert "take 1 · take 2 · take 3" in moves
         pile, names, seat = PILE - 2, ("alice", "bob"), 1
         last = ""
         while pile:

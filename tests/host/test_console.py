@@ -147,14 +147,16 @@ def test_a_game_across_processes_with_buttons(tmp_path: Path) -> None:
     assert "Game over. alice resigned." in third and "bob (White) wins." in third
 
 
-def test_moves_lists_only_moves_one_per_line(tmp_path: Path) -> None:
+def test_moves_lists_only_the_moves_asked_for_under_their_piece(tmp_path: Path) -> None:
     out = run_console(
         tmp_path,
         "alice /play game:hokito opponent:hilltop seed:2 seat:first",
         "alice /moves c2",
     )
-    listing = out.split("Your legal moves")[1].split("\n\n")[0].splitlines()[1:]
-    assert listing and all(line.startswith("c2-") and " " not in line for line in listing)
+    [listing] = out.split("Your legal moves")[1].split("\n\n")[0].splitlines()[1:]
+    head, moves = listing.split(" ", 1)
+    assert head == "**c2**"
+    assert moves and all(move.startswith("c2-") for move in moves.split(" · "))
 
 
 #: The ranges the Discord commands declare (cogs/games.py, cogs/admin.py).

@@ -232,12 +232,17 @@ async def test_games_lists_my_turn_first(service: GameService) -> None:
 async def test_moves_lists_canonical_moves_privately(service: GameService) -> None:
     await started(service)
     [reply] = await service.legal_moves(HERE, ALICE)
-    lines = reply.text.splitlines()
     state = registry.get("hokito").new_state(1, 2, None)
-    assert sorted(lines) == sorted(str(m) for m in state.legal_moves(0))
+    listed = []
+    for line in reply.text.splitlines():  # one line per pawn: **b2** b2-b1 · b2-c2 ...
+        head, moves = line.split(" ", 1)
+        assert all(move.startswith(f"{head.strip('*')}-") for move in moves.split(" · "))
+        listed += moves.split(" · ")
+    assert sorted(listed) == sorted(str(m) for m in state.legal_moves(0))
     assert reply.ephemeral
     [filtered] = await service.legal_moves(HERE, ALICE, "b2")
-    assert filtered.text and all(line.startswith("b2-") for line in filtered.text.splitlines())
+    [line] = filtered.text.splitlines()
+    assert line.startswith("**b2** ") and line.count("b2-") == len(line.split(" · "))
     with pytest.raises(ServiceError, match="not your turn"):
         await service.legal_moves(HERE, BOB)
 
@@ -289,14 +294,23 @@ async def test_cached_record_matches_the_database_after_moves(service: GameServi
     assert service.live.cached(1) is None  # finished games are not kept in memory
 
 
-async def test_long_move_lists_fit_in_one_message(service: GameService) -> None:
+async def test_moves_too_many_to_list_are_explained_and_long_lists_fit(
+    service: GameService,
+) -> None:
     await service.start(HERE, ALICE, GameSetup("everest", seed=1), [BOB])
     await service.accept(HERE, BOB)
-    [reply] = await service.legal_moves(HERE, ALICE)
+    [guide] = await service.legal_moves(HERE, ALICE)
+    assert guide.title == "Your legal moves (14656)"
+    assert "A plan is 3 of your coins (0 A 2 3 4 5)" in guide.text and "`4E 2N sAE`" in guide.text
+    [reply] = await service.legal_moves(HERE, ALICE, "4")  # still thousands of plans
     assert len(reply.text) <= 4096
-    lines = reply.text.splitlines()
     total = int(reply.title.split("(")[1].rstrip(")"))
-    assert lines[-1].startswith("… and ") and f"{total - len(lines) + 1} more" in lines[-1]
+    *lines, more = reply.text.splitlines()
+    shown = sum(len(line.split(" · ")) for line in lines)
+    assert (
+        more
+        == f"… and {total - shown} more. Narrow the list with /moves <start>, or use the buttons."
+    )
 
 
 def test_many_choices_are_grouped_by_first_letter() -> None:
