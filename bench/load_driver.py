@@ -378,10 +378,10 @@ class Driver:
             user, "move", "text", channel_id=channel, text=typed
         )
         run.autocompletes.append(hint)
-        # As a Discord client does: picking a choice sends its value, which may say more
-        # than the text shown; a move not offered is typed out in full.
+        # As a Discord client does: picking a choice sends its value (the move and the turn
+        # it was offered for), whatever its name shows; a move not offered is typed out.
         if await self._settle(hint, 0.0, run) and (
-            offered := [c["value"] for c in hint.choices if c["name"] == text]
+            offered := [c["value"] for c in hint.choices if c["value"].rsplit(" @", 1)[0] == text]
         ):
             run.offered_moves += 1
             text = str(offered[0])

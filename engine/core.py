@@ -197,6 +197,11 @@ class GameState(ABC, Generic[M]):
         as short lines for the reply to a move; `names` are the players by seat."""
         return ()
 
+    def move_description(self, move: M) -> Text | None:
+        """What `move` does, in a few words beside its notation where moves are offered
+        to pick from (`c2-c4: by c2>c3>c4, onto W2`); None: the notation says it all."""
+        return None
+
     def move_guide(self, seat: int) -> Text | None:
         """How to write a move, for a seat whose moves are too many to list one by one
         (Everest's plans); None: the moves are listed."""

@@ -487,6 +487,13 @@ class HokitoState(GameState[HokitoMove]):
     def move_tokens(self, move: HokitoMove) -> tuple[str, ...]:
         return (SQUARE_NAMES[move.origin], SQUARE_NAMES[move.destination])
 
+    def move_description(self, move: HokitoMove) -> Text:
+        route = move.path_text
+        target = self.board[move.destination]
+        if not target:
+            return t("by {route}", route=route)
+        return t("by {route}, onto {stack}", route=route, stack=stack_label(target))
+
     def option_label(self, prefix: tuple[str, ...], token: str) -> str:
         stack = self.board[SQUARE_INDEX[token]]
         return f"{token} ({stack_label(stack)})" if stack else token

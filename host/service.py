@@ -310,9 +310,17 @@ def _suggestions(loaded: Loaded, user: User, typed: str) -> list[Suggestion]:
         return []
     key = search_key(typed)
     keyed = loaded.keyed_moves(seats[0])
-    starts = list(islice((text for k, text in keyed if k.startswith(key)), MAX_PICKS))
-    if len(starts) < MAX_PICKS:
-        inside = (text for k, text in keyed if key in k and not k.startswith(key))
-        starts += islice(inside, MAX_PICKS - len(starts))
+    found = enumerate(keyed)
+    picked = list(islice((i for i, (k, _) in found if k.startswith(key)), MAX_PICKS))
+    if len(picked) < MAX_PICKS:
+        inside = (i for i, (k, _) in enumerate(keyed) if key in k and not k.startswith(key))
+        picked += islice(inside, MAX_PICKS - len(picked))
     at = f"{OFFERED_AT}{loaded.record.ply}"
-    return [Suggestion(text, text + at) for text in starts]
+    moves = loaded.state.legal_moves(seats[0])
+    suggestions = []
+    for index in picked:
+        text = keyed[index][1]
+        description = loaded.state.move_description(moves[index])
+        label = f"{text}: {description}" if description is not None else text
+        suggestions.append(Suggestion(label, text + at))
+    return suggestions

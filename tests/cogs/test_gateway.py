@@ -185,11 +185,13 @@ async def test_move_autocomplete_and_answers(
     assert typed.callback_type == CallbackType.AUTOCOMPLETE_RESULT
     starting = [m for m in legal if m.startswith("b2")]
     ending = [m for m in legal if m.endswith("b2")]
-    assert [c["name"] for c in typed.choices] == starting + ending
-    # The value sent back names the turn it was offered for (ply 0 here).
-    assert all(c["value"] == c["name"] + " @0" for c in typed.choices)
+    # Each choice reads as its move and what it does: "b2-b4: by b2>b3>b4, onto B3".
+    assert [c["name"].split(": ")[0] for c in typed.choices] == starting + ending
+    assert all(": by " in c["name"] and len(c["name"]) <= 100 for c in typed.choices)
+    # The value sent back is the move, naming the turn it was offered for (ply 0 here).
+    assert [c["value"] for c in typed.choices] == [m + " @0" for m in starting + ending]
     blank = await fake.autocomplete(alice, "move", "text", text="")
-    assert [c["name"] for c in blank.choices] == legal[:25]
+    assert [c["name"].split(": ")[0] for c in blank.choices] == legal[:25]
     waiting = await fake.autocomplete(bob, "move", "text", text="")
     assert waiting.choices == []
 

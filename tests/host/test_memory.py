@@ -112,11 +112,13 @@ async def test_two_processes_on_one_database_take_turns(tmp_path: Path) -> None:
         await start_hokito(one)
         await one.move(HERE, ALICE, "a1-b1")
         # The other process serves Bob's move; the first one still remembers Bob to move.
-        [bob_move, *_] = [s.label for s in await other.suggest_moves(HERE, BOB, "")]
+        [bob_move, *_] = [s.label.split(": ")[0] for s in await other.suggest_moves(HERE, BOB, "")]
         await other.move(HERE, BOB, bob_move)
         # Alice's next move reaches the first process: its memory is out of date, so the
         # move is judged again on the stored game and played, not refused.
-        [alice_move, *_] = [s.label for s in await other.suggest_moves(HERE, ALICE, "")]
+        [alice_move, *_] = [
+            s.label.split(": ")[0] for s in await other.suggest_moves(HERE, ALICE, "")
+        ]
         [reply] = await one.move(HERE, ALICE, alice_move)
         assert reply.title.endswith("ply 3")
         # Bob's old move sent again to the first process is refused: it is Bob's turn now,

@@ -50,7 +50,7 @@ async def test_a_computers_quick_answer_and_your_own_move_are_both_drawn(db: Dat
     await service.start(HERE, ALICE, GameSetup("hokito", seed=3, seat="first"), [BOT])
     [first, *_] = await service.suggest_moves(HERE, ALICE, "")
     [reply] = await service.move(HERE, ALICE, first.value)
-    own = f"alice played {first.label}."
+    own = f"alice played {first.label.split(': ')[0]}."
     assert reply.text.startswith(own) and "hilltop (White, normal computer) played" in reply.text
     # Your move in a picture of its own, captioned; the computer's on the board itself.
     assert [caption for caption, _ in reply.gallery] == [own]

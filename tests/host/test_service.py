@@ -175,7 +175,9 @@ async def test_computer_moves_first_when_it_holds_black(service: GameService) ->
 async def test_game_over_from_a_position(service: GameService) -> None:
     await service.start(HERE, ALICE, GameSetup("hokito", position=ENDGAME, seat="first"), [BOB])
     await service.accept(HERE, BOB)
-    assert [s.label for s in await service.suggest_moves(HERE, ALICE, "")] == ["a1-a2"]
+    assert [s.label for s in await service.suggest_moves(HERE, ALICE, "")] == [
+        "a1-a2: by a1>a2, onto W1×18"
+    ]
     [over] = await service.move(HERE, ALICE, "a1-a2")
     assert "Game over." in over.text
     assert "alice (Black) wins" in over.text
@@ -249,7 +251,7 @@ async def test_moves_lists_canonical_moves_privately(service: GameService) -> No
 
 async def test_suggestions_are_filtered_and_empty_off_turn(service: GameService) -> None:
     await started(service)
-    suggestions = [s.label for s in await service.suggest_moves(HERE, ALICE, "b2")]
+    suggestions = [s.label.split(": ")[0] for s in await service.suggest_moves(HERE, ALICE, "b2")]
     starting = [s for s in suggestions if s.startswith("b2-")]
     assert starting and suggestions[: len(starting)] == starting  # prefix matches first
     assert all("b2" in s for s in suggestions)
@@ -452,7 +454,9 @@ async def test_practice_games_of_a_solo_game_offer_a_hint(service: GameService) 
     [reply] = await service.press(HERE, ALICE, hint.payload)
     assert reply.ephemeral and reply.text.startswith("Hint: the bot would play ")
     suggested = reply.text.removeprefix("Hint: the bot would play ").rstrip(".")
-    assert suggested in [s.label for s in await service.suggest_moves(HERE, ALICE, suggested)]
+    assert suggested in [
+        s.label.split(": ")[0] for s in await service.suggest_moves(HERE, ALICE, suggested)
+    ]
     [duel] = await service.start(THREAD, ALICE, GameSetup("hokito", seed=4, seat="first"), [BOT])
     assert all(a.label != "Hint" for a in duel.actions)
 
