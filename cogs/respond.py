@@ -18,7 +18,7 @@ import discord
 
 from cogs.views import message_parts
 from engine.text import t
-from host.model import Channel, Reply, ServiceError, User
+from host.model import Channel, Reply, ServiceError, StaleControlsError, User
 
 log = logging.getLogger("hilltop.discord")
 
@@ -68,6 +68,14 @@ async def respond(
                 await interaction.response.defer(ephemeral=not public, thinking=True)
             deferred = True
         replies = await task
+    except StaleControlsError as exc:
+        if _is_component(interaction) and not interaction.response.is_done():
+            # Answering a press with an edit of the pressed message costs no request of
+            # its own: the old board's controls look stale from now on, for everyone.
+            await interaction.response.edit_message(view=_disabled(interaction.message))
+        await send_error(interaction, str(exc.text), deferred=deferred, public=public)
+        _log(interaction, started, "refused")
+        return
     except ServiceError as exc:
         await send_error(interaction, str(exc.text), deferred=deferred, public=public)
         _log(interaction, started, "refused")
@@ -109,6 +117,17 @@ async def send_error(
         # A public "thinking…" would show the refusal to everyone: remove it instead.
         await interaction.delete_original_response()
     await interaction.followup.send(embed=embed, ephemeral=True)
+
+
+def _disabled(message: discord.Message | None) -> discord.ui.View | None:
+    """The components of `message`, every one disabled (None: it had none)."""
+    if message is None or not message.components:
+        return None
+    view = discord.ui.View.from_message(message, timeout=None)
+    for item in view.children:
+        if isinstance(item, discord.ui.Button | discord.ui.Select):
+            item.disabled = True
+    return view
 
 
 def _is_component(interaction: discord.Interaction[Any]) -> bool:

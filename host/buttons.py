@@ -14,7 +14,7 @@ from engine.text import t
 from host.ai_turns import ComputerPlayers
 from host.computer_turns import ComputerTurns
 from host.live import LiveGames, Loaded
-from host.model import Channel, Choice, Reply, ServiceError, User
+from host.model import Channel, Choice, Reply, ServiceError, StaleControlsError, User
 from host.moves import GAME_OVER, Moves
 from host.payloads import Action, Payload
 from host.playing import Playing
@@ -53,9 +53,15 @@ class Buttons:
         record = await self.live.record(payload.game_id)
         if record.channel_id != channel.channel_id or not record.is_live:
             raise ServiceError(t("That challenge is no longer open."))
-        if payload.action == Action.ACCEPT:
-            return await self.starting.accept(channel, user)
-        return await self.starting.decline(channel, user)
+        if payload.action == Action.DECLINE:
+            return await self.starting.decline(channel, user)
+        replies = await self.starting.accept(channel, user)
+        # The pressed challenge is answered in place, so that no live-looking Accept is
+        # left behind; a game that begins follows as a post of its own.
+        if replies and replies[0].edit:
+            return replies
+        accepted = t("{name} accepted: the game begins.", name=user.name)
+        return [self.presenter.challenge_closed(accepted, edit=True), *replies]
 
     # --- resigning ------------------------------------------------------------------------
     async def _ask_resign(self, channel: Channel, user: User, payload: Payload) -> list[Reply]:
@@ -136,9 +142,9 @@ class Buttons:
         loaded = await self.live.locked_load(payload.game_id)
         loaded, _ = await self.computers.catch_up(loaded)
         if not loaded.record.is_live:
-            raise ServiceError(GAME_OVER)
+            raise StaleControlsError(GAME_OVER)
         if not self.moves.still_offered(loaded, payload.ply, user):
-            raise ServiceError(
+            raise StaleControlsError(
                 t(
                     "This board is out of date: the game has moved on (ply {now}). Use the "
                     "latest board, or /board to post it again.",

@@ -107,5 +107,10 @@ class ServiceError(Exception):
         super().__init__(str(self.text))
 
 
+class StaleControlsError(ServiceError):
+    """A button from a board or panel the game has left behind was pressed: a front-end
+    may mark that message's controls as stale while it refuses."""
+
+
 class ChannelBusyError(ServiceError):
     """The channel already has a game; a front-end may offer a new thread instead."""

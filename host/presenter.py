@@ -287,7 +287,9 @@ class Presenter:
         )
 
     # --- challenges -----------------------------------------------------------------------
-    def challenge(self, record: GameRecord, game: Game[Any], extra: Text | None = None) -> Reply:
+    def challenge(
+        self, record: GameRecord, game: Game[Any], extra: Text | None = None, *, edit: bool = False
+    ) -> Reply:
         challenger = next(s.user for s in record.seats if s.user.id == record.created_by)
         pending = [s.user for s in record.seats if not s.accepted]
         lines = [
@@ -312,9 +314,11 @@ class Presenter:
             ),
             mentions=tuple(user_of(u) for u in pending),
             tone="turn",
+            edit=edit,
         )
 
     def challenge_closed(self, reason: Text, *, edit: bool = False) -> Reply:
+        """A challenge that needs no answer any more: its message, without buttons."""
         return Reply(title=str(t("Challenge closed")), text=str(reason), tone="over", edit=edit)
 
     # --- the move builder -----------------------------------------------------------------

@@ -266,7 +266,7 @@ class Starting:
                 raise ServiceError(t("That challenge was already answered.")) from None
             if record.status == "challenge":
                 accepted = t("{name} accepted.", name=user.name)
-                return [self.presenter.challenge(record, game, accepted)]
+                return [self.presenter.challenge(record, game, accepted, edit=True)]
             state = start_state(game, record)
             loaded = self.live.remember(Loaded(record, game, state, None, None))
         return [await self._first_board(loaded)]

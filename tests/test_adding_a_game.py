@@ -383,7 +383,7 @@ async def test_pebbles_is_offered_and_played_to_a_win_on_discord(
 
     played = await fake.slash(alice, "play", game="pebbles", opponent=bob, seed=SEED, seat="first")
     accepted = await fake.click(bob, played.message, label="Accept")
-    board = accepted.message
+    [board] = await accepted.followups(1)
     assert "alice (First) to move" in board.text and board.pinged == (alice.id,)
     assert board.upload("board.png").data.startswith(PNG_SIGNATURE)
     assert f"Take 1 (leaves {PILE - 1} pebbles)" in board.labels()

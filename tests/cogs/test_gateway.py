@@ -108,7 +108,8 @@ async def start_hokito(fake: FakeDiscord, alice: FakeUser, bob: FakeUser) -> Mes
     """alice challenges bob (alice moves first, seed 1), bob accepts: the first board."""
     challenge = await fake.slash(alice, "play", game="hokito", opponent=bob, seed=1, seat="first")
     accepted = await fake.click(bob, challenge.message, label="Accept")
-    return accepted.message
+    [board] = await accepted.followups(1)
+    return board
 
 
 async def game_id(db: Database, fake: FakeDiscord) -> int:
@@ -162,8 +163,12 @@ async def test_a_challenge_is_accepted_by_the_challenged_player_only(
     assert "This challenge is for bob" in stranger.message.text
 
     accepted = await fake.click(bob, challenge, custom_id=accept)
-    board = accepted.message
-    assert accepted.callback_type == CallbackType.MESSAGE and not board.ephemeral
+    # The challenge is answered in place, its buttons gone; the board is a post of its own.
+    assert accepted.callback_type == CallbackType.UPDATE_MESSAGE
+    assert "bob accepted: the game begins." in accepted.message.text
+    assert accepted.message.labels() == []
+    [board] = await accepted.followups(1)
+    assert not board.ephemeral
     assert board.content == alice.mention and board.pinged == (alice.id,)
     assert "alice (Black) to move" in board.text
     assert board.embeds[0]["image"]["url"] == "attachment://board.png"
@@ -231,11 +236,18 @@ async def test_a_board_from_before_a_restart_still_works_once(
         assert "alice played a1-" in after.text and after.pinged == (bob.id,)
 
         again = await fake.click(alice, panel, custom_id=destination)
-        assert again.callback_type == CallbackType.MESSAGE and again.ephemeral
-        assert "out of date" in again.message.text
+        assert again.callback_type == CallbackType.UPDATE_MESSAGE
+        [note] = await again.followups(1)
+        assert note.ephemeral and "out of date" in note.text
+        # A press on the old board refuses privately, and greys out that board's
+        # controls for everyone, answering with an edit of the pressed message.
         stale = await fake.click(alice, board, prefix="a1")
-        assert stale.ephemeral and "out of date" in stale.message.text
-        assert again.calls == [] and stale.calls == []
+        assert stale.callback_type == CallbackType.UPDATE_MESSAGE
+        [note] = await stale.followups(1)
+        assert note.ephemeral and "out of date" in note.text
+        greyed = fake.message(board.id).components()
+        assert greyed and all(c.get("disabled") for c in greyed)
+        assert len(again.calls) == len(stale.calls) == 1  # the refusal, nothing else
 
     games = SqliteGameRepository(db)
     record = await games.get_game(await game_id(db, fake))
@@ -256,12 +268,13 @@ async def test_two_clicks_at_once_play_one_move(
         fake.click(alice, panel, custom_id=destination),
         fake.click(alice, panel, custom_id=destination),
     )
-    kinds = sorted(c.callback_type for c in clicks)
-    assert kinds == [CallbackType.MESSAGE, CallbackType.UPDATE_MESSAGE]
-    refusal = next(c for c in clicks if c.callback_type == CallbackType.MESSAGE)
-    assert refusal.ephemeral
-    winner = next(c for c in clicks if c.callback_type == CallbackType.UPDATE_MESSAGE)
-    await winner.followups(1)
+    # Both answer with an edit of the panel: one says "Done" and posts the board, the
+    # other greys the panel out and refuses privately.
+    assert [c.callback_type for c in clicks] == [CallbackType.UPDATE_MESSAGE] * 2
+    followed = [(await c.followups(1))[0] for c in clicks]
+    assert sorted(m.ephemeral for m in followed) == [False, True]
+    refusal = next(m for m in followed if m.ephemeral)
+    assert "moved on" in refusal.text or "out of date" in refusal.text
     record = await SqliteGameRepository(db).get_game(await game_id(db, fake))
     assert record is not None and record.ply == 1
 
@@ -300,8 +313,9 @@ async def test_a_busy_channel_offers_a_thread_where_the_game_starts(
     [challenge] = fake.channel_messages(thread_id)
     assert challenge.pinged == (alice.id,) and "carol challenges alice" in challenge.text
     accepted = await fake.click(alice, challenge, label="Accept")
-    assert accepted.message.channel_id == thread_id
-    assert "carol (Black) to move" in accepted.message.text
+    [board] = await accepted.followups(1)
+    assert board.channel_id == thread_id
+    assert "carol (Black) to move" in board.text
 
 
 async def test_slow_work_is_deferred_and_a_refusal_stays_private(
