@@ -280,7 +280,7 @@ class GamesCog(commands.Cog):
         """Show a game's rules and the house rulings."""
 
         async def call() -> list[Any]:
-            return self.bot.service.rules(game)
+            return await self.bot.service.rules(game)
 
         await respond(interaction, call, public=False)
 

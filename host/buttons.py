@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable
 
 from engine.text import t
+from host import catalog
 from host.ai_turns import ComputerPlayers
 from host.computer_turns import ComputerTurns
 from host.live import LiveGames, Loaded
@@ -80,6 +81,17 @@ class Buttons:
 
     async def _resign(self, channel: Channel, user: User, payload: Payload) -> list[Reply]:
         return await self.playing.resign(payload.game_id, user)
+
+    # --- rules ----------------------------------------------------------------------------
+    async def _rules_page(self, channel: Channel, user: User, payload: Payload) -> list[Reply]:
+        try:
+            game_id, page = payload.tokens
+            listing = catalog.listing(game_id)
+        except (ValueError, KeyError):
+            raise ServiceError(t("That page is not one of mine.")) from None
+        if not (page.isascii() and page.isdigit()):
+            raise ServiceError(t("That page is not one of mine."))
+        return [await self.presenter.rules(listing, int(page), edit=True)]
 
     # --- help while playing ---------------------------------------------------------------
     async def _hint(self, channel: Channel, user: User, payload: Payload) -> list[Reply]:
@@ -155,6 +167,7 @@ class Buttons:
 
 
 HANDLERS: dict[Action, Handler] = {
+    Action.RULES: Buttons._rules_page,
     Action.ACCEPT: Buttons._answer,
     Action.DECLINE: Buttons._answer,
     Action.RESIGN: Buttons._ask_resign,

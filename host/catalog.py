@@ -28,6 +28,9 @@ import render.molehill
 from engine.core import Game, GameState
 from render.core import Renderer
 
+#: The lines that begin a new page of a rules page.
+PAGE_BREAKS = ("**Commands**", "**House rules**")
+
 
 @dataclass(frozen=True, slots=True)
 class Listing:
@@ -45,6 +48,20 @@ class Listing:
 
     def rules(self) -> str:
         return self.rules_page.read_text(encoding="utf-8").strip()
+
+    def rules_pages(self) -> list[str]:
+        """The rules page in the parts a player reads one at a time: the game, how to
+        write moves (from its `**Commands**` line), the house rulings (from its `**House
+        rules**` line)."""
+        pages: list[str] = []
+        page: list[str] = []
+        for line in self.rules().splitlines():
+            if line.startswith(PAGE_BREAKS) and page:
+                pages.append("\n".join(page).strip())
+                page = []
+            page.append(line)
+        pages.append("\n".join(page).strip())
+        return pages
 
 
 def shipped(page: str) -> Traversable:

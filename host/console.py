@@ -128,7 +128,7 @@ class Console:
             "move": lambda: svc.move(channel, user, required(o, "text", "move")),
             "board": lambda: svc.board(channel),
             "resign": lambda: svc.resign(channel, user),
-            "rules": lambda: _ready(svc.rules(required(o, "game", "rules"))),
+            "rules": lambda: svc.rules(required(o, "game", "rules")),
             "games": lambda: svc.list_games(channel, user),
             "admin start": lambda: svc.admin_start(
                 channel,

@@ -42,6 +42,9 @@ class Action(StrEnum):
     GROUP_OPEN = "group+"
     #: Confirm the move built so far.
     PLAY = "play"
+    #: A page of a game's rules (tokens: the game's id and the page's number); no game
+    #: is played, so the game and ply are 0.
+    RULES = "rules"
 
 
 #: A payload on the wire; the named groups are the fields of `Payload`. Only the known

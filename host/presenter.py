@@ -15,6 +15,7 @@ from typing import Any
 from data.repository import GameRecord
 from engine.core import Game, MoveError, Option
 from engine.text import Text, t, tn
+from host.catalog import Listing
 from host.live import Loaded, search_key, user_of
 from host.model import Choice, Reply, User
 from host.painting import BoardImages, Painter
@@ -367,6 +368,39 @@ class Presenter:
 
     def _payload(self, loaded: Loaded, action: Action, tokens: tuple[str, ...] = ()) -> Payload:
         return Payload(action, loaded.id, loaded.record.ply, tokens)
+
+    # --- rules ----------------------------------------------------------------------------
+    async def rules(self, listing: Listing, page: int = 0, *, edit: bool = False) -> Reply:
+        """One page of a game's rules, with buttons to the others; the first page shows
+        the game's starting board as an example."""
+        pages = listing.rules_pages()
+        page = min(max(page, 0), len(pages) - 1)
+        titles = [str(t("The game")), str(t("How to move")), str(t("House rulings"))]
+        titles += [str(t("Page {n}", n=n)) for n in range(len(titles) + 1, len(pages) + 1)]
+        actions = tuple(
+            Choice(
+                Payload(Action.RULES, 0, 0, (listing.id, str(i))),
+                titles[i],
+                "primary" if i == page else "secondary",
+                disabled=i == page,
+            )
+            for i in range(len(pages))
+        )
+        image = None
+        if page == 0 and self.render_images:
+            game = listing.game
+            start = game.new_state(1, game.min_players, None).view(None)
+            names = tuple(game.seat_names[: game.min_players])
+            image = (await self.painter.board(start, RenderContext(names=names), None)).board
+        return Reply(
+            title=str(t("{game}: rules · {page}", game=listing.game.name, page=titles[page])),
+            text=pages[page],
+            image=image,
+            ephemeral=True,
+            actions=actions,
+            edit=edit,
+            footer=str(t("Page {n} of {total}", n=page + 1, total=len(pages))),
+        )
 
     # --- lists ----------------------------------------------------------------------------
     def move_list(self, loaded: Loaded, seat: int, start: str | None = None) -> Reply:

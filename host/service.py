@@ -285,10 +285,9 @@ class GameService:
         title = str(t("Hilltop: how to play"))
         return [Reply(title=title, text="\n\n".join(sections), ephemeral=True)]
 
-    def rules(self, game_id: str) -> list[Reply]:
-        listing = catalog.listing(game_of(game_id).id)
-        title = str(t("{game}: rules", game=listing.game.name))
-        return [Reply(title=title, text=listing.rules(), ephemeral=True)]
+    async def rules(self, game_id: str) -> list[Reply]:
+        """`/rules`: the first page of a game's rules, with buttons to the others."""
+        return [await self.presenter.rules(catalog.listing(game_of(game_id).id))]
 
     def game_choices(self) -> list[tuple[str, str]]:
         """(id, name) of every game, for menus and autocomplete."""

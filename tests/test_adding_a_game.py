@@ -309,7 +309,7 @@ async def test_the_console_plays_pebbles(pebbles: catalog.Listing, tmp_path: Pat
     try:
         rules = await run("alice /rules game:pebbles")
         assert "Pebbles: rules" in rules and "Take the last pebble to win." in rules
-        assert LISTING.rules() in rules
+        assert LISTING.rules_pages()[0] in rules
         played = await run(f"alice /play game:pebbles opponent:bob seed:{SEED} seat:first")
         assert "alice challenges bob to Pebbles." in played
         accepted = await run("bob /accept")

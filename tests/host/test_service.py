@@ -11,6 +11,7 @@ from data.db import Database
 from data.games import SqliteGameRepository
 from engine import registry
 from engine.core import Option
+from host import catalog
 from host.model import Channel, Reply, ServiceError
 from host.payloads import Action
 from host.presenter import pick_choices
@@ -274,10 +275,19 @@ async def test_unknown_game_and_bad_options(service: GameService) -> None:
 
 
 @pytest.mark.parametrize("game", [g.id for g in registry.all_games()])
-def test_every_game_ships_its_rules(service: GameService, game: str) -> None:
-    [reply] = service.rules(game)
-    assert "House rules" in reply.text and len(reply.text) <= 4000
-    assert reply.ephemeral
+async def test_every_game_ships_its_rules_in_pages(service: GameService, game: str) -> None:
+    [first] = await service.rules(game)
+    assert first.ephemeral and first.title.endswith("rules · The game")
+    assert [a.label for a in first.actions] == ["The game", "How to move", "House rulings"]
+    assert [a.disabled for a in first.actions] == [True, False, False]
+    pages = [first.text]
+    for action in first.actions[1:]:
+        [page] = await service.press(HERE, BOB, action.payload)  # anyone may read them
+        assert page.edit and page.ephemeral
+        pages.append(page.text)
+    assert pages[1].startswith("**Commands**") and pages[2].startswith("**House rules**")
+    assert all(0 < len(text) <= 4000 for text in pages)
+    assert "\n\n".join(pages) == catalog.listing(game).rules()
 
 
 async def test_board_images_are_pngs(db: Database) -> None:
