@@ -274,8 +274,12 @@ def _draw_mountain(draw: BoardDraw, grid: Grid, labels: bool, theme: Theme) -> N
             continue
         draw.rectangle(box, fill=LEVELS[HEIGHTS[sq]], outline=SQUARE_EDGE)
         if labels:
+            # Large enough to read at the ~550 px Discord shows a board at.
             draw.label(
-                (box[0] + 5, box[1] + 3), str(HEIGHTS[sq]), font(round(cell * 0.15)), STEP_EDGE
+                (box[0] + 4, box[1] + 1),
+                str(HEIGHTS[sq]),
+                font(round(cell * 0.3), bold=True),
+                STEP_EDGE,
             )
     # Edges between neighbours: thick for cliffs, thin for steps.
     for sq in SQUARES:

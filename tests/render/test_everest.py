@@ -13,7 +13,9 @@ from engine.everest import OFF, SQUARE_BY_NAME, EverestState, Picked
 from engine.rng import Rng
 from render.core import DEFAULT_THEME, RenderContext
 from render.everest import (
+    BOARD,
     LEVELS,
+    STEP_EDGE,
     positions_after,
     positions_before,
     render,
@@ -381,3 +383,18 @@ def test_golden_pick() -> None:
     image = render_options(TIED, 0, (), RenderContext(names=NAMES))
     assert image is not None
     assert_matches_golden(image, "everest_pick")
+
+
+def test_heights_are_legible_at_the_size_discord_shows_a_board() -> None:
+    start = registry.get("everest").new_state(1, 2, None)
+    image = render(start, RenderContext(names=("Ann", "Bob")))
+    x0, y0, x1, y1 = BOARD.box(SQUARE_BY_NAME["d4"])  # a 5 of the peak, no yeti on it
+    digit = [
+        (x, y)
+        for x in range(x0, (x0 + x1) // 2)
+        for y in range(y0, (y0 + y1) // 2)
+        if near(pixel(image, (x, y)), STEP_EDGE, 40)
+    ]
+    height = max(y for _, y in digit) - min(y for _, y in digit) + 1
+    # Discord shows the board about 550 px wide: the digit must stay about 12 px tall there.
+    assert height * 550 / image.width >= 12, height
