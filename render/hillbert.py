@@ -2,10 +2,11 @@
 
 Obstacles are drawn by size (grey stone 1x1, brown log 1x2, dark boulder 2x2, each with
 its letter S, M or B), food as red apples, Hillbert as an orange square over his whole
-footprint with an arrow for the token's orientation. Above the board a strip shows, in
-faded colours, the rows the last turn scrolled off, so the last turn's path (a red line
-through every step, dashed for a jump, with an X where an obstacle stopped him) stays
-visible from its start.
+footprint, his eyes on the side he rolls toward: down the hill. (The token's facing
+changes nothing in the rules, so it is not drawn: an arrow read as a direction.) Above
+the board a strip shows, in faded colours, the rows the last turn scrolled off, so the
+last turn's path (a red line through every step, dashed for a jump, with an X where an
+obstacle stopped him) stays visible from its start.
 """
 
 from __future__ import annotations
@@ -273,25 +274,14 @@ def _draw_hillbert(draw: BoardDraw, state: HillbertState, lay: _Layout) -> None:
     box = (lay.x(col) + inset, lay.y(0) + inset, lay.x(col + size) - inset, lay.y(size) - inset)
     draw.rounded_rectangle(box, radius=lay.cell // 4, fill=BODY, outline=BODY_EDGE, width=4)
     cx, cy = lay.centre(0, col, size)
-    reach = lay.cell * size * 0.3
-    # The arrow points up at facing 0 and turns 90 degrees clockwise per step.
-    unit = ((0, -1), (1, 0), (0, 1), (-1, 0))[state.facing % 4]
-    side = (-unit[1], unit[0])
-    tip = (cx + unit[0] * reach, cy + unit[1] * reach)
-    back = (cx - unit[0] * reach * 0.2, cy - unit[1] * reach * 0.2)
-    wing = reach * 0.75
-    draw.polygon(
-        [
-            tip,
-            (back[0] + side[0] * wing, back[1] + side[1] * wing),
-            (back[0] - side[0] * wing, back[1] - side[1] * wing),
-        ],
-        fill=ARROW,
-    )
-    tail = reach * 0.8
-    draw.line(
-        [back, (cx - unit[0] * tail, cy - unit[1] * tail)], fill=ARROW, width=max(5, lay.cell // 7)
-    )
+    # Two eyes low on his body, looking down the hill, the way every turn takes him.
+    eye = max(7, round(lay.cell * size * 0.12))
+    spread = lay.cell * size * 0.2
+    low = cy + lay.cell * size * 0.12
+    for x in (cx - spread, cx + spread):
+        draw.ellipse((x - eye, low - eye, x + eye, low + eye), fill=WHITE, outline=ARROW, width=2)
+        pupil = max(2, eye // 2)
+        draw.ellipse((x - pupil, low, x + pupil, low + 2 * pupil), fill=ARROW)
 
 
 def _dashed(

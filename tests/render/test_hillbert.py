@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 
 from engine import registry
@@ -23,6 +25,7 @@ TAIL = " score={score} turns={turns} hungry={hungry} facing={facing} jumped={jum
 
 STONE, LOG, BOULDER = (150, 152, 156), (150, 96, 52), (74, 76, 92)
 APPLE, BODY = (214, 40, 40), (245, 150, 30)
+PUPIL = (60, 30, 0)
 LIGHT, DARK = (208, 226, 176), (196, 216, 162)
 
 
@@ -124,3 +127,26 @@ def test_game_over_banner() -> None:
 def test_golden(name: str) -> None:
     state, ctx = scenes()[name]
     assert_matches_golden(render(state, ctx), f"hillbert_{name}")
+
+
+def test_hillbert_looks_down_the_hill_whatever_his_facing() -> None:
+    """His facing changes nothing in the rules: no arrow, his eyes low on his body."""
+    game = registry.get("hillbert")
+    start = game.new_state(4, 1, None)
+    for facing in range(4):
+        image = render(replace(start, facing=facing), RenderContext(names=("alice",)))
+        body = [
+            (x, y)
+            for x in range(image.width)
+            for y in range(image.height // 2)
+            if pixel(image, (x, y)) == BODY
+        ]
+        top, bottom = min(y for _, y in body), max(y for _, y in body)
+        left, right = min(x for x, _ in body), max(x for x, _ in body)
+        dark = [
+            y
+            for x in range(left, right + 1)
+            for y in range(top, bottom + 1)
+            if near(pixel(image, (x, y)), PUPIL, 20)
+        ]
+        assert dark and min(dark) > (top + bottom) / 2 - 8, facing
