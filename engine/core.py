@@ -285,6 +285,10 @@ class Game(ABC, Generic[M]):
     solo: ClassVar[bool] = False
     #: Whether an unscored game offers a hint (the computer's suggestion) to the player.
     hints: ClassVar[bool] = False
+    #: Whether the move builder asks to confirm every move, with its preview, even one
+    #: with nothing left to choose (Hillbert, whose turns grow one step at a time);
+    #: otherwise a move is played as soon as it is complete and nothing could be added.
+    confirm_moves: ClassVar[bool] = False
 
     def search_model(self, view: GameState[Any]) -> Model | None:
         """What the computer player's search should know about this game in `view`

@@ -951,6 +951,8 @@ class Hillbert(Game[Turn]):
     solo: ClassVar[bool] = True
     #: A practice run may ask the computer for a hint (never the scored daily run).
     hints: ClassVar[bool] = True
+    #: Every turn ends on Confirm, after its preview of where he ends and what he eats.
+    confirm_moves: ClassVar[bool] = True
 
     def new_state(self, seed: int, num_players: int, variant: str | None) -> HillbertState:
         self.check_setup(num_players, variant)

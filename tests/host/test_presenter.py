@@ -7,6 +7,7 @@ from __future__ import annotations
 from data.db import Database
 from engine.everest import Stage
 from host.model import Reply
+from host.payloads import Action, Payload
 from host.presenter import MAX_GALLERY
 from host.service import GameService
 from host.setup import GameSetup
@@ -126,3 +127,16 @@ async def test_the_end_of_mole_hills_first_round_is_told_and_its_last_lawn_drawn
     assert "bob (Mole) to move." in reply.text
     [(caption, lawn)] = reply.gallery
     assert caption == "Step 1" and lawn != reply.image  # round 1's trail, then round 2's lawn
+
+
+async def test_a_hillbert_turn_with_nothing_left_to_choose_still_asks_to_confirm(
+    service: GameService,
+) -> None:
+    [board] = await service.start(HERE, ALICE, GameSetup("hillbert", seed=4))
+    payload = Payload(Action.STEP, board.picks[0].payload.game_id, 0, ("d", "l", "l", "l"))
+    [panel] = await service.press(HERE, ALICE, payload)
+    assert panel.ephemeral and [a.label for a in panel.actions] == ["Confirm", "Back"]
+    assert "Hillbert ends on" in panel.text  # the preview, before anything is played
+    assert (await service.live.in_channel(HERE)).record.ply == 0
+    [done, played] = await service.press(HERE, ALICE, panel.actions[0].payload)
+    assert done.text == "Done: d lll." and played.title.endswith("ply 1")
