@@ -130,8 +130,9 @@ def _draw_header(draw: BoardDraw, state: HokitoState, ctx: RenderContext) -> Non
     half = WIDTH // 2
     for seat in (0, 1):
         left = 20 + seat * half
-        active = outcome is None and state.to_move == seat
-        if active:
+        # The side to move, or once the game is over its winner, stands out.
+        marked = state.to_move == seat if outcome is None else seat in outcome.winners
+        if marked:
             draw.rounded_rectangle(
                 (left - 8, 10, left + half - 32, 86), radius=12, fill=MARK, outline=FRAME, width=2
             )
@@ -146,7 +147,10 @@ def _draw_header(draw: BoardDraw, state: HokitoState, ctx: RenderContext) -> Non
         (winner,) = outcome.winners
         high, low = max(scores), min(scores)
         stuck = SIDES[state.to_move]
-        status = f"Game over: {stuck} has no legal move; {SIDES[winner]} wins {high} to {low}."
+        who = ctx.name(winner, SIDES[winner])
+        if who != SIDES[winner]:
+            who = f"{who} ({SIDES[winner]})"
+        status = f"Game over: {stuck} has no legal move; {who} wins {high} to {low}."
     else:
         stuck = SIDES[state.to_move]
         status = f"Game over: {stuck} has no legal move; a draw at {scores[0]} points each."

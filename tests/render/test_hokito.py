@@ -130,15 +130,16 @@ def test_path_is_found_when_the_move_carries_none() -> None:
     assert ImageChops.difference(with_path, without).getbbox() is None
 
 
-def test_game_over_shows_no_turn_marker() -> None:
+def test_the_box_marks_whose_turn_it_is_and_then_the_winner() -> None:
     state, ctx = scenes()["over"]
-    assert state.is_over
+    assert state.is_over and state.outcome().winners == {0}  # type: ignore[union-attr]
     over = render(state, ctx)
     running, running_ctx = scenes()["start"]
     marked = render(running, running_ctx)
-    # The yellow box marks whose turn it is, only while the game runs.
+    # The yellow box marks whose turn it is while the game runs, then who won.
     assert near(pixel(marked, (16, 48)), (250, 226, 150))
-    assert not near(pixel(over, (16, 48)), (250, 226, 150))
+    assert not near(pixel(marked, (16 + 360, 48)), (250, 226, 150))
+    assert near(pixel(over, (16, 48)), (250, 226, 150))
     assert not near(pixel(over, (16 + 360, 48)), (250, 226, 150))
     # The tall black stack on f6: black disc, 33 pawns.
     x, y = centre("f6")
