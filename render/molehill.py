@@ -81,7 +81,8 @@ COLOURS: tuple[Color, ...] = (
     WHITE,
 )
 
-_PETALS = ((0, -7), (7, -2), (4, 6), (-4, 6), (-7, -2))
+#: Sized to read at the ~550 px Discord shows a board at (this one is 760 px wide).
+_PETALS = ((0, -9), (9, -3), (5, 7), (-5, 7), (-9, -3))
 
 
 def _cell_box(square: int) -> tuple[int, int, int, int]:
@@ -138,12 +139,12 @@ def _disc(draw: BoardDraw, xy: tuple[int, int], r: int, fill: Color, line: Color
 
 def _flower(draw: BoardDraw, square: int, fill: Color, visited: bool) -> None:
     x0, y0, _, _ = _cell_box(square)
-    x, y = x0 + 17, y0 + 17
+    x, y = x0 + 19, y0 + 19
     if visited:
-        _disc(draw, (x, y), 16, VISITED_BADGE, ROD_EDGE)
+        _disc(draw, (x, y), 18, VISITED_BADGE, ROD_EDGE)
     for dx, dy in _PETALS:
-        _disc(draw, (x + dx, y + dy), 6, fill, ROD_EDGE)
-    _disc(draw, (x, y), 4, FLOWER_EYE, ROD_EDGE)
+        _disc(draw, (x + dx, y + dy), 8, fill, ROD_EDGE)
+    _disc(draw, (x, y), 5, FLOWER_EYE, ROD_EDGE)
 
 
 def _rod_box(edge: int) -> tuple[int, int, int, int]:
@@ -294,13 +295,13 @@ def render(state: MoleHillState, ctx: RenderContext) -> Image.Image:
             width=6 if is_last else 3,
         )
 
-    number = font(17, bold=True)
+    number = font(22, bold=True)
     for index, square in enumerate(state.path):
         piece = ORANGE_PIECE if index < ORANGE else DARK_PIECE
         xy = _centre(square)
         if square == here:
             continue
-        _disc(draw, xy, 20, piece, ROD_EDGE)
+        _disc(draw, xy, 21, piece, ROD_EDGE)
         text_center(draw, xy, str(index + 1), number, ROD_EDGE if index < ORANGE else WHITE)
 
     if here >= 0:

@@ -114,7 +114,7 @@ def test_pieces_stack_targets_and_rods() -> None:
     assert not near(pixel(image, ((x0 + x1) // 2, y0 + CELL)), DEFAULT_THEME.highlight)
     # e1 (red flower) was visited: its badge shows.
     ex0, ey0, _, _ = box("e1")
-    assert near(pixel(image, (ex0 + 17, ey0 + 29)), BADGE)
+    assert near(pixel(image, (ex0 + 19, ey0 + 35)), BADGE)
 
 
 def test_last_step_is_highlighted_and_targets_hidden() -> None:
@@ -170,3 +170,15 @@ def test_text_placement_draws_like_a_place_object() -> None:
     by_text = RenderContext(names=("Ada", "Bo"), last_move="place c3", previous=start)
     by_move = RenderContext(names=("Ada", "Bo"), last_move=Place(20), previous=start)
     assert ImageChops.difference(render(placed, by_text), render(placed, by_move)).getbbox() is None
+
+
+def test_flowers_and_numbers_read_at_the_size_discord_shows_a_board() -> None:
+    start = registry.get("molehill").new_state(1, 2, None)
+    image = render(start, RenderContext(names=("Ada", "Bo")))
+    x0, y0, x1, y1 = box("e7")  # a red flower
+    petals = [
+        (x, y) for x in range(x0, x1) for y in range(y0, y1) if near(pixel(image, (x, y)), RED)
+    ]
+    across = max(x for x, _ in petals) - min(x for x, _ in petals) + 1
+    # Discord shows the board about 550 px wide: a flower stays about 20 px across there.
+    assert across * 550 / image.width >= 20, across
