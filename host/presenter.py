@@ -63,7 +63,7 @@ class Presenter:
         lines: list[str] = []
         earlier: list[Happened] = []
         last_told = False
-        for happened in told:
+        for happened in in_order(told):
             lines.append(str(happened.line))
             after = happened.after
             if after is None:
@@ -136,6 +136,8 @@ class Presenter:
         steps = 0
         for happened in earlier:
             assert happened.after is not None
+            if happened.secret and not self._report(happened.after):
+                continue  # a decision made in secret that set nothing off: nothing to see
             drawn = await self.images(happened.after, with_choices=False)
             if drawn.steps:
                 for png in drawn.steps:
@@ -477,6 +479,19 @@ class Presenter:
             "{reason}\nSee /moves for your legal moves, or use the buttons on the board.",
             reason=str(exc.text),
         )
+
+
+def in_order(told: Sequence[Happened]) -> list[Happened]:
+    """What a reply tells, in the order it happened: the lines before the first move,
+    the moves by ply (each once), then the lines after them. Computers that play in the
+    background may have moved before the person whose reply this is."""
+    moves = {h.after.record.ply: h for h in told if h.after is not None}
+    if not moves:
+        return list(told)
+    first = next(i for i, h in enumerate(told) if h.after is not None)
+    before = list(told[:first])
+    after = [h for h in told[first:] if h.after is None]
+    return [*before, *(moves[ply] for ply in sorted(moves)), *after]
 
 
 def pick_choices(

@@ -4,11 +4,14 @@ pictures, and say who is who."""
 
 from __future__ import annotations
 
+from types import SimpleNamespace
+
 from data.db import Database
 from engine.everest import Stage
+from engine.text import t
 from host.model import Reply
 from host.payloads import Action, Payload
-from host.presenter import MAX_GALLERY
+from host.presenter import MAX_GALLERY, Happened, in_order
 from host.service import GameService
 from host.setup import GameSetup
 from tests.host.conftest import ADMIN, ALICE, BOB, BOT, HERE, make_service
@@ -140,3 +143,23 @@ async def test_a_hillbert_turn_with_nothing_left_to_choose_still_asks_to_confirm
     assert (await service.live.in_channel(HERE)).record.ply == 0
     [done, played] = await service.press(HERE, ALICE, panel.actions[0].payload)
     assert done.text == "Done: d lll." and played.title.endswith("ply 1")
+
+
+def test_a_reply_tells_moves_in_the_order_they_were_made() -> None:
+    """Computers playing in the background may have moved before the person whose reply
+    gathers their moves: the reply tells every move once, by ply."""
+
+    def moved(ply: int) -> Happened:
+        after = SimpleNamespace(record=SimpleNamespace(ply=ply))
+        return Happened(t("ply {n}", n=ply), after)  # type: ignore[arg-type]
+
+    begins, thinking = Happened(t("begins")), Happened(t("thinking"))
+    told = [begins, moved(18), moved(5), moved(8), moved(5), thinking]
+    assert [str(h.line) for h in in_order(told)] == [
+        "begins",
+        "ply 5",
+        "ply 8",
+        "ply 18",
+        "thinking",
+    ]
+    assert in_order([begins, thinking]) == [begins, thinking]
