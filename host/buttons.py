@@ -14,6 +14,7 @@ from engine.text import t
 from host import catalog
 from host.ai_turns import ComputerPlayers
 from host.computer_turns import ComputerTurns
+from host.lists import move_list, rules_page
 from host.live import LiveGames, Loaded
 from host.model import Channel, Choice, Reply, ServiceError, StaleControlsError, User
 from host.moves import GAME_OVER, Moves
@@ -91,7 +92,10 @@ class Buttons:
             raise ServiceError(t("That page is not one of mine.")) from None
         if not (page.isascii() and page.isdigit()):
             raise ServiceError(t("That page is not one of mine."))
-        return [await self.presenter.rules(listing, int(page), edit=True)]
+        images = self.presenter.render_images
+        return [
+            await rules_page(self.presenter.painter, listing, int(page), images=images, edit=True)
+        ]
 
     # --- help while playing ---------------------------------------------------------------
     async def _hint(self, channel: Channel, user: User, payload: Payload) -> list[Reply]:
@@ -108,7 +112,7 @@ class Buttons:
     async def _moves(self, channel: Channel, user: User, payload: Payload) -> list[Reply]:
         loaded = await self._current(payload, user)
         seat = self.moves.acting_seat(loaded, user)
-        return [self.presenter.move_list(loaded, seat)]
+        return [move_list(loaded, seat)]
 
     # --- building a move ------------------------------------------------------------------
     async def _build(self, channel: Channel, user: User, payload: Payload) -> list[Reply]:

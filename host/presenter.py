@@ -1,9 +1,10 @@
 """Turning a game and what just happened in it into replies.
 
-Every reply a player sees about a game is made here: the board (its words, picture,
-buttons, who is pinged), a challenge, the move builder's private panel, move lists, and
-the refusals that name the players. What a reply says comes from the game's declared
-facts (`Game.has_scores`, `Game.hints`, `Game.secret_decisions`), never from guesses.
+Every reply a player sees about a game in play is made here: the board (its words,
+picture, buttons, who is pinged), a challenge, the move builder's private panel, and the
+refusals that name the players (move lists and rules pages are in `host.lists`). What
+a reply says comes from the game's declared facts (`Game.has_scores`, `Game.hints`,
+`Game.secret_decisions`), never from guesses.
 """
 
 from __future__ import annotations
@@ -15,8 +16,7 @@ from typing import Any
 from data.repository import GameRecord
 from engine.core import Game, MoveError, Option
 from engine.text import Text, t, tn
-from host.catalog import Listing
-from host.live import Loaded, search_key, user_of
+from host.live import Loaded, user_of
 from host.model import Choice, Reply, User
 from host.painting import BoardImages, Painter
 from host.payloads import Action, Payload
@@ -24,8 +24,6 @@ from render.core import RenderContext
 
 #: Discord allows 25 options in a select menu and 25 buttons on a message.
 MAX_PICKS = 25
-#: A Discord embed holds 4,096 characters; long move lists are cut below that.
-MAX_LIST_CHARS = 3800
 #: Pictures before the board: a message holds ten embeds, the board is the last.
 MAX_GALLERY = 9
 
@@ -371,87 +369,6 @@ class Presenter:
     def _payload(self, loaded: Loaded, action: Action, tokens: tuple[str, ...] = ()) -> Payload:
         return Payload(action, loaded.id, loaded.record.ply, tokens)
 
-    # --- rules ----------------------------------------------------------------------------
-    async def rules(self, listing: Listing, page: int = 0, *, edit: bool = False) -> Reply:
-        """One page of a game's rules, with buttons to the others; the first page shows
-        the game's starting board as an example."""
-        pages = listing.rules_pages()
-        page = min(max(page, 0), len(pages) - 1)
-        titles = [str(t("The game")), str(t("How to move")), str(t("House rulings"))]
-        titles += [str(t("Page {n}", n=n)) for n in range(len(titles) + 1, len(pages) + 1)]
-        actions = tuple(
-            Choice(
-                Payload(Action.RULES, 0, 0, (listing.id, str(i))),
-                titles[i],
-                "primary" if i == page else "secondary",
-                disabled=i == page,
-            )
-            for i in range(len(pages))
-        )
-        image = None
-        if page == 0 and self.render_images:
-            game = listing.game
-            start = game.new_state(1, game.min_players, None).view(None)
-            names = tuple(game.seat_names[: game.min_players])
-            image = (await self.painter.board(start, RenderContext(names=names), None)).board
-        return Reply(
-            title=str(t("{game}: rules · {page}", game=listing.game.name, page=titles[page])),
-            text=pages[page],
-            image=image,
-            ephemeral=True,
-            actions=actions,
-            edit=edit,
-            footer=str(t("Page {n} of {total}", n=page + 1, total=len(pages))),
-        )
-
-    # --- lists ----------------------------------------------------------------------------
-    def move_list(self, loaded: Loaded, seat: int, start: str | None = None) -> Reply:
-        """`/moves`: the seat's legal moves (those starting with `start`), grouped by what
-        they start with, cut to what one message holds; or, for moves too many to list,
-        how to write one."""
-        guide = loaded.state.move_guide(seat) if not start else None
-        if guide is not None:
-            title = str(t("Your legal moves ({n})", n=len(loaded.keyed_moves(seat))))
-            return Reply(title=title, text=str(guide), ephemeral=True)
-        moves = _matching(loaded, seat, start)
-        title = str(t("Your legal moves ({n})", n=len(moves)))
-        if start and not moves:
-            text = str(t("No legal move starts with {start}.", start=start.strip()))
-            return Reply(title=title, text=text, ephemeral=True)
-        groups: dict[str, list[str]] = {}
-        for first, text in moves:
-            groups.setdefault(first, []).append(text)
-        if len(groups) == len(moves):
-            groups = {"": [text for _, text in moves]}  # one move each: no headings
-        lines: list[str] = []
-        room, shown = MAX_LIST_CHARS, 0
-        for first, texts in groups.items():
-            head = f"**{first}** " if first else ""
-            items: list[str] = []
-            used = len(head)
-            for text in texts:
-                cost = len(text) + (3 if items else 0)  # " · " between moves
-                if used + cost > room:
-                    break
-                items.append(text)
-                used += cost
-            if items:
-                lines.append(head + " · ".join(items))
-                room -= used + 1
-                shown += len(items)
-            if len(items) < len(texts):
-                break
-        if shown < len(moves):
-            lines.append(
-                str(
-                    t(
-                        "… and {n} more. Narrow the list with /moves <start>, or use the buttons.",
-                        n=len(moves) - shown,
-                    )
-                )
-            )
-        return Reply(title=title, text="\n".join(lines), ephemeral=True)
-
     # --- refusals that name players -------------------------------------------------------
     def not_a_player(self, loaded: Loaded) -> Text:
         players = self.names(loaded)
@@ -521,21 +438,6 @@ def pick_choices(
         )
         for letter, members in groups.items()
     )[:MAX_PICKS]
-
-
-def _matching(loaded: Loaded, seat: int, start: str | None) -> list[tuple[str, str]]:
-    """(first part, text) of the seat's legal moves, or of those starting with `start`
-    (a square, a piece or the first letters of the notation)."""
-    state = loaded.state
-    key = search_key(start) if start else ""
-    first = start.strip().lower() if start else ""
-    found = []
-    for (k, text), move in zip(loaded.keyed_moves(seat), state.legal_moves(seat), strict=True):
-        tokens = state.move_tokens(move)
-        head = tokens[0] if tokens else text
-        if not start or k.startswith(key) or head.lower() == first:
-            found.append((head, text))
-    return found
 
 
 def _points(n: int) -> str:

@@ -10,7 +10,8 @@ module named for what it does:
 - `host.computer_turns`: the computer players' turns, in the background;
 - `host.timeouts`: deadlines that pass and challenges nobody answers;
 - `host.buttons`: what each button does;
-- `host.presenter`: every reply a player sees about a game.
+- `host.presenter`: every reply a player sees about a game in play;
+- `host.lists`: move lists and rules pages.
 
 The database is the truth; memory holds only a cache keyed by ply, so several processes
 can share one database and a restart loses nothing.
@@ -28,6 +29,7 @@ from host import catalog
 from host.ai_turns import ComputerPlayers, ThreadedComputers
 from host.buttons import Buttons
 from host.computer_turns import ComputerTurns, Post
+from host.lists import move_list, rules_page
 from host.live import LiveGames, Loaded, game_of, search_key
 from host.model import OFFERED_AT, Channel, Reply, ServiceError, Suggestion, User
 from host.moves import Moves
@@ -171,7 +173,7 @@ class GameService:
         """`/moves [from]`: the caller's legal moves, one per line, privately."""
         loaded = await self.live.started_in(channel)
         seat = self.moves.acting_seat(loaded, user)
-        return [self.presenter.move_list(loaded, seat, start)]
+        return [move_list(loaded, seat, start)]
 
     async def suggest_moves(self, channel: Channel, user: User, typed: str) -> list[Suggestion]:
         """Autocomplete for `/move`: the caller's legal moves matching what they typed,
@@ -287,7 +289,8 @@ class GameService:
 
     async def rules(self, game_id: str) -> list[Reply]:
         """`/rules`: the first page of a game's rules, with buttons to the others."""
-        return [await self.presenter.rules(catalog.listing(game_of(game_id).id))]
+        listing = catalog.listing(game_of(game_id).id)
+        return [await rules_page(self.painter, listing, images=self.presenter.render_images)]
 
     def game_choices(self) -> list[tuple[str, str]]:
         """(id, name) of every game, for menus and autocomplete."""
