@@ -12,7 +12,7 @@ from discord import app_commands
 from discord.ext import commands
 
 from cogs.respond import channel_of, respond, user_of
-from cogs.views import PayloadButton, PayloadSelect, message_parts
+from cogs.views import PayloadButton, PayloadSelect, UnknownButton, message_parts
 from data.daily import DailyRepository
 from data.repository import GameRepository
 from engine.text import t
@@ -125,7 +125,7 @@ class HilltopBot(commands.Bot):
             PooledComputers(workers=max(1, (os.cpu_count() or 2) - 1)),
             painter(),
         )
-        self.add_dynamic_items(PayloadButton, PayloadSelect)
+        self.add_dynamic_items(PayloadButton, PayloadSelect, UnknownButton)
         for extension in EXTENSIONS:
             await self.load_extension(extension)
         self.tree.error(self.on_tree_error)

@@ -129,6 +129,34 @@ class PayloadSelect(
         await client.handle_press(interaction, payload)
 
 
+class UnknownButton(
+    discord.ui.DynamicItem[discord.ui.Button[Any]],
+    template=BUTTON_PREFIX + r"(?!(?:" + PATTERN + r")\Z)(?P<rest>.*)",
+):
+    """A button of ours that no payload reads: from a version of Hilltop that had other
+    buttons, or made up. It is refused privately, so the press does not just fail."""
+
+    def __init__(self, rest: str = "") -> None:
+        super().__init__(discord.ui.Button(label="…", custom_id=f"{BUTTON_PREFIX}{rest}"[:100]))
+
+    @classmethod
+    async def from_custom_id(
+        cls,
+        interaction: discord.Interaction[Any],
+        item: discord.ui.Item[Any],
+        match: Any,
+    ) -> UnknownButton:
+        return cls(match["rest"])
+
+    async def callback(self, interaction: discord.Interaction[Any]) -> None:
+        text = t(
+            "That button is not one of mine any more: the message is from an older "
+            "version of Hilltop. Use /board to post the game's board again."
+        )
+        embed = discord.Embed(description=str(text), colour=COLOURS["error"])
+        await interaction.response.send_message(embed=embed, ephemeral=True)
+
+
 def build_view(reply: Reply) -> discord.ui.View | None:
     if not reply.picks and not reply.actions:
         return None

@@ -4,6 +4,7 @@ interactions over the gateway websocket and answers them over HTTP, as in produc
 from __future__ import annotations
 
 import asyncio
+import copy
 import logging
 from collections.abc import AsyncIterator, Iterator
 from contextlib import asynccontextmanager
@@ -377,3 +378,20 @@ async def test_a_computer_answer_that_takes_a_while_comes_as_its_own_post(
     assert "alice (Black) to move" in post.text and "board.png" in post.attachments
     assert post.pinged == (alice.id,)
     assert any(c.method == "POST" and c.path.endswith("/messages") for c in fake.calls)
+
+
+async def test_a_button_no_payload_reads_is_refused_in_words(
+    fake: FakeDiscord, bot: HilltopBot, players: Players
+) -> None:
+    alice, bob, _ = players
+    board = await start_hokito(fake, alice, bob)
+    # A message as an older version of the bot would have left it: a button of ours
+    # whose action this version does not know.
+    old = copy.deepcopy(board.payload)
+    old["components"][0]["components"][0]["custom_id"] = "ht:launch:9:4:"
+    data = {"custom_id": "ht:launch:9:4:", "component_type": 2}
+    pressed = await fake.interact(fake._component(alice, Message(old, {}, ()), data))
+    assert pressed.callback_type == CallbackType.MESSAGE
+    assert pressed.data["flags"] & EPHEMERAL
+    assert "not one of mine" in pressed.message.text
+    assert "/board" in pressed.message.text
