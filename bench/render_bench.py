@@ -36,7 +36,7 @@ def render_png(state: GameState[Any], ctx: RenderContext) -> bytes:
 
 
 def step_pngs(state: GameState[Any], ctx: RenderContext) -> list[bytes]:
-    return listing(state.game_id).renderer.step_pngs(state, ctx)
+    return [png for _, png in listing(state.game_id).renderer.step_pngs(state, ctx)]
 
 
 def render_figures(game_id: str, count: int = 200) -> tuple[float, float, int]:

@@ -33,8 +33,8 @@ class BoardImages:
     """The pictures of one board reply."""
 
     board: bytes
-    #: One picture per step of what the last move set off (Everest's rounds).
-    steps: tuple[bytes, ...] = ()
+    #: Each step of what the last move set off (Everest's rounds): caption, picture.
+    steps: tuple[tuple[str, bytes], ...] = ()
     #: The outcomes a player must choose among, when there are such (a roll-off).
     choices: bytes | None = None
 

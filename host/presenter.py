@@ -130,22 +130,18 @@ class Presenter:
         """The pictures before the board: for each move before the last, its steps (or,
         for a move made in the open, the board it left), then the last move's steps, then
         the choices to pick from. A message holds ten pictures: the oldest give way."""
+        # A step is captioned as the game's text names it ("Round 3 · step 2").
         pictures: list[tuple[str, bytes]] = []
-        steps = 0
         for happened in earlier:
-            assert happened.after is not None
-            if happened.secret and not self._report(happened.after):
+            after = happened.after
+            assert after is not None
+            if happened.secret and not self._report(after):
                 continue  # a decision made in secret that set nothing off: nothing to see
-            drawn = await self.images(happened.after, with_choices=False)
-            if drawn.steps:
-                for png in drawn.steps:
-                    steps += 1
-                    pictures.append((str(t("Step {n}", n=steps)), png))
-            elif not happened.secret:
+            drawn = await self.images(after, with_choices=False)
+            pictures += drawn.steps
+            if not drawn.steps and not happened.secret:
                 pictures.append((str(happened.line), drawn.board))
-        for png in last.steps:
-            steps += 1
-            pictures.append((str(t("Step {n}", n=steps)), png))
+        pictures += last.steps
         if last.choices is not None:
             pictures.append((str(t("The choices")), last.choices))
         return tuple(pictures[-MAX_GALLERY:])

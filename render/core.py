@@ -331,6 +331,15 @@ S = TypeVar("S", bound=GameState[Any])
 
 
 @dataclass(frozen=True, slots=True)
+class StepPicture:
+    """One step of what a move set off: its picture, and the caption that names it as
+    the game's text does ("Round 3 · step 2")."""
+
+    caption: str
+    picture: Image.Image
+
+
+@dataclass(frozen=True, slots=True)
 class Renderer(Generic[S]):
     """How one game is drawn: its board, and the pictures a game may add to it. Each
     render module declares one as `RENDERER`; the host's game catalogue names it.
@@ -338,13 +347,13 @@ class Renderer(Generic[S]):
     `board(state, ctx)` draws the position. `options(state, seat, prefix, ctx)`, if the
     game has it, draws the choices a move builder offers `seat` after `prefix` (Everest's
     roll-off outcomes), or returns None where there is nothing to show. `steps(state,
-    ctx)`, if the game has it, draws one picture per step of what the last move set off
+    ctx)`, if the game has it, draws one `StepPicture` per step of what the last move set off
     (Everest's rounds), with `ctx.previous` the state before the move.
     """
 
     board: Callable[[S, RenderContext], Image.Image]
     options: Callable[[S, int, tuple[str, ...], RenderContext], Image.Image | None] | None = None
-    steps: Callable[[S, RenderContext], list[Image.Image]] | None = None
+    steps: Callable[[S, RenderContext], list[StepPicture]] | None = None
 
     def board_png(self, state: S, ctx: RenderContext) -> bytes:
         """The board as PNG bytes. Pure: the same state and context give the same bytes."""
@@ -358,7 +367,8 @@ class Renderer(Generic[S]):
         image = self.options(state, seat, prefix, ctx)
         return None if image is None else encode_png(image)
 
-    def step_pngs(self, state: S, ctx: RenderContext) -> list[bytes]:
+    def step_pngs(self, state: S, ctx: RenderContext) -> list[tuple[str, bytes]]:
+        """Each step's caption with its picture as PNG bytes."""
         if self.steps is None:
             return []
-        return [encode_png(image) for image in self.steps(state, ctx)]
+        return [(step.caption, encode_png(step.picture)) for step in self.steps(state, ctx)]

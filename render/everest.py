@@ -56,6 +56,7 @@ from render.core import (
     Palette,
     RenderContext,
     Renderer,
+    StepPicture,
     Theme,
     edit,
     fit_text,
@@ -737,6 +738,10 @@ def _step_log(events: Sequence[Event], ctx: RenderContext) -> list[tuple[Color, 
     return lines or [(theme.muted, str(t("Nothing happens in this step.")))]
 
 
+def _step_title(scene: StepScene) -> str:
+    return str(t("Round {round} · step {step}", round=scene.round, step=scene.step))
+
+
 def _render_step(scene: StepScene, players: int, ctx: RenderContext) -> Image.Image:
     theme = ctx.theme
     log = _step_log(scene.events, ctx)
@@ -746,7 +751,7 @@ def _render_step(scene: StepScene, players: int, ctx: RenderContext) -> Image.Im
     _draw_homes(draw, players, theme, STEP)
     _draw_events(draw, scene.events, STEP, theme)
     _draw_yeti(draw, scene.pos, None, ctx, STEP, True)
-    title = str(t("Round {round} · step {step}", round=scene.round, step=scene.step))
+    title = _step_title(scene)
     title_font = font(20, bold=True)
     draw.label((16, 12), title, title_font, theme.ink)
     _, winner = _roll_off(scene.events, players)
@@ -775,13 +780,16 @@ def _token_text(name: str) -> str:
     return words[0][:1].upper() + number[:2]
 
 
-def render_steps(state: EverestState, ctx: RenderContext) -> list[Image.Image]:
+def render_steps(state: EverestState, ctx: RenderContext) -> list[StepPicture]:
     """One picture per step of the resolution the last move set off (`ctx.previous` is
     the state before it): the yeti where they stand at the end of the step, its moves,
     snowballs, roars, falls and hits, the dice of a roll-off, and the step's log. Empty
     when the move resolved nothing."""
     previous = ctx.previous if isinstance(ctx.previous, EverestState) else None
-    return [_render_step(scene, state.players, ctx) for scene in step_scenes(state, previous)]
+    return [
+        StepPicture(_step_title(scene), _render_step(scene, state.players, ctx))
+        for scene in step_scenes(state, previous)
+    ]
 
 
 # --- the roll-off winner's choice -------------------------------------------------------

@@ -25,12 +25,14 @@ from engine.molehill import (
     Step,
     read_move,
 )
+from engine.text import t, tn
 from render.core import (
     BoardDraw,
     Color,
     Palette,
     RenderContext,
     Renderer,
+    StepPicture,
     Theme,
     edit,
     fit_text,
@@ -340,7 +342,7 @@ def render(state: MoleHillState, ctx: RenderContext) -> Image.Image:
     return image
 
 
-def render_steps(state: MoleHillState, ctx: RenderContext) -> list[Image.Image]:
+def render_steps(state: MoleHillState, ctx: RenderContext) -> list[StepPicture]:
     """When the last move ended round 1, the lawn as that round left it: the next board
     is already round 2's empty lawn, and the trail that scored would never be seen."""
     previous = ctx.previous if isinstance(ctx.previous, MoleHillState) else None
@@ -352,8 +354,16 @@ def render_steps(state: MoleHillState, ctx: RenderContext) -> list[Image.Image]:
     except MoveError:
         return []
     names = (ctx.name(0, SEAT_NAMES[0]), ctx.name(1, SEAT_NAMES[1]))
-    caption = f"Round 1 is over: {names[0]} scored {state.first_score}"
-    return [render(lawn, replace(ctx, caption=caption))]
+    caption = str(
+        tn(
+            "Round 1 is over: {name} scored {n} point",
+            "Round 1 is over: {name} scored {n} points",
+            n=state.first_score,
+            name=names[0],
+        )
+    )
+    title = str(t("Round 1: the last lawn"))
+    return [StepPicture(title, render(lawn, replace(ctx, caption=caption)))]
 
 
 RENDERER: Renderer[MoleHillState] = Renderer(render, steps=render_steps)

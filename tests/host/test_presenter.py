@@ -4,6 +4,7 @@ pictures, and say who is who."""
 
 from __future__ import annotations
 
+import re
 from types import SimpleNamespace
 
 from data.db import Database
@@ -15,6 +16,9 @@ from host.presenter import MAX_GALLERY, Happened, in_order
 from host.service import GameService
 from host.setup import GameSetup
 from tests.host.conftest import ADMIN, ALICE, BOB, BOT, HERE, make_service
+
+
+STEP_CAPTION = re.compile(r"Round (\d+) · step (\d+)")
 
 
 def labels(reply: Reply) -> list[str]:
@@ -77,10 +81,17 @@ async def test_every_round_is_told_in_words_and_steps_when_computers_choose_afte
         # The computers planned first: her plan, the last, sets the round off.
         assert ("Plans revealed." in reply.text) == planning, reply.text
         steps_told = sum(line.startswith("Step ") for line in reply.text.splitlines())
-        steps_drawn = sum(caption.startswith("Step ") for caption, _ in reply.gallery)
+        steps = [STEP_CAPTION.fullmatch(caption) for caption, _ in reply.gallery]
+        steps_drawn = sum(1 for step in steps if step)
         # A step told may take more than one picture (a roll-off, then its outcome).
         assert steps_drawn >= min(steps_told, MAX_GALLERY), reply.text
         assert len(reply.gallery) <= MAX_GALLERY
+        # Captions name each step as the text does: its round, and its number there (a
+        # round has three steps at most).
+        told = {line.split(":")[0] for line in reply.text.splitlines() if line.startswith("Step")}
+        drawn = {f"Step {step[2]}" for step in steps if step}
+        assert all(int(step[2]) <= 3 for step in steps if step), reply.gallery
+        assert told <= drawn or len(reply.gallery) == MAX_GALLERY, reply.text
         if "Plans revealed." in reply.text:
             rounds += 1
             assert steps_told >= 1, reply.text
@@ -129,7 +140,7 @@ async def test_the_end_of_mole_hills_first_round_is_told_and_its_last_lawn_drawn
     )
     assert "bob (Mole) to move." in reply.text
     [(caption, lawn)] = reply.gallery
-    assert caption == "Step 1" and lawn != reply.image  # round 1's trail, then round 2's lawn
+    assert caption == "Round 1: the last lawn" and lawn != reply.image  # round 1's trail, then round 2's lawn
 
 
 async def test_a_hillbert_turn_with_nothing_left_to_choose_still_asks_to_confirm(

@@ -36,6 +36,10 @@ def options_png(
 
 
 def step_pngs(state: GameState[Any], ctx: RenderContext) -> list[bytes]:
+    return [png for _, png in step_captions(state, ctx)]
+
+
+def step_captions(state: GameState[Any], ctx: RenderContext) -> list[tuple[str, bytes]]:
     return listing_of(state).renderer.step_pngs(state, ctx)
 
 

@@ -285,8 +285,14 @@ def test_nothing_resolved_gives_no_step_images() -> None:
     assert render_steps(PLANNING, RenderContext(names=NAMES)) == []
 
 
+def pictures(state: EverestState, ctx: RenderContext) -> list[Image.Image]:
+    return [step.picture for step in render_steps(state, ctx)]
+
+
 def test_one_step_image_per_step() -> None:
-    images = render_steps(ROUND, ROUND_CTX)
+    steps = render_steps(ROUND, ROUND_CTX)
+    assert [step.caption for step in steps] == [f"Round 3 · step {n}" for n in (1, 2, 3)]
+    images = [step.picture for step in steps]
     assert len(images) == 3
     for image in images:
         assert image.mode == "P" and 560 <= image.size[0] <= 640
@@ -298,7 +304,7 @@ def test_one_step_image_per_step() -> None:
 
 
 def test_step_images_show_the_yeti_at_the_end_of_each_step() -> None:
-    first, second, third = render_steps(ROUND, ROUND_CTX)
+    first, second, third = pictures(ROUND, ROUND_CTX)
     red, green = DEFAULT_THEME.seats[0], DEFAULT_THEME.seats[2]
 
     def probe(image: Image.Image, name: str) -> tuple[int, ...]:
@@ -322,7 +328,7 @@ def test_step_images_show_the_yeti_at_the_end_of_each_step() -> None:
 
 
 def test_roll_off_dice_are_shown_on_the_step_with_the_roll_off() -> None:
-    before, rolled = render_steps(ROLL_OFF, RenderContext(names=NAMES, previous=BEFORE_ROLL_OFF))
+    before, rolled = pictures(ROLL_OFF, RenderContext(names=NAMES, previous=BEFORE_ROLL_OFF))
     assert white_in_chips(rolled) > 100
     assert white_in_chips(before) == 0
     # Di won: her chip has the thick frame, Ann's a thin one.
@@ -371,11 +377,11 @@ def test_steps_and_outcomes_share_the_boards_palette() -> None:
 
 @pytest.mark.parametrize("step", [1, 2, 3])
 def test_golden_steps(step: int) -> None:
-    assert_matches_golden(render_steps(ROUND, ROUND_CTX)[step - 1], f"everest_step{step}")
+    assert_matches_golden(pictures(ROUND, ROUND_CTX)[step - 1], f"everest_step{step}")
 
 
 def test_golden_roll_off_step() -> None:
-    (image,) = render_steps(TIED, RenderContext(names=NAMES))
+    (image,) = pictures(TIED, RenderContext(names=NAMES))
     assert_matches_golden(image, "everest_step_rolloff")
 
 
