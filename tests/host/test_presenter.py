@@ -17,7 +17,6 @@ from host.service import GameService
 from host.setup import GameSetup
 from tests.host.conftest import ADMIN, ALICE, BOB, BOT, HERE, make_service
 
-
 STEP_CAPTION = re.compile(r"Round (\d+) · step (\d+)")
 
 
@@ -140,7 +139,8 @@ async def test_the_end_of_mole_hills_first_round_is_told_and_its_last_lawn_drawn
     )
     assert "bob (Mole) to move." in reply.text
     [(caption, lawn)] = reply.gallery
-    assert caption == "Round 1: the last lawn" and lawn != reply.image  # round 1's trail, then round 2's lawn
+    # Round 1's trail, then round 2's lawn.
+    assert caption == "Round 1: the last lawn" and lawn != reply.image
 
 
 async def test_a_hillbert_turn_with_nothing_left_to_choose_still_asks_to_confirm(
