@@ -118,13 +118,19 @@ class SqliteGameRepository:
                 raise StalePlyError(f"game {game_id} is not live at ply {expected_ply}")
             return await load_game(conn, game_id)
 
-    async def replace_seat(self, game_id: int, seat: int, user: UserRecord) -> GameRecord:
+    async def replace_seats(
+        self, game_id: int, seats: tuple[int, ...], user: UserRecord, options: dict[str, Any]
+    ) -> GameRecord:
         async with self.db.transaction() as conn:
             await upsert_user(conn, user)
-            await conn.execute(
+            await conn.executemany(
                 "UPDATE seats SET user_id = ?, is_bot = ?, accepted = 1"
                 " WHERE game_id = ? AND seat = ?",
-                (user.id, int(user.is_bot), game_id, seat),
+                [(user.id, int(user.is_bot), game_id, seat) for seat in seats],
+            )
+            await conn.execute(
+                "UPDATE games SET options = ? WHERE id = ?",
+                (json.dumps(options, sort_keys=True), game_id),
             )
             return await load_game(conn, game_id)
 

@@ -157,7 +157,12 @@ class GameRepository(Protocol):
         `only_from` (StalePlyError else)."""
         ...
 
-    async def replace_seat(self, game_id: int, seat: int, user: UserRecord) -> GameRecord: ...
+    async def replace_seats(
+        self, game_id: int, seats: tuple[int, ...], user: UserRecord, options: dict[str, Any]
+    ) -> GameRecord:
+        """`user` takes `seats` (a computer, for a player who resigned), and the game's
+        options become `options`, in one transaction."""
+        ...
 
     async def due_games(self, now: float) -> list[int]:
         """Ids of active games whose deadline has passed."""

@@ -96,11 +96,10 @@ class Playing:
     async def _hand_over(self, loaded: Loaded, seats: tuple[int, ...]) -> Loaded:
         """A computer takes over the resigner's seats; the resigner can no longer win.
         Call under the game's lock."""
-        record = loaded.record
-        for seat in seats:
-            record = await self.live.repository.replace_seat(
-                record.id, seat, record_of(self.bot_user)
-            )
+        options = replace(loaded.options, taken_over=(*loaded.options.taken_over, *seats))
+        record = await self.live.repository.replace_seats(
+            loaded.id, seats, record_of(self.bot_user), options.stored()
+        )
         return self.live.remember(replace(loaded, record=record))
 
     async def end_by_admin(self, game_id: int, user: User) -> list[Reply]:

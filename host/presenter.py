@@ -233,9 +233,12 @@ class Presenter:
     # --- who is who -----------------------------------------------------------------------
     def names(self, loaded: Loaded) -> list[str]:
         """The players' names by seat. Computer players share the bot's name, so where
-        there are several each gets a number ("hilltop 2")."""
+        there are several each gets a number ("hilltop 2"): those that sat down at the
+        start in seat order, then those that took over from a player who resigned, so
+        that no number changes hands during a game."""
         seats = loaded.record.seats
-        computers = [s.seat for s in seats if s.user.is_bot]
+        later = [s for s in loaded.options.taken_over if seats[s].user.is_bot]
+        computers = [s.seat for s in seats if s.user.is_bot and s.seat not in later] + later
         if len(computers) < 2:
             return [s.user.name for s in seats]
         return [

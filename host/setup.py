@@ -59,6 +59,8 @@ class GameOptions:
     level: str = ai.DEFAULT_LEVEL
     #: Seconds per decision, when the game's own default was overridden.
     deadline_seconds: int | None = None
+    #: Seats a computer took over from a player who resigned, in that order.
+    taken_over: tuple[int, ...] = ()
 
     @classmethod
     def of(cls, setup: GameSetup) -> Self:
@@ -70,13 +72,17 @@ class GameOptions:
         stored: dict[str, Any] = {"level": self.level}
         if self.deadline_seconds is not None:
             stored["deadline"] = self.deadline_seconds
+        if self.taken_over:
+            stored["taken_over"] = list(self.taken_over)
         return stored
 
     @classmethod
     def from_stored(cls, stored: dict[str, Any]) -> Self:
         level = stored.get("level")
         deadline = stored.get("deadline")
+        taken = stored.get("taken_over")
         return cls(
             level if isinstance(level, str) else ai.DEFAULT_LEVEL,
             deadline if isinstance(deadline, int) and deadline > 0 else None,
+            tuple(s for s in taken if isinstance(s, int)) if isinstance(taken, list) else (),
         )

@@ -175,12 +175,15 @@ async def test_accept_only_once_and_only_while_challenged(db: Database) -> None:
         await repo.accept_seat(game.id, 1, now=3.0)
 
 
-async def test_replace_seat(db: Database) -> None:
+async def test_replace_seats_with_the_options_that_say_so(db: Database) -> None:
     repo = SqliteGameRepository(db)
     game = await repo.create_game(new_game(), now=1.0)
     bot = UserRecord(99, "hilltop", is_bot=True)
-    record = await repo.replace_seat(game.id, 1, bot)
-    assert record.seats[1].user == bot
+    record = await repo.replace_seats(game.id, (1,), bot, {"level": "hard", "taken_over": [1]})
+    assert record.seats[1].user == bot and record.seats[0].user != bot
+    assert record.options == {"level": "hard", "taken_over": [1]}
+    again = await repo.get_game(game.id)
+    assert again is not None and again.options == record.options
 
 
 async def test_reads_do_not_wait_for_an_open_write_transaction(db: Database) -> None:

@@ -174,3 +174,18 @@ def test_a_reply_tells_moves_in_the_order_they_were_made() -> None:
         "thinking",
     ]
     assert in_order([begins, thinking]) == [begins, thinking]
+
+
+async def test_a_computer_taking_over_a_seat_gets_the_next_number(service: GameService) -> None:
+    setup = GameSetup("everest", computers=2, seed=11, seat="first")
+    await service.start(HERE, ALICE, setup, [BOB])
+    [board] = await service.accept(HERE, BOB)
+    assert "hilltop 1 (Green, normal computer), hilltop 2 (Purple, normal computer)" in (board.text)
+    [reply] = await service.resign(HERE, ALICE)
+    loaded = await service.live.in_channel(HERE)
+    assert service.presenter.names(loaded) == ["hilltop 3", "bob", "hilltop 1", "hilltop 2"]
+    assert "alice resigned; a computer player takes over Red." in reply.text
+    # The numbers hold when the game is read back from the database.
+    service.live.forget(loaded.id)
+    again = await service.live.load(loaded.id)
+    assert service.presenter.names(again) == ["hilltop 3", "bob", "hilltop 1", "hilltop 2"]
