@@ -13,7 +13,7 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from engine.core import MoveError
 from engine.text import t, tn
@@ -38,6 +38,8 @@ class _Thinking:
     shown: Loaded
     #: Replies waiting for these moves: while any waits, it shows them, not a post.
     waiting: int = 0
+    #: The people's seats these moves asked to act (again, for a new decision).
+    asked: set[int] = field(default_factory=set)
 
 
 class ComputerTurns:
@@ -81,25 +83,48 @@ class ComputerTurns:
 
     async def answer(self, loaded: Loaded) -> tuple[Loaded, list[Happened]]:
         """Let the computer seats now to act play. Their moves join the reply being made
-        if they are made within `wait`; else the reply says they are thinking."""
-        if not self.to_act(loaded):
-            return loaded, []
-        thinking = self._start(loaded)
-        wait = self.wait if self.post is not None else None
-        thinking.waiting += 1
-        try:
-            await asyncio.wait({thinking.task}, timeout=wait)
-        finally:
-            thinking.waiting -= 1
-        if thinking.task.done() and not thinking.task.cancelled():
+        if they are made within `wait`; else the reply says they are thinking.
+
+        The computers stop when a person is newly asked to act, so that what they set off
+        is told at once; those still to act then go on in the background (their moves
+        are posted when played), or, where replies wait for them, in this reply."""
+        told: list[Happened] = []
+        while self.to_act(loaded):
+            thinking = self._start(loaded)
+            wait = self.wait if self.post is not None else None
+            thinking.waiting += 1
+            try:
+                await asyncio.wait({thinking.task}, timeout=wait)
+            finally:
+                thinking.waiting -= 1
+            if not thinking.task.done() or thinking.task.cancelled():
+                return loaded, [*told, self._thinking_line(loaded)]
             final, lines = thinking.task.result()
-            return (final if final.record.ply >= loaded.record.ply else loaded), lines
+            told += lines
+            progressed = final.record.ply > loaded.record.ply
+            if final.record.ply >= loaded.record.ply:
+                loaded = final
+            if not progressed:
+                break  # they could not move: the next command tries again
+            if self.post is not None:
+                self._go_on(loaded)
+                break
+        return loaded, told
+
+    def _thinking_line(self, loaded: Loaded) -> Happened:
         seats = self.to_act(loaded)
         names = ", ".join(self.presenter.seat_label(loaded, s) for s in seats)
-        thinking_line = tn(
-            "{names} is thinking…", "{names} are thinking…", n=len(seats), names=names
+        return Happened(
+            tn("{names} is thinking…", "{names} are thinking…", n=len(seats), names=names)
         )
-        return loaded, [Happened(thinking_line)]
+
+    def _go_on(self, loaded: Loaded, since: Loaded | None = None) -> None:
+        """Computers still to act after their turns stopped for a person go on in the
+        background (not after a turn that could not move: the next command retries)."""
+        if since is not None and loaded.record.ply <= since.record.ply:
+            return
+        if self.post is not None and self.to_act(loaded):
+            self._start(loaded)
 
     async def catch_up(self, loaded: Loaded) -> tuple[Loaded, list[Happened]]:
         """Computer turns left pending (by a restart, or a failure in the middle of their
@@ -116,8 +141,9 @@ class ComputerTurns:
         thinking = self._thinking.get(loaded.id)
         if thinking is not None and not thinking.task.done():
             return thinking
-        task = asyncio.create_task(self._play(loaded.id))
-        thinking = self._thinking[loaded.id] = _Thinking(task, loaded)
+        asked: set[int] = set()
+        task = asyncio.create_task(self._play(loaded.id, asked))
+        thinking = self._thinking[loaded.id] = _Thinking(task, loaded, asked=asked)
         if self.post is not None:
             self._in_background(self._post_when_played(thinking))
         return thinking
@@ -127,9 +153,10 @@ class ComputerTurns:
         self._background.add(task)
         task.add_done_callback(self._background.discard)
 
-    async def _play(self, game_id: int) -> tuple[Loaded, list[Happened]]:
-        """Every computer seat to act plays, until a person must act. The game's lock is
-        held to read and to commit, never while a computer thinks."""
+    async def _play(self, game_id: int, asked: set[int]) -> tuple[Loaded, list[Happened]]:
+        """Every computer seat to act plays, until a person is asked to act (their seats
+        are added to `asked`). The game's lock is held to read and to commit, never while
+        a computer thinks."""
         told: list[Happened] = []
         try:
             for _ in range(1000):
@@ -149,10 +176,20 @@ class ComputerTurns:
                         continue
                     played = await self.moves.commit(before, seat, self.bot_user, move, after)
                 told.append(self.presenter.moved(before, played, seat, move))
+                newly = self._people_asked(before, played)
+                if newly:
+                    asked |= newly
+                    break  # told at once; the computers still to act start again after
         except Exception:
             log.exception("game %s: a computer turn failed", game_id)
             told.append(Happened(t("The computer player could not move yet; it will try again.")))
         return await self.live.locked_load(game_id), told
+
+    @staticmethod
+    def _people_asked(before: Loaded, after: Loaded) -> set[int]:
+        """The people's seats that must act in `after` and did not have to in `before`."""
+        people = {s.seat for s in after.record.seats if not s.user.is_bot}
+        return set(after.state.to_act - before.state.to_act) & people
 
     def _still_to_choose(self, loaded: Loaded, seat: int, ply: int, together: bool) -> bool:
         """Whether a decision `seat` thought about at `ply` is still its to make: nothing
@@ -170,13 +207,19 @@ class ComputerTurns:
         except asyncio.CancelledError:
             return
         if thinking.waiting or self.post is None or final.record.channel_id is None:
-            return
-        pings = self.presenter.pings(final, thinking.shown.state.to_act, set())
+            return  # the reply that waits tells these moves, and has the rest go on
+        # Those these moves asked to act, and any others who must act now and did not
+        # when the computers started.
+        before = thinking.shown.state.to_act - thinking.asked
+        pings = self.presenter.pings(final, before, set())
         if not pings and final.record.is_live and all(h.secret for h in told):
-            return  # only secret choices made, and nobody newly asked to act: nothing to tell
+            # Only secret choices made, and nobody newly asked to act: nothing to tell.
+            self._go_on(final, thinking.shown)
+            return
         try:
             reply = await self.presenter.board(final, told, pings)
             channel = Channel(final.record.channel_id, final.record.guild_id)
             await self.post(channel, [reply])
         except Exception:
             log.exception("game %s: posting the computer's moves failed", final.id)
+        self._go_on(final, thinking.shown)

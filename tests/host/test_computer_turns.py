@@ -14,7 +14,7 @@ from engine.core import GameState
 from host.model import Channel, Reply
 from host.service import GameService
 from host.setup import GameSetup
-from tests.host.conftest import ALICE, BOT, HERE
+from tests.host.conftest import ALICE, BOB, BOT, HERE
 
 #: How the bot, playing White at the default level, is named in replies.
 WHITE_COMPUTER = "hilltop (White, normal computer)"
@@ -110,3 +110,54 @@ async def test_people_plan_and_look_while_computers_think(db: Database) -> None:
     assert "has made their choice" in text
     record = await service.repository.live_game_in_channel(HERE.channel_id)
     assert record is not None and record.ply >= 4
+
+
+class CountedComputers:
+    """Computer players that answer only as many times as the test allows."""
+
+    def __init__(self) -> None:
+        self.allowed = asyncio.Semaphore(0)
+
+    def allow(self, answers: int) -> None:
+        for _ in range(answers):
+            self.allowed.release()
+
+    async def choose(self, state: GameState[Any], seat: int, level: str) -> Hashable:
+        await self.allowed.acquire()
+        return ai.choose_move(state, seat, "random")
+
+    def close(self) -> None:
+        return None
+
+
+async def test_a_round_a_computer_sets_off_is_posted_before_the_computers_go_on(
+    db: Database,
+) -> None:
+    computers = CountedComputers()
+    service, posts = background_service(db, computers, wait=0.05)
+    setup = GameSetup("everest", computers=2, seed=11, seat="first")
+    await service.start(HERE, ALICE, setup, [BOB])
+    await service.accept(HERE, BOB)
+    for person in (ALICE, BOB):
+        [plan, *_] = await service.suggest_moves(HERE, person, "")
+        [mine] = await service.move(HERE, person, plan.value)
+        assert "are thinking…" in mine.text
+    # The two computers plan; the second plan sets the round off. The round is told at
+    # once, though the computers have more to decide that they are not yet allowed to.
+    computers.allow(2)
+    await asyncio.wait_for(posts.arrived.wait(), 5)
+    [(_, post)] = posts.replies
+    assert "Plans revealed." in post.text and "Round 1 · step" not in post.text
+    assert {u.name for u in post.mentions} == {"alice", "bob"}
+    loaded = await service.live.in_channel(HERE)
+    computer_seats = {2, 3}
+    assert loaded.state.to_act & computer_seats  # they still have a decision to make...
+    # ... and make it without anybody's command: they were started again after the post.
+    posts.arrived.clear()
+    computers.allow(1000)
+    for _ in range(100):
+        loaded = await service.live.in_channel(HERE)
+        if not loaded.state.to_act & computer_seats:
+            break
+        await asyncio.sleep(0.02)
+    assert not loaded.state.to_act & computer_seats
