@@ -11,7 +11,8 @@ import discord
 from discord import app_commands
 from discord.ext import commands
 
-from cogs.respond import channel_of, respond, user_of
+from cogs.respond import channel_of, note_posted, respond, user_of
+from cogs.stale_boards import Posted, StaleBoards
 from cogs.views import PayloadButton, PayloadSelect, UnknownButton, message_parts
 from data.daily import DailyRepository
 from data.repository import GameRepository
@@ -60,6 +61,8 @@ class HilltopBot(commands.Bot):
         self.dev_guild_id = dev_guild_id
         self._service: GameService | None = None
         self._daily: DailyService | None = None
+        #: Takes the controls off each game's boards left behind.
+        self.stale_boards = StaleBoards(self._retire)
 
     @property
     def service(self) -> GameService:
@@ -102,7 +105,13 @@ class HilltopBot(commands.Bot):
         if not isinstance(channel, discord.abc.Messageable):
             return
         for reply in replies:
-            await channel.send(**message_parts(reply))
+            message = await channel.send(**message_parts(reply))
+            note_posted(self.stale_boards, reply, message.channel.id, message.id)
+
+    async def _retire(self, where: Posted) -> None:
+        """Remove the controls of a message of ours that the game has left behind."""
+        channel = self.get_partial_messageable(where.channel_id)
+        await channel.get_partial_message(where.message_id).edit(view=None)
 
     async def handle_press(self, interaction: discord.Interaction[Any], payload: Payload) -> None:
         """A button or select of ours was used (also after a restart)."""
@@ -112,6 +121,7 @@ class HilltopBot(commands.Bot):
         )
 
     async def close(self) -> None:
+        self.stale_boards.close()
         if self._daily is not None:
             self._daily.close()
         if self._service is not None:

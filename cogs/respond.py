@@ -12,10 +12,11 @@ import asyncio
 import logging
 import time
 from collections.abc import Awaitable, Callable
-from typing import Any
+from typing import Any, Protocol
 
 import discord
 
+from cogs.stale_boards import Posted, StaleBoards
 from cogs.views import message_parts
 from engine.text import t
 from host.model import Channel, Reply, ServiceError, StaleControlsError, User
@@ -73,6 +74,8 @@ async def respond(
             # Answering a press with an edit of the pressed message costs no request of
             # its own: the old board's controls look stale from now on, for everyone.
             await interaction.response.edit_message(view=_disabled(interaction.message))
+            if interaction.message is not None:
+                _stale_boards(interaction).edited(interaction.message.id)
         await send_error(interaction, str(exc.text), deferred=deferred, public=public)
         _log(interaction, started, "refused")
         return
@@ -145,15 +148,40 @@ async def send_replies(
         first = index == 0
         if first and thinking and reply.mentions and not reply.ephemeral:
             await interaction.delete_original_response()
-        if first and not interaction.response.is_done():
-            if reply.edit and interaction.type == discord.InteractionType.component:
+        message_id: int | None
+        if first and reply.edit and _is_component(interaction) and interaction.message:
+            # The pressed message itself is updated, as the interaction's own answer.
+            if not interaction.response.is_done():
                 await interaction.response.edit_message(**_edit_parts(parts))
             else:
-                await interaction.response.send_message(ephemeral=reply.ephemeral, **parts)
-        elif first and reply.edit and interaction.type == discord.InteractionType.component:
-            await interaction.edit_original_response(**_edit_parts(parts))
+                await interaction.edit_original_response(**_edit_parts(parts))
+            message_id = interaction.message.id
+            _stale_boards(interaction).edited(message_id)
+        elif first and not interaction.response.is_done():
+            sent = await interaction.response.send_message(ephemeral=reply.ephemeral, **parts)
+            message_id = sent.message_id
         else:
-            await interaction.followup.send(ephemeral=reply.ephemeral, **parts)
+            message_id = (await interaction.followup.send(ephemeral=reply.ephemeral, **parts)).id
+        if message_id is not None and interaction.channel_id is not None:
+            note_posted(_stale_boards(interaction), reply, interaction.channel_id, message_id)
+
+
+def note_posted(boards: StaleBoards, reply: Reply, channel_id: int, message_id: int) -> None:
+    """Tell `boards` of a message about a game, so the game's message before it loses
+    its controls."""
+    if reply.game_id is None or reply.ephemeral:
+        return
+    has_controls = bool(reply.picks or reply.actions)
+    boards.posted(reply.game_id, Posted(channel_id, message_id), has_controls=has_controls)
+
+
+class _HasStaleBoards(Protocol):
+    stale_boards: StaleBoards
+
+
+def _stale_boards(interaction: discord.Interaction[Any]) -> StaleBoards:
+    client: _HasStaleBoards = interaction.client
+    return client.stale_boards
 
 
 def _edit_parts(parts: dict[str, Any]) -> dict[str, Any]:

@@ -63,7 +63,7 @@ class Buttons:
         if replies and replies[0].edit:
             return replies
         accepted = t("{name} accepted: the game begins.", name=user.name)
-        return [self.presenter.challenge_closed(accepted, edit=True), *replies]
+        return [self.presenter.challenge_closed(payload.game_id, accepted, edit=True), *replies]
 
     # --- resigning ------------------------------------------------------------------------
     async def _ask_resign(self, channel: Channel, user: User, payload: Payload) -> list[Reply]:

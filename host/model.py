@@ -92,6 +92,9 @@ class Reply:
     mentions: tuple[User, ...] = ()
     #: Replace the message whose component was used, instead of posting a new one.
     edit: bool = False
+    #: The game this message shows with its controls (a board or a challenge): when it is
+    #: posted, a front-end may take the controls off the game's message before it.
+    game_id: int | None = None
     #: Colour hint for an embed: "info", "turn", "over", "error".
     tone: str = "info"
     footer: str = ""

@@ -113,6 +113,7 @@ class Presenter:
             pick_placeholder=str(state.option_prompt(())) if picks else "",
             actions=tuple(actions),
             mentions=() if private else pings,
+            game_id=None if private else record.id,
             tone=tone,
             fields=self._score_fields(loaded),
             footer=self._footer(record),
@@ -315,11 +316,18 @@ class Presenter:
             mentions=tuple(user_of(u) for u in pending),
             tone="turn",
             edit=edit,
+            game_id=record.id,
         )
 
-    def challenge_closed(self, reason: Text, *, edit: bool = False) -> Reply:
+    def challenge_closed(self, game_id: int, reason: Text, *, edit: bool = False) -> Reply:
         """A challenge that needs no answer any more: its message, without buttons."""
-        return Reply(title=str(t("Challenge closed")), text=str(reason), tone="over", edit=edit)
+        return Reply(
+            title=str(t("Challenge closed")),
+            text=str(reason),
+            tone="over",
+            edit=edit,
+            game_id=game_id,
+        )
 
     # --- the move builder -----------------------------------------------------------------
     async def builder(

@@ -294,7 +294,7 @@ class Starting:
                 )
         except StalePlyError:
             raise ServiceError(t("That challenge was already answered.")) from None
-        return [self.presenter.challenge_closed(reason, edit=True)]
+        return [self.presenter.challenge_closed(record.id, reason, edit=True)]
 
 
 def _seat_choice(seat: str | None, game: Game[Any]) -> SeatChoice:

@@ -113,5 +113,5 @@ class Timeouts:
         if record.channel_id is None:
             return None
         return Channel(record.channel_id, record.guild_id), [
-            self.presenter.challenge_closed(reason)
+            self.presenter.challenge_closed(game_id, reason)
         ]

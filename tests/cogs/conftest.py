@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any
 from unittest.mock import AsyncMock, MagicMock, create_autospec
 
@@ -113,9 +114,13 @@ def interaction(
     response = create_autospec(discord.InteractionResponse, instance=True)
 
     def record(name: str) -> Any:
-        async def call(*args: Any, **kwargs: Any) -> None:
+        async def call(*args: Any, **kwargs: Any) -> Any:
             state["done"] = True
             sent.calls.append((name, kwargs))
+            # What discord.py returns names the message posted (a callback response's
+            # message_id, a followup's id).
+            message_id = 10_000 + len(sent.calls)
+            return SimpleNamespace(message_id=message_id, id=message_id)
 
         return AsyncMock(side_effect=call)
 

@@ -439,6 +439,7 @@ class FakeDiscord:
             *((method, message, self._webhook_message) for method in ("GET", "PATCH", "DELETE")),
             ("GET", "/channels/{channel}", self._get_channel),
             ("POST", "/channels/{channel}/messages", self._channel_message),
+            ("PATCH", "/channels/{channel}/messages/{message}", self._edit_channel_message),
             ("POST", "/channels/{channel}/threads", self._thread),
         ]
         for method, path, handler in routes:
@@ -991,6 +992,16 @@ class FakeDiscord:
     async def _channel_message(self, request: web.Request, call: Call) -> web.StreamResponse:
         channel_id = int(self._channel(request)["id"])
         return _json(self._new_message(channel_id, call.json, call.uploads, exchange=None))
+
+    async def _edit_channel_message(self, request: web.Request, call: Call) -> web.StreamResponse:
+        """A bot edits its own message in a channel (an ephemeral one it cannot reach)."""
+        channel_id = self._channel(request)["id"]
+        message = self.messages.get(int(request.match_info["message"]))
+        if message is None or message["channel_id"] != channel_id or message["flags"] & EPHEMERAL:
+            raise Rejected(404, 10008, "Unknown Message")
+        if message["author"]["id"] != str(self.application_id):
+            raise Rejected(403, 50005, "Cannot edit a message authored by another user")
+        return _json(self._edit_message(int(message["id"]), call.json, call.uploads))
 
     async def _thread(self, request: web.Request, call: Call) -> web.StreamResponse:
         parent = self._channel(request)

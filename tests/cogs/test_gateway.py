@@ -395,3 +395,30 @@ async def test_a_button_no_payload_reads_is_refused_in_words(
     assert pressed.data["flags"] & EPHEMERAL
     assert "not one of mine" in pressed.message.text
     assert "/board" in pressed.message.text
+
+
+async def test_boards_left_behind_lose_their_buttons_after_the_reply(
+    fake: FakeDiscord, bot: HilltopBot, players: Players
+) -> None:
+    alice, bob, _ = players
+    played = await fake.slash(alice, "play", game="hokito", opponent=bob, seed=1, seat="first")
+    challenge = played.message
+    # Accepted by typing: the challenge's own buttons are taken off all the same.
+    accepted = await fake.slash(bob, "accept")
+    first = accepted.message
+    await bot.stale_boards.drain()
+    assert fake.message(challenge.id).components() == []
+    assert "Accept" not in fake.message(challenge.id).labels()
+    assert fake.message(first.id).components() != []
+
+    moved = await fake.slash(alice, "move", text="b2-b1")
+    await bot.stale_boards.drain()
+    old = fake.message(first.id)
+    assert old.components() == [] and "board.png" in old.attachments  # the picture stays
+    latest = fake.message(moved.message.id)
+    assert latest.components() != [] and "alice played b2-b1" in latest.text
+    edits = [c for c in fake.calls if c.method == "PATCH" and "/channels/" in c.path]
+    assert [c.path.rsplit("/", 1)[1] for c in edits] == [str(challenge.id), str(first.id)]
+    # The new board was there before the old one's edit: it never waits for it.
+    assert moved.replied_at is not None and moved.replied_at < edits[1].at
+    assert bot.stale_boards.retired == 2
