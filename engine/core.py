@@ -65,11 +65,14 @@ class Option:
     """One next piece of a move, as offered by a step-by-step move builder.
 
     `token` is text that the game's `parse_move` accepts when the chosen tokens are joined
-    with spaces; `label` is what a button shows.
+    with spaces; `label` is what a button shows. A `pinned` option keeps a button of its
+    own when the builder groups too many choices by their first letter (Mole Hill's rods
+    beside the mole, offered before the lawn's columns).
     """
 
     token: str
     label: str
+    pinned: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -79,6 +82,9 @@ class MoveOptions(Generic[M]):
     `complete` is the move that `prefix` already forms, if it is a whole legal move; with
     no `options` left the builder can play it at once, otherwise it offers a confirm.
     `prompt` says what to choose next; `preview` describes the effect of `complete`.
+    `confirm`: the builder shows `complete` with its preview and asks to confirm it even
+    with nothing left to choose (a Mole Hill rod, seen in place before it is placed);
+    `Game.confirm_moves` asks that for every move of a game.
     """
 
     prefix: tuple[str, ...]
@@ -86,6 +92,7 @@ class MoveOptions(Generic[M]):
     complete: M | None
     prompt: Text
     preview: Text | None = None
+    confirm: bool = False
 
 
 @dataclass(frozen=True, slots=True)

@@ -658,45 +658,119 @@ class MoleHillState(GameState[Move]):
             return (SQUARE_NAMES[a], "e" if move.edge < EAST_EDGES else "n")
         return (SQUARE_NAMES[move.square],)
 
+    def _free_sides(self, square: int) -> tuple[int, ...]:
+        """The sides (0 n, 1 e, 2 s, 3 w) of `square` that could take a rod now."""
+        return tuple(
+            side for side, e in enumerate(SIDE_EDGES[square]) if e >= 0 and not self.rods >> e & 1
+        )
+
+    def rod_choice(self, prefix: tuple[str, ...]) -> tuple[int, int] | None:
+        """The square and side that the builder's `prefix` names, if they are a free edge:
+        one token like `d4n` (a side of the mole's square, offered first) or two, `d4` and
+        `n` (any square, then its side)."""
+        if self.phase != "g":
+            return None
+        if len(prefix) == 1:
+            name, letter = prefix[0][:-1], prefix[0][-1:]
+        elif len(prefix) == 2:
+            name, letter = prefix
+        else:
+            return None
+        square = SQUARE_INDEX.get(name, -1)
+        if square < 0 or len(letter) != 1 or letter not in SIDE_LETTERS:
+            return None
+        side = SIDE_LETTERS.index(letter)
+        return (square, side) if side in self._free_sides(square) else None
+
+    def reach_with_rod(self, edge: int) -> tuple[int, int]:
+        """The squares the mole could walk to (bit masks) now and with a rod on `edge`."""
+        return _reach(self.path, self.rods), _reach(self.path, self.rods | 1 << edge)
+
+    def rod_preview(self, square: int, side: int) -> Text:
+        """What a rod on `side` of `square` would do to the mole, for the builder."""
+        edge = SIDE_EDGES[square][side]
+        before, after = self.reach_with_rod(edge)
+        where = t("Rod {side} of {square}", side=SIDE_WORDS[side], square=SQUARE_NAMES[square])
+        if not after:
+            return t(
+                "{rod} closes the mole in: it cannot move, so round {round} ends.",
+                rod=str(where),
+                round=self.round_no,
+            )
+        if after == before:
+            reach = tn(
+                "{rod}: the mole can still reach {n} square, as now.",
+                "{rod}: the mole can still reach {n} squares, as now.",
+                n=after.bit_count(),
+                rod=str(where),
+            )
+        else:
+            reach = tn(
+                "{rod}: the mole can still reach {n} square ({before} now).",
+                "{rod}: the mole can still reach {n} squares ({before} now).",
+                n=after.bit_count(),
+                before=before.bit_count(),
+                rod=str(where),
+            )
+        steps = len(_targets(self.path, self.rods | 1 << edge))
+        next_turn = tn(
+            "Next turn it can move to {n} square.", "Next turn it can move to {n} squares.", n=steps
+        )
+        return t("{reach} {next}", reach=str(reach), next=str(next_turn))
+
     def move_options(self, seat: int, prefix: tuple[str, ...] = ()) -> MoveOptions[Move]:
-        """The mole picks a square in one step. The gardener picks any square (the
-        mole's is labelled), then any free side of it, so each edge can be reached from
-        both of its squares; more than 25 squares are grouped by column by the front-end."""
+        """The mole picks a square in one step. The gardener picks a free side of the
+        mole's square in one step (pinned first, as `d4n`), or any other square and then
+        any free side of it, so each edge can be reached from both of its squares; more
+        than 25 squares are grouped by column by the front-end. Every rod is shown with
+        what it does and asks to be confirmed."""
         if self.phase != "g" or seat not in self.to_act:
             return GameState.move_options(self, seat, prefix)
         prompt = self.option_prompt(prefix)
         if not prefix:
-            options = tuple(
+            here = self.path[-1]
+            sides = tuple(
+                Option(token, self.option_label(prefix, token), pinned=True)
+                for token in (
+                    SQUARE_NAMES[here] + SIDE_LETTERS[side] for side in self._free_sides(here)
+                )
+            )
+            squares = tuple(
                 Option(SQUARE_NAMES[s], self.option_label(prefix, SQUARE_NAMES[s]))
                 for s in range(SQUARES)
-                if any(e >= 0 and not self.rods >> e & 1 for e in SIDE_EDGES[s])
+                if s != here and self._free_sides(s)
             )
-            return MoveOptions(prefix, options, None, prompt)
+            return MoveOptions(prefix, sides + squares, None, prompt)
+        choice = self.rod_choice(prefix)
+        if choice is not None:
+            square, side = choice
+            rod = _RODS[SIDE_EDGES[square][side]]
+            return MoveOptions(prefix, (), rod, prompt, self.rod_preview(square, side), True)
         square = SQUARE_INDEX.get(prefix[0], -1)
-        if square < 0:
-            return MoveOptions(prefix, (), None, prompt)
-        if len(prefix) == 1:
+        if len(prefix) == 1 and square >= 0:
             options = tuple(
                 Option(SIDE_LETTERS[side], self.option_label(prefix, SIDE_LETTERS[side]))
-                for side, e in enumerate(SIDE_EDGES[square])
-                if e >= 0 and not self.rods >> e & 1
+                for side in self._free_sides(square)
             )
             return MoveOptions(prefix, options, None, prompt)
-        complete: Move | None = None
-        if len(prefix) == 2 and len(prefix[1]) == 1 and prefix[1] in SIDE_LETTERS:
-            edge = SIDE_EDGES[square][SIDE_LETTERS.index(prefix[1])]
-            if edge >= 0 and not self.rods >> edge & 1:
-                complete = Rod(edge)
-        return MoveOptions(prefix, (), complete, prompt)
+        return MoveOptions(prefix, (), None, prompt)
 
     def option_label(self, prefix: tuple[str, ...], token: str) -> str:
         if self.phase == "g":
             if len(prefix) == 1 and token in SIDE_LETTERS:
                 side = SIDE_LETTERS.index(token)
                 return f"{SIDE_ARROWS[side]} {SIDE_WORDS[side]}"
-            # The mole's own square is the usual pick: its four sides fence it in.
-            if not prefix and token == SQUARE_NAMES[self.path[-1]]:
-                return str(t("{square} (mole)", square=token))
+            choice = self.rod_choice((token,)) if not prefix else None
+            if choice is not None:
+                square, side = choice
+                return str(
+                    t(
+                        "{arrow} {side} of {square}",
+                        arrow=SIDE_ARROWS[side],
+                        side=SIDE_WORDS[side],
+                        square=SQUARE_NAMES[square],
+                    )
+                )
             return token
         square = SQUARE_INDEX.get(token, -1)
         if not self.path or square < 0:
@@ -706,8 +780,12 @@ class MoleHillState(GameState[Move]):
 
     def option_prompt(self, prefix: tuple[str, ...]) -> Text:
         if self.phase == "g":
+            if self.rod_choice(prefix) is not None:
+                return t("Place this rod? Confirm it, or go back and choose another.")
             if prefix:
                 return t("Choose the side of {square} that gets the rod.", square=prefix[0])
+            if self._free_sides(self.path[-1]):
+                return t("Choose a side of the mole's square, or a square to put a rod beside.")
             return t("Choose a square to put a rod beside.")
         if not self.path:
             return t("Choose the square where the mole starts.")

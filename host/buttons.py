@@ -117,7 +117,8 @@ class Buttons:
     # --- building a move ------------------------------------------------------------------
     async def _build(self, channel: Channel, user: User, payload: Payload) -> list[Reply]:
         """PICK (from the public board), OPEN or STEP: the next choices of the move, in a
-        private panel; a move with nothing left to choose is played at once."""
+        private panel; a move with nothing left to choose is played at once, unless the game
+        asks to confirm it after its preview."""
         loaded = await self._current(payload, user)
         seat = self.moves.acting_seat(loaded, user)
         options = loaded.state.move_options(seat, payload.tokens)
@@ -125,7 +126,7 @@ class Buttons:
         if not options.options and options.complete is None:
             raise ServiceError(t("That choice is no longer available."))
         finished = not options.options and options.complete is not None and payload.tokens
-        if finished and not loaded.game.confirm_moves:
+        if finished and not (loaded.game.confirm_moves or options.confirm):
             return await self._play_built(loaded, user, payload.tokens, in_panel)
         return [await self.presenter.builder(loaded, seat, payload.tokens, edit=in_panel)]
 

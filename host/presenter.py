@@ -427,24 +427,32 @@ def pick_choices(
     action: Action,
 ) -> tuple[Choice, ...]:
     """Buttons for the next part of a move. More than a message holds are grouped by
-    their first letter (Mole Hill's 62 squares: a column first, then the square)."""
+    their first letter (Mole Hill's squares: a column first, then the square); pinned
+    options keep their own buttons, first (the sides of the mole's square)."""
     if group is not None:
-        options = [o for o in options if o.token[:1] == group]
+        options = [o for o in options if o.token[:1] == group and not o.pinned]
     if len(options) <= MAX_PICKS:
         return tuple(
             Choice(Payload(action, game_id, ply, (*prefix, o.token)), o.label) for o in options
         )
+    pinned = tuple(
+        Choice(Payload(action, game_id, ply, (*prefix, o.token)), o.label)
+        for o in options
+        if o.pinned
+    )
     groups: dict[str, list[Option]] = {}
     for option in options:
-        groups.setdefault(option.token[:1], []).append(option)
+        if not option.pinned:
+            groups.setdefault(option.token[:1], []).append(option)
     opens = Action.GROUP if action == Action.STEP else Action.GROUP_OPEN
-    return tuple(
+    grouped = tuple(
         Choice(
             Payload(opens, game_id, ply, prefix, letter),
             members[0].token if len(members) == 1 else f"{members[0].token} … {members[-1].token}",
         )
         for letter, members in groups.items()
-    )[:MAX_PICKS]
+    )
+    return (*pinned, *grouped)[:MAX_PICKS]
 
 
 def _points(n: int) -> str:

@@ -6,7 +6,8 @@ footprint, his eyes on the side he rolls toward: down the hill. (The token's fac
 changes nothing in the rules, so it is not drawn: an arrow read as a direction.) Above
 the board a strip shows, in faded colours, the rows the last turn scrolled off, so the
 last turn's path (a red line through every step, dashed for a jump, with an X where an
-obstacle stopped him) stays visible from its start.
+obstacle stopped him) stays visible from its start. The strip takes only the rows that
+scrolled, so the picture grows by them and has no empty band before the first turn.
 """
 
 from __future__ import annotations
@@ -50,14 +51,14 @@ from render.core import (
 )
 
 IMAGE_WIDTH = 700
-IMAGE_HEIGHT = 690
 BOARD_X = 44
-HEADER = 58
-#: Rows scrolled by one turn: at most 4 (a 1-row step plus a 3-cell jump, or the like).
-GHOST_ROWS = 4
+#: The title line; the board (or the strip of scrolled rows) starts below it.
+HEADER = 68
+#: The height of one scrolled row in the strip above the board.
 GHOST_ROW_PX = 26
-BOARD_Y = HEADER + GHOST_ROWS * GHOST_ROW_PX + 10
 BOARD_PX_HEIGHT = 462
+#: Below the board: the column letters and a margin.
+FOOTER = 56
 PANEL_X = 520
 
 HILL: Color = (208, 226, 176)
@@ -113,13 +114,17 @@ def palette(theme: Theme) -> Palette:
 
 
 class _Layout:
-    """Pixel geometry for a board of `rows` rows (7 by default; taller boards shrink)."""
+    """Pixel geometry for a board of `rows` rows (7 by default; taller boards shrink)
+    under a strip of `scrolled` rows (none before the first turn)."""
 
-    def __init__(self, rows: int) -> None:
+    def __init__(self, rows: int, scrolled: int) -> None:
         self.rows = rows
         self.cell = min(66, BOARD_PX_HEIGHT // rows)
         self.board_h = self.cell * rows
         self.board_w = self.cell * WIDTH
+        self.board_y = HEADER + scrolled * GHOST_ROW_PX
+        # As tall for every board, so that a taller board's picture is the usual size.
+        self.height = self.board_y + BOARD_PX_HEIGHT + FOOTER
 
     def x(self, col: float) -> float:
         return BOARD_X + col * self.cell
@@ -128,8 +133,8 @@ class _Layout:
         """Top edge of `row` (0-based, may be fractional); negative rows are the strip
         of scrolled rows above the board."""
         if row >= 0:
-            return BOARD_Y + row * self.cell
-        return BOARD_Y + row * GHOST_ROW_PX
+            return self.board_y + row * self.cell
+        return self.board_y + row * GHOST_ROW_PX
 
     def centre(self, row: int, col: int, size: int) -> tuple[float, float]:
         return (
@@ -207,7 +212,7 @@ def _draw_pieces(
 @lru_cache(maxsize=8)
 def _hill(theme: Theme, rows: int) -> Image.Image:
     """The empty board of `rows` rows (shared: copy it, never draw on it)."""
-    lay = _Layout(rows)
+    lay = _Layout(rows, 0)
     image, draw = new_canvas(lay.board_w, lay.board_h, palette(theme), HILL)
     cell = lay.cell
     for r in range(lay.rows):
@@ -219,14 +224,15 @@ def _hill(theme: Theme, rows: int) -> Image.Image:
     return image
 
 
-@lru_cache(maxsize=8)
-def _layout(theme: Theme, rows: int) -> Image.Image:
-    """What never changes for a board of `rows` rows: the background, the coordinates and
-    the panel's titles (shared: copy it, never draw on it)."""
-    lay = _Layout(rows)
-    image, draw = new_canvas(IMAGE_WIDTH, IMAGE_HEIGHT, palette(theme), theme.background)
+@lru_cache(maxsize=16)
+def _layout(theme: Theme, rows: int, scrolled: int) -> Image.Image:
+    """What never changes for a board of `rows` rows under `scrolled` rows: the
+    background, the coordinates and the panel's titles (shared: copy it, never draw on
+    it)."""
+    lay = _Layout(rows, scrolled)
+    image, draw = new_canvas(IMAGE_WIDTH, lay.height, palette(theme), theme.background)
     label_font = font(22, bold=True)
-    bottom = BOARD_Y + lay.board_h
+    bottom = lay.board_y + lay.board_h
     for c in range(WIDTH):
         text_center(draw, (lay.x(c) + lay.cell / 2, bottom + 22), COLUMNS[c], label_font, theme.ink)
     for r in range(lay.rows):
@@ -235,7 +241,7 @@ def _layout(theme: Theme, rows: int) -> Image.Image:
         )
     label = font(18)
     for y, title in PANEL_TITLES:
-        draw.label((PANEL_X, y), title, label, theme.muted)
+        draw.label((PANEL_X, lay.board_y + y), title, label, theme.muted)
     return image
 
 
@@ -329,8 +335,8 @@ def _draw_path(draw: BoardDraw, report: TurnReport, lay: _Layout, colour: Color)
         draw.line([(x - arm, y + arm), (x + arm, y - arm)], fill=colour, width=7)
 
 
-#: The panel's titles above each figure, by height.
-PANEL_TOP = BOARD_Y - 6
+#: The panel's titles above each figure, by height from the top of the board.
+PANEL_TOP = -6
 PANEL_TITLES = (
     (PANEL_TOP, "Score"),
     (PANEL_TOP + 82, "Size"),
@@ -345,6 +351,7 @@ def _draw_panel(
     state: HillbertState,
     ctx: RenderContext,
     last: tuple[Turn, TurnReport] | None,
+    lay: _Layout,
 ) -> None:
     theme = ctx.theme
     x = PANEL_X
@@ -352,7 +359,7 @@ def _draw_panel(
     label = font(18)
     big = font(44, bold=True)
     value = font(22, bold=True)
-    y = PANEL_TOP
+    y = lay.board_y + PANEL_TOP
     draw.label((x, y + 20), str(state.score), big, theme.ink)
     y += 82
     draw.label((x, y + 22), f"{SIZE_NAMES[state.size]} {state.size}×{state.size}", value, theme.ink)
@@ -417,11 +424,13 @@ def _draw_scrolled_rows(
 
 def render(state: HillbertState, ctx: RenderContext) -> Image.Image:
     theme = ctx.theme
-    lay = _Layout(state.height)
-    image, draw = edit(_layout(theme, lay.rows), palette(theme))
     last = _last_turn(state, ctx)
+    scrolled = last[1].scrolled if last is not None else 0
+    lay = _Layout(state.height, scrolled)
+    image, draw = edit(_layout(theme, lay.rows, scrolled), palette(theme))
     right = BOARD_X + lay.board_w
-    bottom = BOARD_Y + lay.board_h
+    board_y = lay.board_y
+    bottom = board_y + lay.board_h
 
     title = font(28, bold=True)
     name = ctx.name(0, "Hillbert")
@@ -432,18 +441,18 @@ def render(state: HillbertState, ctx: RenderContext) -> Image.Image:
         caption = fit_text(ctx.caption, small, IMAGE_WIDTH - PANEL_X - 14)
         draw.label((PANEL_X, 20), caption, small, theme.muted)
 
-    if last is not None and last[1].scrolled and isinstance(ctx.previous, HillbertState):
+    if last is not None and scrolled and isinstance(ctx.previous, HillbertState):
         _draw_scrolled_rows(draw, ctx.previous, last[1], lay, theme.background)
-    draw.rectangle((BOARD_X - 4, BOARD_Y - 4, right + 3, bottom + 3), fill=FRAME)
-    image.paste(_draw_board(state, lay, theme), (BOARD_X, BOARD_Y))
+    draw.rectangle((BOARD_X - 4, board_y - 4, right + 3, bottom + 3), fill=FRAME)
+    image.paste(_draw_board(state, lay, theme), (BOARD_X, board_y))
     _draw_hillbert(draw, state, lay)
     if last is not None:
         _draw_path(draw, last[1], lay, theme.path)
 
-    _draw_panel(draw, state, ctx, last)
+    _draw_panel(draw, state, ctx, last, lay)
 
     if state.outcome() is not None:
-        mid = BOARD_Y + lay.board_h / 2
+        mid = board_y + lay.board_h / 2
         centre = (BOARD_X + right) / 2
         draw.rectangle((BOARD_X, mid - 56, right, mid + 56), fill=BANNER)
         text_center(draw, (centre, mid - 18), "Game over", font(40, bold=True), WHITE)

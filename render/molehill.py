@@ -19,6 +19,9 @@ from engine.molehill import (
     ORANGE,
     ROWS,
     SEAT_NAMES,
+    SIDE_EDGES,
+    SIDE_WORDS,
+    SQUARE_NAMES,
     MoleHillState,
     Place,
     Rod,
@@ -64,6 +67,9 @@ FLOWER_EYE: Color = (250, 204, 40)
 VISITED_BADGE: Color = (255, 226, 90)
 TARGET: Color = (255, 236, 120)
 WHITE: Color = (255, 255, 255)
+#: A rod the gardener is about to place, and the squares it would cut off from the mole.
+PROPOSED: Color = (36, 104, 232)
+CUT_OFF: Color = (156, 158, 142)
 #: The board's own colours, beside the theme's.
 COLOURS: tuple[Color, ...] = (
     *LAWN,
@@ -81,6 +87,8 @@ COLOURS: tuple[Color, ...] = (
     VISITED_BADGE,
     TARGET,
     WHITE,
+    PROPOSED,
+    CUT_OFF,
 )
 
 #: Sized to read at the ~550 px Discord shows a board at (this one is 760 px wide).
@@ -149,10 +157,9 @@ def _flower(draw: BoardDraw, square: int, fill: Color, visited: bool) -> None:
     _disc(draw, (x, y), 5, FLOWER_EYE, ROD_EDGE)
 
 
-def _rod_box(edge: int) -> tuple[int, int, int, int]:
+def _rod_box(edge: int, half: int = 5) -> tuple[int, int, int, int]:
     a, _ = EDGE_SQUARES[edge]
     x0, y0, x1, y1 = _cell_box(a)
-    half = 5
     if edge < EAST_EDGES:
         return x1 - half, y0 - 2, x1 + half, y1 + 2
     return x0 - 2, y0 - half, x1 + 2, y0 + half
@@ -164,6 +171,7 @@ def _header(
     ctx: RenderContext,
     names: tuple[str, str],
     last: Place | Step | Rod | None,
+    preview: bool,
 ) -> None:
     theme = ctx.theme
     mole, gardener = names[state.mole_seat], names[state.gardener_seat]
@@ -185,8 +193,9 @@ def _header(
         status = f"{mole} (mole) moves"
     bold = font(24, bold=True)
     room = WIDTH - 2 * BOARD_X
-    if last is not None:
-        # The last move in words, right-aligned beside the status.
+    if last is not None and not preview:
+        # The last move in words, right-aligned beside the status (a preview's caption
+        # takes the whole line).
         small_bold = font(18, bold=True)
         said = f"Last: {last}"
         draw.label((WIDTH - BOARD_X, 32), said, small_bold, theme.muted, "rs")
@@ -261,15 +270,27 @@ def _lawn(theme: Theme) -> Image.Image:
 
 
 def render(state: MoleHillState, ctx: RenderContext) -> Image.Image:
+    return _draw(state, ctx)
+
+
+def _draw(
+    state: MoleHillState, ctx: RenderContext, proposed: int = -1, cut_off: int = 0
+) -> Image.Image:
+    """The board; with `proposed` an edge, that rod drawn as not placed yet and the
+    squares of mask `cut_off` greyed (the rod would part them from the mole)."""
     theme = ctx.theme
     image, draw = edit(_lawn(theme), palette(theme))
     names = (ctx.name(0, SEAT_NAMES[0]), ctx.name(1, SEAT_NAMES[1]))
     last = _last_move(ctx)
-    _header(draw, state, ctx, names, last)
+    _header(draw, state, ctx, names, last, proposed >= 0)
 
     visited = set(state.path)
     here = state.path[-1] if state.path else -1
     y1 = BOARD_Y + ROWS * CELL
+    for square in range(COLS * ROWS):
+        if cut_off >> square & 1:
+            x0, y0, x1, y1_cell = _cell_box(square)
+            draw.rectangle((x0 + 1, y0 + 1, x1 - 1, y1_cell - 1), fill=CUT_OFF)
     if CENTRE not in visited:
         cx, cy = _centre(CENTRE)
         text_center(draw, (cx, cy + 25), "jump", font(13, bold=True), WHITE)
@@ -330,13 +351,19 @@ def render(state: MoleHillState, ctx: RenderContext) -> Image.Image:
             draw.rectangle(
                 _rod_box(edge), fill=theme.highlight if is_last else ROD, outline=ROD_EDGE, width=2
             )
+    if proposed >= 0:
+        draw.rectangle(_rod_box(proposed, 8), fill=PROPOSED, outline=ROD_EDGE, width=2)
 
-    # Footer: the stack and the gardener's supply.
+    # Footer: the stack and the gardener's supply, or what a proposed rod shows.
     left, orange_left = state.pieces_left, state.orange_left
     footer = (
         f"Stack: {left} left ({orange_left} orange)   Rods placed: {state.rods_placed}   "
         "Flowers: red +2, white +1"
     )
+    if proposed >= 0:
+        footer = str(t("Blue: the rod you chose, not placed yet"))
+        if cut_off:
+            footer = str(t("{blue}   Grey: what it cuts off", blue=footer))
     small = font(16)
     draw.label((BOARD_X, y1 + 34), fit_text(footer, small, WIDTH - 2 * BOARD_X), small, theme.ink)
     return image
@@ -366,4 +393,28 @@ def render_steps(state: MoleHillState, ctx: RenderContext) -> list[StepPicture]:
     return [StepPicture(title, render(lawn, replace(ctx, caption=caption)))]
 
 
-RENDERER: Renderer[MoleHillState] = Renderer(render, steps=render_steps)
+def render_options(
+    state: MoleHillState, seat: int, prefix: tuple[str, ...], ctx: RenderContext
+) -> Image.Image | None:
+    """The rod the builder's `prefix` names, drawn in place before it is confirmed, with
+    the squares it would cut off from the mole; None before a rod is chosen."""
+    choice = state.rod_choice(prefix)
+    if choice is None:
+        return None
+    square, side = choice
+    edge = SIDE_EDGES[square][side]
+    before, after = state.reach_with_rod(edge)
+    rod = t("Rod {side} of {square}", side=SIDE_WORDS[side], square=SQUARE_NAMES[square])
+    if not after:
+        caption = t("{rod} closes the mole in", rod=str(rod))
+    else:
+        caption = tn(
+            "{rod}? The mole can reach {n} square",
+            "{rod}? The mole can reach {n} squares",
+            n=after.bit_count(),
+            rod=str(rod),
+        )
+    return _draw(state, replace(ctx, caption=str(caption)), edge, before & ~after)
+
+
+RENDERER: Renderer[MoleHillState] = Renderer(render, options=render_options, steps=render_steps)

@@ -177,6 +177,29 @@ async def test_two_step_pick_with_buttons_and_a_double_click(bot: HilltopBot) ->
     assert "out of date" in again.last()["embed"].description
 
 
+async def test_a_rod_beside_the_mole_is_seen_in_place_then_confirmed(bot: HilltopBot) -> None:
+    cog = games_cog(bot)
+    walled = "1g a1,a2,a3,a4,a5,a6,a7,b7 b1e,b2e,b3e,b4e,b5e,b6e,b7e e1,a4,i4,e7/b2,h2,b6,h6 -"
+    inter, sent = interaction(bot, ALICE)
+    await cog.play.callback(
+        cog, inter, game="molehill", opponent=BOB, seat="first", position=walled
+    )
+    accept = next(b for b in buttons(sent.last()) if b.item.label == "Accept")
+    inter, sent = interaction(bot, BOB, component=True)
+    await accept.callback(inter)
+    board = sent.last()
+    west = next(b for b in buttons(board) if b.item.label == "← west of b7")
+    sent = await click(bot, BOB, west)
+    panel = sent.last()
+    assert sent.methods() == ["send_message"] and panel["ephemeral"] is True
+    assert "Rod west of b7: the mole can still reach 6 squares" in embed_text(panel)
+    assert panel["embed"].image.url == f"attachment://{panel['file'].filename}"
+    assert [b.item.label for b in buttons(panel)] == ["Confirm", "Back"]
+    sent = await click(bot, BOB, buttons(panel)[0])
+    assert sent.methods() == ["edit_message", "followup"]
+    assert "bob played rod a7e" in embed_text(sent.last())
+
+
 async def test_buttons_work_after_a_restart(db: Database) -> None:
     first = await make_bot(db)
     board = await start_game(first)

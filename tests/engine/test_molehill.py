@@ -485,11 +485,71 @@ def test_builder_labels_and_edges_around_mole() -> None:
     assert state.edges_around_mole() == ()
     top = gardener.move_options(1, ())
     labels = {o.token: o.label for o in top.options}
-    assert len(labels) == 63 and labels["d4"] == "d4 (mole)" and labels["d5"] == "d5"
+    # The free sides of the mole's square first, then the 62 other squares.
+    assert len(labels) == 3 + 62 and "d4" not in labels and labels["d5"] == "d5"
     opts = gardener.move_options(1, ("d5",))
     assert {o.token for o in opts.options} == {"n", "e", "s", "w"}
     assert gardener.move_options(1, ("d5", "s")).complete == gardener.parse_move(1, "rod d4n")
     assert gardener.option_label(("d5",), "s") == "↓ south"
+
+
+#: The mole on b7 after walking up column a; rods on the east sides of column b wall it in
+#: with b1-b6 still free (six squares).
+WALLED = f"1g a1,a2,a3,a4,a5,a6,a7,b7 b1e,b2e,b3e,b4e,b5e,b6e,b7e {FLOWERS} -"
+
+
+def test_gardener_picks_a_side_of_the_mole_square_in_one_step() -> None:
+    state = pos(WALLED)
+    top = state.move_options(1, ())
+    pinned = [(o.token, o.label) for o in top.options if o.pinned]
+    # b7: north is the lawn's edge and east holds a rod.
+    assert pinned == [("b7s", "↓ south of b7"), ("b7w", "← west of b7")]
+    assert top.options[:2] == tuple(o for o in top.options if o.pinned)
+    assert "b7" not in {o.token for o in top.options} and "b6" in {o.token for o in top.options}
+    assert str(top.prompt) == "Choose a side of the mole's square, or a square to put a rod beside."
+    south = state.move_options(1, ("b7s",))
+    assert south.options == () and south.complete == Rod(state.parse_move(1, "rod b6n").edge)
+    assert south.confirm
+    assert (
+        str(south.preview) == "Rod south of b7 closes the mole in: it cannot move, so round 1 ends."
+    )
+    west = state.move_options(1, ("b7w",))
+    assert west.complete == state.parse_move(1, "rod a7e") and west.confirm
+    assert str(west.preview) == (
+        "Rod west of b7: the mole can still reach 6 squares, as now. "
+        "Next turn it can move to 1 square."
+    )
+    # The tokens form typed moves as before: "b7s" and "b7 s" are the same rod.
+    assert state.parse_move(1, "b7s") == state.parse_move(1, "b7 s") == south.complete
+
+
+def test_every_rod_elsewhere_is_previewed_before_it_is_placed() -> None:
+    state = pos(WALLED)
+    sides = state.move_options(1, ("b3",))
+    assert [o.token for o in sides.options] == ["n", "s", "w"] and sides.complete is None
+    built = state.move_options(1, ("b3", "n"))
+    assert built.complete == state.parse_move(1, "rod b4s") and built.confirm
+    assert str(built.preview) == (
+        "Rod north of b3: the mole can still reach 3 squares (6 now). "
+        "Next turn it can move to 1 square."
+    )
+    assert str(built.prompt).startswith("Place this rod?")
+    opening = pos(f"1g a1 - {FLOWERS} -").move_options(1, ("a1n",))
+    assert str(opening.preview) == (
+        "Rod north of a1: the mole can still reach 62 squares, as now. "
+        "Next turn it can move to 2 squares."
+    )
+    # A taken edge, the lawn's edge and nonsense complete nothing.
+    for prefix in [("b7e",), ("b7n",), ("b3", "e"), ("b7", "x"), ("zz",), ("b3", "n", "s")]:
+        assert state.move_options(1, prefix).complete is None, prefix
+
+
+def test_the_mole_still_moves_in_one_click_without_a_confirm() -> None:
+    mole = pos(f"1m d3,c3 c3n,c4e {FLOWERS} -")
+    top = mole.move_options(0, ())
+    assert not any(o.pinned for o in top.options)
+    step = mole.move_options(0, ("d4",))
+    assert step.complete == Step(mole.parse_move(0, "d4").square) and not step.confirm
 
 
 def test_evaluate_prefers_trapping_for_the_gardener() -> None:

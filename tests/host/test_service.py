@@ -325,6 +325,78 @@ async def test_moves_too_many_to_list_are_explained_and_long_lists_fit(
     )
 
 
+#: Mole Hill, gardener (seat 1) to act: the mole on b7, walled into columns a-b.
+WALLED = "1g a1,a2,a3,a4,a5,a6,a7,b7 b1e,b2e,b3e,b4e,b5e,b6e,b7e e1,a4,i4,e7/b2,h2,b6,h6 -"
+
+
+async def walled_rods(service: GameService) -> Reply:
+    setup = GameSetup("molehill", position=WALLED, seat="first")
+    await service.start(HERE, ALICE, setup, [BOB])
+    [board] = await service.accept(HERE, BOB)
+    assert "bob (Gardener) to move." in board.text
+    return board
+
+
+async def test_a_rod_beside_the_mole_takes_two_clicks_and_is_previewed(
+    db: Database,
+) -> None:
+    service = make_service(db, images=True)
+    board = await walled_rods(service)
+    # The free sides of the mole's square come first on the board, then the columns.
+    labels = [c.label for c in board.picks]
+    assert labels[:2] == ["↓ south of b7", "← west of b7"]
+    assert labels[2:4] == ["a1 … a7", "b1 … b6"] and len(labels) == 2 + 9
+    [panel] = await service.press(HERE, BOB, board.picks[1].payload)  # click 1
+    assert panel.ephemeral and not panel.edit and panel.image is not None
+    assert "Rod west of b7: the mole can still reach 6 squares, as now." in panel.text
+    assert [a.label for a in panel.actions] == ["Confirm", "Back"]
+    assert (await stored_snapshot(service))[0] == 0  # nothing placed before Confirm
+    replies = await service.press(HERE, BOB, panel.actions[0].payload)  # click 2
+    assert replies[0].edit and replies[0].text == "Done: rod a7e."
+    assert "bob played rod a7e." in replies[1].text
+    ply, snapshot = await stored_snapshot(service)
+    assert ply == 1 and "a7e" in snapshot.split()[2]
+
+
+async def test_a_rod_anywhere_takes_four_clicks_and_back_returns_to_the_sides(
+    service: GameService,
+) -> None:
+    board = await walled_rods(service)
+    [closing] = await service.press(HERE, BOB, board.picks[0].payload)
+    assert "Rod south of b7 closes the mole in: it cannot move, so round 1 ends." in closing.text
+    # Back, from the preview, to the first choices: the rod was not placed.
+    [top] = await service.press(HERE, BOB, closing.actions[1].payload)
+    assert top.edit and [c.label for c in top.picks][:2] == ["↓ south of b7", "← west of b7"]
+    column = next(c for c in board.picks if c.label == "b1 … b6")
+    [squares] = await service.press(HERE, BOB, column.payload)  # click 1
+    assert [c.label for c in squares.picks] == ["b1", "b2", "b3", "b4", "b5", "b6"]
+    [sides] = await service.press(HERE, BOB, squares.picks[2].payload)  # click 2: b3
+    assert [c.label for c in sides.picks] == ["↑ north", "↓ south", "← west"]
+    [preview] = await service.press(HERE, BOB, sides.picks[0].payload)  # click 3
+    assert preview.edit and "the mole can still reach 3 squares (6 now)" in preview.text
+    assert [a.label for a in preview.actions] == ["Confirm", "Back"]
+    assert (await stored_snapshot(service))[0] == 0
+    replies = await service.press(HERE, BOB, preview.actions[0].payload)  # click 4
+    assert replies[0].text == "Done: rod b3n."
+    assert (await stored_snapshot(service))[0] == 1
+
+
+async def test_typed_rods_are_played_at_once_as_before(service: GameService) -> None:
+    await walled_rods(service)
+    [after] = await service.move(HERE, BOB, "b7 w")
+    assert "bob played rod a7e." in after.text
+
+
+def test_pinned_choices_keep_their_buttons_when_the_rest_are_grouped() -> None:
+    squares = [Option(f"{c}{r}", f"{c}{r}") for c in "abcdefghi" for r in range(1, 8)]
+    options = [Option("e4n", "↑ north of e4", pinned=True), *squares]
+    top = pick_choices(9, 4, (), options, None, Action.PICK)
+    assert [c.label for c in top[:2]] == ["↑ north of e4", "a1 … a7"] and len(top) == 10
+    assert top[0].payload.encode() == "pick:9:4:e4n"
+    inside = pick_choices(9, 4, (), options, "e", Action.STEP)
+    assert [c.label for c in inside] == [f"e{r}" for r in range(1, 8)]
+
+
 def test_many_choices_are_grouped_by_first_letter() -> None:
     options = [Option(f"{c}{r}", f"{c}{r}") for c in "abcdefghi" for r in range(1, 8)]
     groups = pick_choices(9, 4, (), options, None, Action.PICK)

@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 import pytest
+from PIL import Image
 
 from engine import registry
 from engine.hillbert import HillbertState
@@ -19,14 +20,20 @@ from tests.render.support import (
 )
 
 GAME = registry.get("hillbert")
-SIZE = (700, 690)
-CELL, BOARD_X, BOARD_Y, GHOST_ROW = 66, 44, 172, 26
+#: The picture with no scrolled rows above the board; each scrolled row adds GHOST_ROW.
+SIZE = (700, 586)
+CELL, BOARD_X, BOARD_Y, GHOST_ROW = 66, 44, 68, 26
+#: The board of the "move" scene, under the two rows its turn scrolled off.
+MOVED_SIZE, MOVED_Y = (700, 586 + 2 * 26), 68 + 2 * 26
 TAIL = " score={score} turns={turns} hungry={hungry} facing={facing} jumped={jumped} seed=0"
 
 STONE, LOG, BOULDER = (150, 152, 156), (150, 96, 52), (74, 76, 92)
 APPLE, BODY = (214, 40, 40), (245, 150, 30)
 PUPIL = (60, 30, 0)
 LIGHT, DARK = (208, 226, 176), (196, 216, 162)
+FRAME = (86, 104, 62)
+#: The light hill colour faded 55% into the background, as the scrolled rows are drawn.
+FADED_LIGHT = (229, 234, 205)
 
 
 def position(board: str, **fields: int) -> HillbertState:
@@ -44,9 +51,9 @@ OVER = position("..H..../..s..../......./......./......./......./.......", hungr
 ENDED = OVER.play(0, OVER.parse_move(0, "d"))
 
 
-def cell_box(col: str, row: int) -> tuple[int, int]:
+def cell_box(col: str, row: int, board_y: int = BOARD_Y) -> tuple[int, int]:
     """Top-left pixel of a board cell, e.g. ("d", 1)."""
-    return BOARD_X + "abcdefg".index(col) * CELL, BOARD_Y + (row - 1) * CELL
+    return BOARD_X + "abcdefg".index(col) * CELL, board_y + (row - 1) * CELL
 
 
 def scenes() -> dict[str, tuple[HillbertState, RenderContext]]:
@@ -61,11 +68,13 @@ def scenes() -> dict[str, tuple[HillbertState, RenderContext]]:
 
 def test_size_and_mode() -> None:
     colours = (STONE, LOG, BOULDER, APPLE, BODY, LIGHT, DARK, DEFAULT_THEME.path)
-    assert_renders_in_palette_at(render, scenes().values(), SIZE, colours)
+    unscrolled = [scene for name, scene in scenes().items() if name != "move"]
+    assert_renders_in_palette_at(render, unscrolled, SIZE, colours)
+    assert_renders_in_palette_at(render, [scenes()["move"]], MOVED_SIZE, colours)
 
 
 def test_png_is_small_and_deterministic() -> None:
-    assert_small_deterministic_png(*scenes()["move"], SIZE)
+    assert_small_deterministic_png(*scenes()["move"], MOVED_SIZE)
 
 
 def test_probes_at_known_cells() -> None:
@@ -96,24 +105,40 @@ def test_the_last_turn_shows_its_scrolled_rows_and_path() -> None:
     path = DEFAULT_THEME.path
     # The start, d1, is now the upper of two faded rows above the board.
     x = BOARD_X + 3 * CELL + CELL // 2
-    assert near(pixel(image, (x, BOARD_Y - 2 * GHOST_ROW + GHOST_ROW // 2)), path, 30)
+    assert near(pixel(image, (x, MOVED_Y - 2 * GHOST_ROW + GHOST_ROW // 2)), path, 30)
     # Row 1 was d3 when he landed: the path dot sits on its centre.
-    assert near(pixel(image, (x, BOARD_Y + CELL // 2)), path, 30)
+    assert near(pixel(image, (x, MOVED_Y + CELL // 2)), path, 30)
     # The stone on b1 of the old board is drawn faded in the strip, not in full colour.
-    faded = pixel(image, (BOARD_X + CELL + 12, BOARD_Y - 2 * GHOST_ROW + 13))
+    faded = pixel(image, (BOARD_X + CELL + 12, MOVED_Y - 2 * GHOST_ROW + 13))
     assert not near(faded, STONE) and sum(faded) > sum(STONE)
     # Medium Hillbert covers e1-f2 (his body colour in each cell's corner).
     for col, row in (("e", 1), ("f", 2)):
-        x0, y0 = cell_box(col, row)
+        x0, y0 = cell_box(col, row, MOVED_Y)
         corner = (x0 + 20, y0 + 20) if col == "e" else (x0 + CELL - 20, y0 + CELL - 20)
         assert near(pixel(image, corner), BODY)
 
 
-def test_without_a_last_turn_the_strip_is_empty() -> None:
-    image = render(*scenes()["start"])
-    strip = image.crop((BOARD_X, BOARD_Y - 4 * GHOST_ROW, BOARD_X + 7 * CELL, BOARD_Y - 8))
-    colours = strip.getcolors()
-    assert colours is not None and len(colours) == 1
+def longest_blank_run(image: Image.Image) -> int:
+    """The most image rows in a row that are plain background across the board's width."""
+    rgb = image.convert("RGB")
+    longest = run = 0
+    for y in range(rgb.height):
+        colours = rgb.crop((BOARD_X, y, BOARD_X + 7 * CELL, y + 1)).getcolors()
+        plain = colours is not None and [c for _, c in colours] == [DEFAULT_THEME.background]
+        run = run + 1 if plain else 0
+        longest = max(longest, run)
+    return longest
+
+
+def test_no_empty_band_waits_for_scrolled_rows() -> None:
+    start = render(*scenes()["start"])
+    moved = render(*scenes()["move"])
+    # The first turn's board sits right under the title; the board's frame starts there.
+    assert longest_blank_run(start) < 40 and longest_blank_run(moved) < 40
+    assert near(pixel(start, (BOARD_X - 2, BOARD_Y - 2)), FRAME)
+    # Two scrolled rows take two strip rows, right under the title, and nothing more.
+    assert moved.height - start.height == 2 * GHOST_ROW
+    assert near(pixel(moved, (BOARD_X + 4, BOARD_Y + 4)), FADED_LIGHT)
 
 
 def test_game_over_banner() -> None:

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import io
+
 import pytest
-from PIL import ImageChops
+from PIL import Image, ImageChops
 
 from engine import registry
 from engine.molehill import MoleHillState, Place
@@ -14,6 +16,7 @@ from tests.render.support import (
     assert_renders_in_palette_at,
     assert_small_deterministic_png,
     near,
+    options_png,
     pixel,
 )
 
@@ -26,9 +29,16 @@ SOIL = (150, 108, 66)
 ORANGE, DARK, MOLE = (243, 138, 28), (52, 46, 44), (104, 70, 46)
 ROD, TARGET = (250, 250, 244), (255, 236, 120)
 RED, EYE, BADGE = (214, 36, 44), (250, 204, 40), (255, 226, 90)
+GRID = (72, 112, 56)
+#: A rod not placed yet, and the lawn it would part from the mole.
+PROPOSED, CUT_OFF = (36, 104, 232), (156, 158, 142)
 
 #: Eleven squares (the eleventh dark) with the mole on c2; rods around it.
 MID = f"1m g2,h2,h1,g1,f1,e1,d1,e2,d2,c3,c2 a4e,h6e,f1n,g1n,i1n,i2n,a3n,b3n,d3n,h3n,i4n {FLOWERS} -"
+
+
+#: The mole on b7, walled into columns a-b by rods on the east sides of column b.
+WALLED = f"1g a1,a2,a3,a4,a5,a6,a7,b7 b1e,b2e,b3e,b4e,b5e,b6e,b7e {FLOWERS} -"
 
 
 def molehill(text: str) -> MoleHillState:
@@ -182,3 +192,46 @@ def test_flowers_and_numbers_read_at_the_size_discord_shows_a_board() -> None:
     across = max(x for x, _ in petals) - min(x for x, _ in petals) + 1
     # Discord shows the board about 550 px wide: a flower stays about 20 px across there.
     assert across * 550 / image.width >= 20, across
+
+
+def preview_image(state: MoleHillState, prefix: tuple[str, ...]) -> Image.Image:
+    data = options_png(state, 1, prefix, RenderContext(names=("Ada", "Bo")))
+    assert data is not None
+    return Image.open(io.BytesIO(data)).convert("RGB")
+
+
+def test_a_chosen_rod_is_drawn_in_place_before_it_is_placed() -> None:
+    state = molehill(WALLED)
+    ctx = RenderContext(names=("Ada", "Bo"), last_move="b7")
+    # Nothing to preview before a rod is chosen (the public board draws no extra picture).
+    assert options_png(state, 1, (), ctx) is None
+    assert options_png(state, 1, ("b3",), ctx) is None
+    data = options_png(state, 1, ("b3", "n"), ctx)
+    assert data is not None
+    preview = Image.open(io.BytesIO(data)).convert("RGB")
+    board = render(state, ctx).convert("RGB")
+    assert preview.size == SIZE
+    # The rod between b3 and b4, drawn wider than a placed rod; the board has only grid.
+    x0, y0, x1, _ = box("b3")
+    for dy in (0, 5, -5):
+        assert near(pixel(preview, ((x0 + x1) // 2, y0 + dy)), PROPOSED), dy
+    assert near(pixel(board, ((x0 + x1) // 2, y0)), GRID)
+    # b1-b3 are cut off from the mole (greyed); b5 and c3 are not.
+    for square in ("b1", "b2", "b3"):
+        _, _, sx1, sy1 = box(square)
+        assert near(pixel(preview, (sx1 - 14, sy1 - 14)), CUT_OFF), square
+        assert near(pixel(board, (sx1 - 14, sy1 - 14)), LAWN_ODD if square != "b2" else LAWN_EVEN)
+    for square, lawn in (("b5", LAWN_ODD), ("c3", LAWN_EVEN)):
+        _, _, sx1, sy1 = box(square)
+        assert near(pixel(preview, (sx1 - 14, sy1 - 14)), lawn), square
+
+
+def test_a_rod_that_closes_the_mole_in_previews_on_the_mole_square() -> None:
+    state = molehill(WALLED)
+    image = preview_image(state, ("b7s",))
+    x0, _, x1, y1 = box("b7")
+    assert near(pixel(image, ((x0 + x1) // 2, y1)), PROPOSED)
+    # Every free square is out of the mole's reach: b1-b6 are grey.
+    for square in ("b1", "b6"):
+        _, _, sx1, sy1 = box(square)
+        assert near(pixel(image, (sx1 - 14, sy1 - 14)), CUT_OFF), square
