@@ -19,7 +19,7 @@ from data.repository import GameRepository
 from engine.text import t
 from host.ai_turns import ComputerPlayers, PooledComputers
 from host.daily import DailyService
-from host.model import Channel, Reply, User
+from host.model import Direct, Reply, User, Where
 from host.painting import Painter, ProcessPainter, ThreadPainter
 from host.payloads import Payload
 from host.service import GameService
@@ -93,8 +93,12 @@ class HilltopBot(commands.Bot):
         self._service.post = self.post
         self._daily = DailyService(self._service, self.daily_repo, secret=self.daily_secret)
 
-    async def post(self, where: Channel, replies: list[Reply]) -> None:
-        """Post replies in a game's channel outside any command (deadlines, computers)."""
+    async def post(self, where: Where, replies: list[Reply]) -> None:
+        """Post replies outside any command (deadlines, reminders, computers): in a
+        game's channel, or as a direct message."""
+        if isinstance(where, Direct):
+            await self._direct(where, replies)
+            return
         channel = self.get_channel(where.channel_id)
         if channel is None:
             try:
@@ -107,6 +111,18 @@ class HilltopBot(commands.Bot):
         for reply in replies:
             message = await channel.send(**message_parts(reply))
             note_posted(self.stale_boards, reply, message.channel.id, message.id)
+
+    async def _direct(self, where: Direct, replies: list[Reply]) -> None:
+        """A direct message; if the person does not take them, none is tried again until
+        they turn them on anew (and they are told so, once, at their next command)."""
+        try:
+            person = self.get_user(where.user.id) or await self.fetch_user(where.user.id)
+            for reply in replies:
+                await person.send(**message_parts(reply))
+        except discord.Forbidden:
+            await self.service.direct_messages_closed(where.user)
+        except discord.HTTPException:
+            log.warning("a direct message to %s failed", where.user.id, exc_info=True)
 
     async def _retire(self, where: Posted) -> None:
         """Remove the controls of a message of ours that the game has left behind."""

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import sqlite3
 from collections.abc import Iterable
-from typing import Any, cast
+from typing import Any, Literal, cast
 
 import aiosqlite
 
@@ -19,14 +19,16 @@ from data.repository import (
     SeatRecord,
     StalePlyError,
     Status,
+    Timer,
     UserRecord,
 )
 
 _GAME_COLUMNS = (
     "id, game, kind, guild_id, channel_id, status, seed, variant, rules_version, "
     "start_position, ply, snapshot, options, result, created_by, created_at, updated_at, "
-    "finished_at, deadline_at"
+    "finished_at, deadline_at, deadline_from, remind_at, expired_at, board_message_id"
 )
+_SETTINGS_TABLES = {"guild": ("guild_settings", "guild_id"), "user": ("user_settings", "user_id")}
 
 
 class SqliteGameRepository:
@@ -49,13 +51,14 @@ class SqliteGameRepository:
         snapshot: str,
         now: float,
         result: dict[str, Any] | None = None,
-        deadline_at: float | None = None,
+        timer: Timer | None = None,
     ) -> None:
         # One statement: the ply check, the new snapshot and (by trigger) the log entry
         # commit together or not at all.
         done = _dump(result)
         rows = await self.db.write(
             "UPDATE games SET ply = ply + 1, snapshot = ?, updated_at = ?, deadline_at = ?,"
+            " deadline_from = ?, remind_at = ?, expired_at = NULL,"
             " last_seat = ?, last_user_id = ?, last_move = ?,"
             " status = CASE WHEN ? IS NULL THEN status ELSE 'finished' END,"
             " result = COALESCE(?, result),"
@@ -64,7 +67,7 @@ class SqliteGameRepository:
             (
                 snapshot,
                 now,
-                deadline_at,
+                *_timer_values(timer),
                 seat,
                 user_id,
                 text,
@@ -80,7 +83,7 @@ class SqliteGameRepository:
             raise StalePlyError(f"game {game_id} is not live at ply {expected_ply}")
 
     async def accept_seat(
-        self, game_id: int, seat: int, now: float, deadline_at: float | None = None
+        self, game_id: int, seat: int, now: float, timer: Timer | None = None
     ) -> GameRecord:
         async with self.db.transaction() as conn:
             cur = await conn.execute(
@@ -91,10 +94,11 @@ class SqliteGameRepository:
             if cur.rowcount != 1:
                 raise StalePlyError(f"seat {seat} of game {game_id} cannot accept now")
             await conn.execute(
-                "UPDATE games SET status = 'active', updated_at = ?, deadline_at = ?"
+                "UPDATE games SET status = 'active', updated_at = ?, deadline_at = ?,"
+                " deadline_from = ?, remind_at = ?"
                 " WHERE id = ? AND status = 'challenge' AND NOT EXISTS"
                 " (SELECT 1 FROM seats WHERE game_id = ? AND accepted = 0)",
-                (now, deadline_at, game_id, game_id),
+                (now, *_timer_values(timer), game_id, game_id),
             )
             return await load_game(conn, game_id)
 
@@ -111,7 +115,8 @@ class SqliteGameRepository:
         async with self.db.transaction() as conn:
             cur = await conn.execute(
                 "UPDATE games SET status = ?, result = ?, updated_at = ?, finished_at = ?,"
-                f" deadline_at = NULL WHERE id = ? AND ply = ? AND status IN ({marks})",
+                " deadline_at = NULL, remind_at = NULL, expired_at = NULL"
+                f" WHERE id = ? AND ply = ? AND status IN ({marks})",
                 (status, _dump(result), now, now, game_id, expected_ply, *only_from),
             )
             if cur.rowcount != 1:
@@ -141,6 +146,86 @@ class SqliteGameRepository:
             (now,),
         )
         return [row[0] for row in rows]
+
+    async def reminders_due(self, now: float) -> list[int]:
+        rows = await self.db.fetch(
+            "SELECT id FROM games WHERE remind_at IS NOT NULL AND remind_at <= ?"
+            " AND status = 'active' ORDER BY remind_at",
+            (now,),
+        )
+        return [row[0] for row in rows]
+
+    async def set_reminder(
+        self, game_id: int, ply: int, due: float, following: float | None
+    ) -> bool:
+        rows = await self.db.write(
+            "UPDATE games SET remind_at = ? WHERE id = ? AND ply = ? AND remind_at = ?"
+            " AND status = 'active' RETURNING id",
+            (following, game_id, ply, due),
+        )
+        return bool(rows)
+
+    async def mark_expired(self, game_id: int, ply: int, now: float) -> bool:
+        rows = await self.db.write(
+            "UPDATE games SET expired_at = deadline_at, deadline_at = NULL, remind_at = NULL"
+            " WHERE id = ? AND ply = ? AND status = 'active' AND deadline_at <= ? RETURNING id",
+            (game_id, ply, now),
+        )
+        return bool(rows)
+
+    async def set_board_messages(self, boards: dict[int, int]) -> None:
+        if not boards:
+            return
+        async with self.db.transaction() as conn:
+            await conn.executemany(
+                "UPDATE games SET board_message_id = ? WHERE id = ?",
+                [(message_id, game_id) for game_id, message_id in boards.items()],
+            )
+
+    async def games_of_user(self, user_id: int, statuses: tuple[Status, ...]) -> list[GameRecord]:
+        marks = ",".join("?" * len(statuses))
+        where = (
+            f"g.kind = 'channel' AND g.status IN ({marks}) AND g.id IN"
+            " (SELECT game_id FROM seats WHERE user_id = ?)"
+        )
+        return _records(await self.db.fetch(_select(where), (*statuses, user_id)))
+
+    async def settings(self, scope: Literal["guild", "user"], key: int) -> dict[str, Any]:
+        table, column = _SETTINGS_TABLES[scope]
+        rows = await self.db.fetch(f"SELECT settings FROM {table} WHERE {column} = ?", (key,))
+        stored = json.loads(rows[0][0]) if rows else {}
+        return stored if isinstance(stored, dict) else {}
+
+    async def save_settings(
+        self, scope: Literal["guild", "user"], key: int, settings: dict[str, Any]
+    ) -> None:
+        table, column = _SETTINGS_TABLES[scope]
+        await self.db.write(
+            f"INSERT INTO {table} ({column}, settings) VALUES (?, ?)"
+            f" ON CONFLICT ({column}) DO UPDATE SET settings = excluded.settings",
+            (key, json.dumps(settings, sort_keys=True)),
+        )
+
+    async def follow(self, game_id: int, user: UserRecord, on: bool) -> None:
+        async with self.db.transaction() as conn:
+            if on:
+                await upsert_user(conn, user)
+                await conn.execute(
+                    "INSERT OR IGNORE INTO follows (game_id, user_id) VALUES (?, ?)",
+                    (game_id, user.id),
+                )
+            else:
+                await conn.execute(
+                    "DELETE FROM follows WHERE game_id = ? AND user_id = ?", (game_id, user.id)
+                )
+
+    async def followers(self, game_id: int) -> list[UserRecord]:
+        rows = await self.db.fetch(
+            "SELECT u.id, u.name, u.is_bot FROM follows f JOIN users u ON u.id = f.user_id"
+            " WHERE f.game_id = ? ORDER BY u.id",
+            (game_id,),
+        )
+        return [UserRecord(r[0], r[1], bool(r[2])) for r in rows]
 
     async def stale_challenges(self, before: float) -> list[int]:
         rows = await self.db.fetch(
@@ -191,7 +276,8 @@ async def insert_game(conn: aiosqlite.Connection, new: NewGame, now: float) -> i
         cur = await conn.execute(
             "INSERT INTO games (game, kind, guild_id, channel_id, status, seed, variant,"
             " rules_version, start_position, ply, snapshot, options, created_by,"
-            " created_at, updated_at, deadline_at) VALUES (?,?,?,?,?,?,?,?,?,0,?,?,?,?,?,?)",
+            " created_at, updated_at, deadline_at, deadline_from, remind_at)"
+            " VALUES (?,?,?,?,?,?,?,?,?,0,?,?,?,?,?,?,?,?)",
             (
                 new.game,
                 new.kind,
@@ -207,7 +293,7 @@ async def insert_game(conn: aiosqlite.Connection, new: NewGame, now: float) -> i
                 new.created_by.id,
                 now,
                 now,
-                new.deadline_at,
+                *_timer_values(new.timer),
             ),
         )
     except sqlite3.IntegrityError as exc:
@@ -223,6 +309,13 @@ async def insert_game(conn: aiosqlite.Connection, new: NewGame, now: float) -> i
         ],
     )
     return game_id
+
+
+def _timer_values(timer: Timer | None) -> tuple[float | None, float | None, float | None]:
+    """deadline_at, deadline_from and remind_at as stored."""
+    if timer is None:
+        return (None, None, None)
+    return (timer.deadline_at, timer.started_at, timer.remind_at)
 
 
 def _dump(value: dict[str, Any] | None) -> str | None:
@@ -291,6 +384,10 @@ def _records(rows: Iterable[sqlite3.Row]) -> list[GameRecord]:
                 for seat, accepted, uid, name, is_bot in sorted(json.loads(row["seat_list"]))
             ),
             deadline_at=row["deadline_at"],
+            deadline_from=row["deadline_from"],
+            remind_at=row["remind_at"],
+            expired_at=row["expired_at"],
+            board_message_id=row["board_message_id"],
         )
         for row in rows
     ]

@@ -50,6 +50,16 @@ class MoveRecord:
 
 
 @dataclass(frozen=True, slots=True)
+class Timer:
+    """The clock of the decision pending in a game: when its time began and runs out, and
+    the first reminder due (None: none)."""
+
+    started_at: float
+    deadline_at: float
+    remind_at: float | None = None
+
+
+@dataclass(frozen=True, slots=True)
 class NewGame:
     game: str
     guild_id: int | None
@@ -64,7 +74,7 @@ class NewGame:
     seats: tuple[tuple[UserRecord, bool], ...]  # (player, already accepted) by seat
     options: dict[str, Any] = field(default_factory=dict)
     kind: Literal["channel", "daily"] = "channel"
-    deadline_at: float | None = None
+    timer: Timer | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -88,8 +98,17 @@ class GameRecord:
     updated_at: float
     finished_at: float | None
     seats: tuple[SeatRecord, ...]
-    #: When the pending decision's default is played (None: no deadline running).
+    #: When the pending decision's time runs out (None: no deadline running).
     deadline_at: float | None = None
+    #: When that decision's time began.
+    deadline_from: float | None = None
+    #: When the next reminder is due (None: none).
+    remind_at: float | None = None
+    #: When a decision without a default ran out of time: the others may claim the win
+    #: until it is made.
+    expired_at: float | None = None
+    #: The latest board's message in the game's channel (for links to it).
+    board_message_id: int | None = None
 
     @property
     def is_live(self) -> bool:
@@ -124,12 +143,12 @@ class GameRepository(Protocol):
         snapshot: str,
         now: float,
         result: dict[str, Any] | None = None,
-        deadline_at: float | None = None,
+        timer: Timer | None = None,
     ) -> None:
         """Log the move that takes the game from `expected_ply` to `expected_ply + 1` and
         store the new snapshot, atomically (no lock is held between the ply check and the
         write, so several processes may share the database); with `result` the game
-        finishes.
+        finishes. `timer` is the next decision's clock (a run-out mark is cleared).
         StalePlyError if the game is not live at `expected_ply` (nothing is written).
         Nothing else changes, so the caller knows the new record without reading it."""
         ...
@@ -137,10 +156,10 @@ class GameRepository(Protocol):
     async def moves(self, game_id: int) -> list[MoveRecord]: ...
 
     async def accept_seat(
-        self, game_id: int, seat: int, now: float, deadline_at: float | None = None
+        self, game_id: int, seat: int, now: float, timer: Timer | None = None
     ) -> GameRecord:
         """Mark the seat accepted; when no seat is left to accept, in the same transaction,
-        the challenge becomes an active game (with `deadline_at`). StalePlyError if the
+        the challenge becomes an active game (with `timer`). StalePlyError if the
         seat cannot accept now."""
         ...
 
@@ -167,6 +186,44 @@ class GameRepository(Protocol):
     async def due_games(self, now: float) -> list[int]:
         """Ids of active games whose deadline has passed."""
         ...
+
+    async def reminders_due(self, now: float) -> list[int]:
+        """Ids of active games whose next reminder is due."""
+        ...
+
+    async def set_reminder(
+        self, game_id: int, ply: int, due: float, following: float | None
+    ) -> bool:
+        """Move the game's reminder from `due` to `following`, if the game is still at
+        `ply` with that reminder due (False: another process sent it, or a move came)."""
+        ...
+
+    async def mark_expired(self, game_id: int, ply: int, now: float) -> bool:
+        """The decision pending at `ply` ran out of time and has no default: stop its
+        clock and mark it claimable (False if the game moved on or was marked)."""
+        ...
+
+    async def set_board_messages(self, boards: dict[int, int]) -> None:
+        """Remember the latest board message of each game (game id: message id)."""
+        ...
+
+    async def games_of_user(self, user_id: int, statuses: tuple[Status, ...]) -> list[GameRecord]:
+        """The user's games with one of `statuses`, in every server and channel."""
+        ...
+
+    async def settings(self, scope: Literal["guild", "user"], key: int) -> dict[str, Any]:
+        """A server's or a player's settings ({} if none were saved)."""
+        ...
+
+    async def save_settings(
+        self, scope: Literal["guild", "user"], key: int, settings: dict[str, Any]
+    ) -> None: ...
+
+    async def follow(self, game_id: int, user: UserRecord, on: bool) -> None:
+        """Start or stop following a game."""
+        ...
+
+    async def followers(self, game_id: int) -> list[UserRecord]: ...
 
     async def stale_challenges(self, before: float) -> list[int]:
         """Ids of challenges still unanswered that were made before `before`."""

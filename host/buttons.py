@@ -83,6 +83,9 @@ class Buttons:
     async def _resign(self, channel: Channel, user: User, payload: Payload) -> list[Reply]:
         return await self.playing.resign(payload.game_id, user)
 
+    async def _claim(self, channel: Channel, user: User, payload: Payload) -> list[Reply]:
+        return await self.playing.claim(payload.game_id, payload.ply, user)
+
     # --- rules ----------------------------------------------------------------------------
     async def _rules_page(self, channel: Channel, user: User, payload: Payload) -> list[Reply]:
         try:
@@ -178,6 +181,7 @@ HANDLERS: dict[Action, Handler] = {
     Action.DECLINE: Buttons._answer,
     Action.RESIGN: Buttons._ask_resign,
     Action.RESIGN_CONFIRMED: Buttons._resign,
+    Action.CLAIM: Buttons._claim,
     Action.HINT: Buttons._hint,
     Action.MOVES: Buttons._moves,
     Action.PICK: Buttons._build,

@@ -39,7 +39,7 @@ from host.console_input import (
     setup_of,
 )
 from host.daily import DailyService
-from host.model import Channel, Reply, ServiceError, User
+from host.model import Channel, Direct, Reply, ServiceError, User
 from host.payloads import Payload
 from host.service import BOT_NAME, GameService
 
@@ -97,9 +97,12 @@ class Console:
 
     async def expire_deadlines(self) -> None:
         """Decisions past their deadline get their default, as the bot's timer does."""
-        for channel, replies in await self.service.expire_due():
-            names = await self._channel_names()
-            name = names.get(channel.channel_id, str(channel.channel_id))
+        for where, replies in await self.service.expire_due():
+            if isinstance(where, Direct):
+                name = f"@{where.user.name}"  # a direct message
+            else:
+                names = await self._channel_names()
+                name = names.get(where.channel_id, str(where.channel_id))
             command = Command(name, BOT_NAME, "timer", {})
             for reply in replies:
                 await self.show(command, reply)

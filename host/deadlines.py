@@ -1,9 +1,14 @@
-"""When a pending decision runs out.
+"""When a pending decision runs out, and when its player is reminded.
 
-A person's decision has a deadline when their game gives decisions a time (the game's
-`decision_seconds`, or the minutes chosen at set-up) and the decision has a documented
-default (`GameState.timeout_move`). Computers have no deadlines. What happens when one
-passes is in `host.timeouts`.
+Every game but a solo one gives a person's decision a time: the minutes chosen at
+set-up, else the server's default for that game, else the game's own
+(`Game.decision_seconds`), else `DEFAULT_SECONDS`. Computers have no deadlines. The
+player to act is reminded when half the time is gone and again `remind_before` seconds
+before the end. What happens when the time is out is in `host.timeouts`: the game's
+documented default where it has one (`GameState.timeout_move`), else the others may
+claim the win.
+
+Pure functions of the game, its state and the time: the host stores the `Timer`.
 """
 
 from __future__ import annotations
@@ -11,9 +16,36 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from data.repository import Timer
 from engine.core import Game, GameState
 from host.model import User
 from host.setup import GameOptions
+
+#: A decision's time in a game that sets none of its own: three days.
+DEFAULT_SECONDS = 3 * 24 * 3600
+
+
+def decision_seconds(game: Game[Any], options: GameOptions) -> int | None:
+    """The time a person has for one decision in this game (None: no deadline)."""
+    if game.solo:
+        return None  # a practice game of one waits for its player
+    return options.deadline_seconds or game.decision_seconds or DEFAULT_SECONDS
+
+
+def reminders(timer_from: float, deadline: float, remind_before: int) -> tuple[float, ...]:
+    """When the player is reminded: half-way, then `remind_before` seconds before the
+    end if that comes later than half-way."""
+    half = timer_from + (deadline - timer_from) / 2
+    last = deadline - remind_before
+    return (half, last) if last > half else (half,)
+
+
+def next_reminder(
+    timer_from: float, deadline: float, after: float, remind_before: int
+) -> float | None:
+    """The first reminder later than `after` (None: no reminder left)."""
+    later = [at for at in reminders(timer_from, deadline, remind_before) if at > after]
+    return min(later) if later else None
 
 
 def first_deadline(
@@ -22,14 +54,14 @@ def first_deadline(
     players: Sequence[User],
     options: GameOptions,
     now: float,
-) -> float | None:
-    """A new deadline for the decision pending in `state`, if a person must make one
-    that has a default."""
-    seconds = options.deadline_seconds or game.decision_seconds
+) -> Timer | None:
+    """A new clock for the decision pending in `state`, if a person must make one."""
+    seconds = decision_seconds(game, options)
     waiting = [s for s in state.to_act if not players[s].is_bot]
-    if not seconds or not any(state.timeout_move(s) is not None for s in waiting):
+    if not seconds or not waiting:
         return None
-    return now + float(seconds)
+    deadline = now + float(seconds)
+    return Timer(now, deadline, next_reminder(now, deadline, now, options.remind_before))
 
 
 def next_deadline(
@@ -38,14 +70,14 @@ def next_deadline(
     after: GameState[Any],
     players: Sequence[User],
     options: GameOptions,
-    running: float | None,
+    running: Timer | None,
     now: float,
-) -> float | None:
-    """The deadline after a move took `before` to `after`, with `running` the deadline
-    that was running. Seats deciding together share one deadline: it does not restart
-    when one of them has acted."""
-    deadline = first_deadline(game, after, players, options, now)
+) -> Timer | None:
+    """The clock after a move took `before` to `after`, with `running` the clock that
+    was running. Seats deciding together share one clock: it does not restart when one
+    of them has acted."""
+    timer = first_deadline(game, after, players, options, now)
     continuing = after.to_act < before.to_act
-    if deadline is not None and running is not None and continuing:
+    if timer is not None and running is not None and continuing:
         return running
-    return deadline
+    return timer

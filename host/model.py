@@ -40,6 +40,17 @@ class Channel:
 
 
 @dataclass(frozen=True, slots=True)
+class Direct:
+    """A direct message to one person (turns, reminders, followed games)."""
+
+    user: User
+
+
+#: Where a reply is posted outside any command.
+Where = Channel | Direct
+
+
+@dataclass(frozen=True, slots=True)
 class Choice:
     """A button (or select option). `payload` goes back to `GameService.press`."""
 

@@ -12,7 +12,7 @@ from collections.abc import Callable, Hashable
 from dataclasses import replace
 from typing import Any
 
-from data.repository import StalePlyError
+from data.repository import GameRecord, StalePlyError, Timer
 from engine.core import GameState, MoveError, Outcome
 from engine.text import t
 from host.deadlines import next_deadline
@@ -70,14 +70,14 @@ class Moves:
         result = result_of(outcome) if outcome else None
         now = self.clock()
         snapshot = after.to_text()
-        deadline_at = (
+        timer = (
             next_deadline(
                 loaded.game,
                 loaded.state,
                 after,
                 loaded.players,
                 loaded.options,
-                record.deadline_at,
+                running_timer(record),
                 now,
             )
             if not outcome
@@ -93,7 +93,7 @@ class Moves:
                 snapshot,
                 now,
                 result,
-                deadline_at,
+                timer,
             )
         except StalePlyError:
             self.live.forget(record.id)
@@ -106,7 +106,10 @@ class Moves:
             status="finished" if result else record.status,
             result=result if result else record.result,
             finished_at=now if result else record.finished_at,
-            deadline_at=deadline_at,
+            deadline_at=timer.deadline_at if timer else None,
+            deadline_from=timer.started_at if timer else None,
+            remind_at=timer.remind_at if timer else None,
+            expired_at=None,
         )
         movers = (*loaded.movers, seat)
         return self.live.remember(Loaded(stored, loaded.game, after, loaded.state, move, movers))
@@ -131,6 +134,14 @@ class Moves:
         """Whether what was offered to `user` at `ply` (a board's buttons, a suggested
         move) still stands. A repeat of one's own move never stands."""
         return loaded.only_others_moved(set(loaded.record.seats_of(user.id)), ply)
+
+
+def running_timer(record: GameRecord) -> Timer | None:
+    """The clock running in a game as stored (None: none running)."""
+    if record.deadline_at is None:
+        return None
+    started = record.deadline_from if record.deadline_from is not None else record.updated_at
+    return Timer(started, record.deadline_at, record.remind_at)
 
 
 def result_of(outcome: Outcome) -> dict[str, Any]:

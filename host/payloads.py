@@ -42,6 +42,8 @@ class Action(StrEnum):
     GROUP_OPEN = "group+"
     #: Confirm the move built so far.
     PLAY = "play"
+    #: Claim the win when the other player's time ran out.
+    CLAIM = "claim"
     #: A page of a game's rules (tokens: the game's id and the page's number); no game
     #: is played, so the game and ply are 0.
     RULES = "rules"

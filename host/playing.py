@@ -17,7 +17,7 @@ from data.repository import StalePlyError, Status
 from engine.text import t
 from host.computer_turns import ComputerTurns
 from host.live import LiveGames, Loaded, record_of
-from host.model import Reply, ServiceError, User
+from host.model import Reply, ServiceError, StaleControlsError, User
 from host.moves import GAME_OVER, Moves
 from host.presenter import Happened, Presenter
 
@@ -113,6 +113,40 @@ class Playing:
                 "aborted": True,
             }
             return await self.close(loaded, "aborted", result)
+
+    async def claim(self, game_id: int, ply: int, user: User) -> list[Reply]:
+        """The win claimed by a player whose opponent's time ran out (a game of two). Two
+        claims at once record one result: the close is guarded by the ply."""
+        async with self.live.lock(game_id):
+            loaded = await self.live.load(game_id, fresh=True)
+            record = loaded.record
+            if record.status != "active":
+                raise StaleControlsError(GAME_OVER)
+            if record.expired_at is None or record.ply != ply:
+                raise StaleControlsError(
+                    t("The move came after all: there is no win to claim. The game goes on.")
+                )
+            claimants = self.presenter.claimants(loaded)
+            mine = [s for s in claimants if s.user.id == user.id]
+            if not mine:
+                names = ", ".join(s.user.name for s in claimants) or str(t("nobody"))
+                raise ServiceError(
+                    t("Only {names} may claim this win; it is not yours to claim.", names=names)
+                )
+            late = [s.user.name for s in record.seats if s.seat in loaded.state.to_act]
+            result = {
+                "scores": list(loaded.state.scores()),
+                "winners": [mine[0].seat],
+                "reason": str(
+                    t(
+                        "{late} ran out of time, and {name} claimed the win.",
+                        late=", ".join(late),
+                        name=user.name,
+                    )
+                ),
+                "on_time": True,
+            }
+            return await self.close(loaded, "finished", result)
 
     async def close(self, loaded: Loaded, status: Status, result: dict[str, Any]) -> list[Reply]:
         """End a game that is not over by its rules (resigned, ended by an admin): its

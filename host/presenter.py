@@ -9,11 +9,11 @@ a reply says comes from the game's declared facts (`Game.has_scores`, `Game.hint
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from data.repository import GameRecord
+from data.repository import GameRecord, SeatRecord
 from engine.core import Game, MoveError, Option
 from engine.text import Text, t, tn
 from host.live import Loaded, user_of
@@ -43,6 +43,8 @@ class Presenter:
     def __init__(self, painter: Painter, *, render_images: bool = True) -> None:
         self.painter = painter
         self.render_images = render_images
+        #: A link to a game's latest board, where the front-end has one (set by it).
+        self.link: Callable[[GameRecord], str | None] = lambda record: None
 
     # --- the board ------------------------------------------------------------------------
     async def board(
@@ -87,15 +89,8 @@ class Presenter:
                 lines.append(str(t("{names} to move.", names=names)))
             else:
                 lines.append(str(t("Waiting for: {names}.", names=names)))
-            if record.deadline_at is not None and humans:
-                lines.append(
-                    str(
-                        t(
-                            "Without a decision, the default choice is played <t:{when}:R>.",
-                            when=int(record.deadline_at),
-                        )
-                    )
-                )
+            if humans:
+                lines += self._clock_lines(loaded, humans)
             picks, actions = self._board_controls(loaded, acting, humans, private)
         image: bytes | None = None
         gallery: tuple[tuple[str, bytes], ...] = ()
@@ -147,6 +142,82 @@ class Presenter:
             pictures.append((str(t("The choices")), last.choices))
         return tuple(pictures[-MAX_GALLERY:])
 
+    def _clock_lines(self, loaded: Loaded, humans: list[int]) -> list[str]:
+        """When the pending decision runs out, and what happens then."""
+        record, state = loaded.record, loaded.state
+        if record.deadline_at is not None:
+            when = int(record.deadline_at)
+            if any(state.timeout_move(s) is not None for s in humans):
+                return [
+                    str(
+                        t(
+                            "Without a decision, the default choice is played <t:{when}:R>.",
+                            when=when,
+                        )
+                    )
+                ]
+            others = self.claimants(loaded)
+            if not others:
+                return [str(t("Time to decide runs out <t:{when}:R>.", when=when))]
+            return [
+                str(
+                    t(
+                        "Time to move runs out <t:{when}:R>; after that, {others} may claim "
+                        "the win.",
+                        when=when,
+                        others=", ".join(s.user.name for s in others),
+                    )
+                )
+            ]
+        if record.expired_at is not None:
+            late = ", ".join(self.seat_label(loaded, s) for s in humans)
+            claiming = ", ".join(s.user.name for s in self.claimants(loaded))
+            return [
+                str(
+                    t(
+                        "{late} ran out of time <t:{when}:R>. {others} may claim the win with "
+                        "the button, or wait: the game goes on when the move comes.",
+                        late=late,
+                        when=int(record.expired_at),
+                        others=claiming,
+                    )
+                )
+            ]
+        return []
+
+    def claimants(self, loaded: Loaded) -> list[SeatRecord]:
+        """The people who may claim the win when the decision pending ran out of time:
+        those not to act (in a game of two)."""
+        record = loaded.record
+        if len(record.seats) != 2:
+            return []
+        return [s for s in record.seats if s.seat not in loaded.state.to_act and not s.user.is_bot]
+
+    def reminder(self, loaded: Loaded, people: Sequence[User]) -> Reply:
+        """A reminder that a decision is pending, with where it is and when it runs out."""
+        record = loaded.record
+        lines = [
+            str(
+                t(
+                    "Reminder: {names}, your move in {game} ({players}) runs out <t:{when}:R>.",
+                    names=", ".join(p.name for p in people),
+                    game=loaded.game.name,
+                    players=" vs ".join(self.names(loaded)),
+                    when=int(record.deadline_at or 0),
+                )
+            )
+        ]
+        link = self.link(record)
+        if link:
+            lines.append(str(t("The board: {link}", link=link)))
+        return Reply(
+            title=str(t("{game}: your move", game=loaded.game.name)),
+            text="\n".join(lines),
+            mentions=tuple(people),
+            tone="turn",
+            footer=self._footer(record),
+        )
+
     def _board_controls(
         self, loaded: Loaded, acting: list[int], humans: list[int], private: bool
     ) -> tuple[tuple[Choice, ...], list[Choice]]:
@@ -167,6 +238,9 @@ class Presenter:
         if loaded.game.hints and record.kind != "daily":
             # Practice only: a hint in the scored daily run would defeat it.
             actions.append(Choice(self._payload(loaded, Action.HINT), str(t("Hint"))))
+        if loaded.record.expired_at is not None and self.claimants(loaded):
+            claim = Choice(self._payload(loaded, Action.CLAIM), str(t("Claim the win")), "success")
+            actions.insert(0, claim)
         if not private:
             actions.append(Choice(self._payload(loaded, Action.RESIGN), str(t("Resign")), "danger"))
         return picks, actions

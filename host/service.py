@@ -31,12 +31,14 @@ from host.buttons import Buttons
 from host.computer_turns import ComputerTurns, Post
 from host.lists import move_list, rules_page
 from host.live import LiveGames, Loaded, game_of, search_key
-from host.model import OFFERED_AT, Channel, Reply, ServiceError, Suggestion, User
+from host.model import OFFERED_AT, Channel, Reply, ServiceError, Suggestion, User, Where
 from host.moves import Moves
 from host.painting import Painter, ThreadPainter
 from host.payloads import Payload
 from host.playing import FinishHook, Playing
+from host.preferences import Preferences
 from host.presenter import MAX_PICKS, Happened, Presenter
+from host.settings import SettingsStore
 from host.setup import GameSetup
 from host.starting import Starting
 from host.timeouts import Timeouts
@@ -71,11 +73,17 @@ class GameService:
             bot_user,
             computer_wait,
         )
-        self.starting = Starting(self.live, self.computers, self.presenter, bot_user, clock)
+        self.settings = SettingsStore(games, clock)
+        self.preferences = Preferences(self.settings)
+        self.starting = Starting(
+            self.live, self.computers, self.presenter, self.settings, bot_user, clock
+        )
         self.playing = Playing(
             self.live, self.moves, self.computers, self.presenter, bot_user, clock
         )
-        self.timeouts = Timeouts(self.live, self.moves, self.computers, self.presenter, clock)
+        self.timeouts = Timeouts(
+            self.live, self.moves, self.computers, self.presenter, self.settings, clock
+        )
         self.buttons = Buttons(
             self.live, self.moves, self.playing, self.starting, self.computers, self.presenter
         )
@@ -143,10 +151,49 @@ class GameService:
         loaded = await self.live.in_channel(channel)
         return await self.playing.end_by_admin(loaded.id, user)
 
-    async def expire_due(self) -> list[tuple[Channel, list[Reply]]]:
+    async def expire_due(self) -> list[tuple[Where, list[Reply]]]:
         """Defaults for decisions past their deadline, challenges nobody answered: the
         replies to post, with where."""
         return await self.timeouts.expire_due()
+
+    # --- settings -------------------------------------------------------------------------
+    async def server_settings(
+        self,
+        channel: Channel,
+        user: User,
+        *,
+        game: str | None = None,
+        deadline_hours: int | None = None,
+        min_minutes: int | None = None,
+        max_hours: int | None = None,
+        remind_minutes: int | None = None,
+        threads: bool | None = None,
+    ) -> list[Reply]:
+        """`/admin settings`: this server's settings, changed first by what is given."""
+        reply = await self.preferences.server(
+            channel,
+            user,
+            game=game,
+            deadline_hours=deadline_hours,
+            min_minutes=min_minutes,
+            max_hours=max_hours,
+            remind_minutes=remind_minutes,
+            threads=threads,
+        )
+        return [reply]
+
+    async def notify(
+        self, user: User, *, reminders: bool | None = None, dm: bool | None = None
+    ) -> list[Reply]:
+        """`/notify`: the user's notifications, changed first by what is given."""
+        return [await self.preferences.player(user, reminders=reminders, dm=dm)]
+
+    async def direct_messages_closed(self, user: User) -> None:
+        await self.preferences.direct_messages_closed(user)
+
+    async def notices(self, user: User) -> list[Reply]:
+        """What `user` must be told once, privately, with their next command's reply."""
+        return await self.preferences.notices(user)
 
     # --- looking at games -----------------------------------------------------------------
     async def board(self, channel: Channel) -> list[Reply]:

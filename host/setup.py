@@ -16,7 +16,9 @@ from engine import ai
 
 #: The computer levels players choose from; the engine has more, for measurement.
 LEVELS = ("easy", "normal", "hard")
-MAX_DEADLINE_MINUTES = 7 * 24 * 60
+MAX_DEADLINE_MINUTES = 30 * 24 * 60
+#: The last reminder before a decision runs out comes this long before it (by default).
+REMIND_BEFORE_SECONDS = 3600
 #: Computer seats one game may add (Everest: one person and three computer yeti).
 MAX_COMPUTERS = 3
 #: A seed fits a Discord integer option (and a JavaScript number).
@@ -61,6 +63,8 @@ class GameOptions:
     deadline_seconds: int | None = None
     #: Seats a computer took over from a player who resigned, in that order.
     taken_over: tuple[int, ...] = ()
+    #: The last reminder comes this long before a decision runs out (0: only half-way).
+    remind_before: int = REMIND_BEFORE_SECONDS
 
     @classmethod
     def of(cls, setup: GameSetup) -> Self:
@@ -74,6 +78,8 @@ class GameOptions:
             stored["deadline"] = self.deadline_seconds
         if self.taken_over:
             stored["taken_over"] = list(self.taken_over)
+        if self.remind_before != REMIND_BEFORE_SECONDS:
+            stored["remind_before"] = self.remind_before
         return stored
 
     @classmethod
@@ -81,8 +87,10 @@ class GameOptions:
         level = stored.get("level")
         deadline = stored.get("deadline")
         taken = stored.get("taken_over")
+        remind = stored.get("remind_before")
         return cls(
             level if isinstance(level, str) else ai.DEFAULT_LEVEL,
             deadline if isinstance(deadline, int) and deadline > 0 else None,
             tuple(s for s in taken if isinstance(s, int)) if isinstance(taken, list) else (),
+            remind if isinstance(remind, int) and remind >= 0 else REMIND_BEFORE_SECONDS,
         )

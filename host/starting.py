@@ -24,7 +24,8 @@ from host.deadlines import first_deadline
 from host.live import LiveGames, Loaded, game_of, record_of, start_state, user_of
 from host.model import Channel, ChannelBusyError, Reply, ServiceError, User
 from host.presenter import Happened, Presenter
-from host.setup import MAX_DEADLINE_MINUTES, GameOptions, GameSetup, SeatChoice
+from host.settings import SettingError, SettingsStore
+from host.setup import GameOptions, GameSetup, SeatChoice
 from render.core import RenderContext
 
 log = logging.getLogger(__name__)
@@ -36,12 +37,14 @@ class Starting:
         live: LiveGames,
         computers: ComputerTurns,
         presenter: Presenter,
+        settings: SettingsStore,
         bot_user: User,
         clock: Callable[[], float],
     ) -> None:
         self.live = live
         self.computers = computers
         self.presenter = presenter
+        self.settings = settings
         self.bot_user = bot_user
         self.clock = clock
 
@@ -113,9 +116,16 @@ class Starting:
             state = game.new_state(seed, len(players), setup.variant)
         # Everyone who started it, and every computer, has already agreed to play.
         accepted = [not challenge or p.id == user.id or p.is_bot for p in players]
-        options = GameOptions.of(setup)
+        server = await self.settings.server(channel.guild_id)
+        try:
+            seconds = server.deadline_for(game.id, setup.deadline_minutes)
+        except SettingError as exc:
+            raise ServiceError(exc.text) from None
+        options = replace(
+            GameOptions.of(setup), deadline_seconds=seconds, remind_before=server.remind_before
+        )
         now = self.clock()
-        deadline_at = first_deadline(game, state, players, options, now) if all(accepted) else None
+        timer = first_deadline(game, state, players, options, now) if all(accepted) else None
         new = NewGame(
             game=game.id,
             guild_id=channel.guild_id,
@@ -129,7 +139,7 @@ class Starting:
             created_by=record_of(user),
             seats=tuple((record_of(p), ok) for p, ok in zip(players, accepted, strict=True)),
             options=options.stored(),
-            deadline_at=deadline_at,
+            timer=timer,
         )
         try:
             record = await self.live.repository.create_game(new, now)
@@ -166,15 +176,13 @@ class Starting:
                     known=", ".join(ai.LEVELS),
                 )
             )
-        if setup.deadline_minutes is None:
-            return
-        if game.decision_seconds is None:
+        if setup.deadline_minutes is not None and game.solo:
             raise ServiceError(
-                t("deadline: {game} has no move deadlines; leave deadline out.", game=game.name)
-            )
-        if not 1 <= setup.deadline_minutes <= MAX_DEADLINE_MINUTES:
-            raise ServiceError(
-                t("deadline: give minutes from 1 to {most} (a week).", most=MAX_DEADLINE_MINUTES)
+                t(
+                    "deadline: {game} is played alone and waits for you as long as you like; "
+                    "leave deadline out.",
+                    game=game.name,
+                )
             )
 
     def _seated(
@@ -251,7 +259,7 @@ class Starting:
             game = game_of(record.game)
             now = self.clock()
             # Used only if this acceptance is the last one, decided in the transaction.
-            deadline_at = first_deadline(
+            timer = first_deadline(
                 game,
                 start_state(game, record),
                 [user_of(s.user) for s in record.seats],
@@ -260,7 +268,7 @@ class Starting:
             )
             try:
                 record = await self.live.repository.accept_seat(
-                    record.id, seats[0].seat, now, deadline_at
+                    record.id, seats[0].seat, now, timer
                 )
             except StalePlyError:
                 raise ServiceError(t("That challenge was already answered.")) from None

@@ -1,22 +1,27 @@
-"""What happens when time runs out: a decision past its deadline gets the game's
-documented default (`GameState.timeout_move`), and a challenge nobody answered within a
-day is closed. The front-end's timer calls `expire_due`; so does the console before each
-line. Each is done under the game's lock and against the stored ply, so a deadline
-handled by one process (or before a restart) is never handled twice.
+"""What happens as time runs: the player to act is reminded (half-way, and shortly
+before the end); a decision past its deadline gets the game's documented default
+(`GameState.timeout_move`) or, in a game without one, the others are offered the win;
+a challenge nobody answered within a day is closed. The front-end's timer calls
+`expire_due`; so does the console before each line. Each is done under the game's lock
+and guarded by the stored ply, so nothing is handled twice, by two processes or across a
+restart.
 """
 
 from __future__ import annotations
 
 import logging
 from collections.abc import Callable
+from dataclasses import replace
 
 from data.repository import StalePlyError
 from engine.text import t
 from host.computer_turns import ComputerTurns
-from host.live import LiveGames, user_of
-from host.model import Channel, Reply
-from host.moves import Moves
+from host.deadlines import next_reminder
+from host.live import LiveGames, Loaded, user_of
+from host.model import Channel, Direct, Reply, User, Where
+from host.moves import Moves, running_timer
 from host.presenter import Happened, Presenter
+from host.settings import SettingsStore
 
 log = logging.getLogger(__name__)
 
@@ -31,19 +36,27 @@ class Timeouts:
         moves: Moves,
         computers: ComputerTurns,
         presenter: Presenter,
+        settings: SettingsStore,
         clock: Callable[[], float],
     ) -> None:
         self.live = live
         self.moves = moves
         self.computers = computers
         self.presenter = presenter
+        self.settings = settings
         self.clock = clock
 
-    async def expire_due(self) -> list[tuple[Channel, list[Reply]]]:
-        """Play the default for every decision whose deadline has passed, and close the
-        challenges nobody answered. Returns the replies to post, with where."""
-        posts: list[tuple[Channel, list[Reply]]] = []
+    async def expire_due(self) -> list[tuple[Where, list[Reply]]]:
+        """Send the reminders due, play the default for every decision whose deadline has
+        passed (or offer the win), and close the challenges nobody answered. Returns the
+        replies to post, with where."""
+        posts: list[tuple[Where, list[Reply]]] = []
         now = self.clock()
+        for game_id in await self.live.repository.reminders_due(now):
+            try:
+                posts += await self._remind(game_id, now)
+            except Exception:
+                log.exception("game %s: a reminder failed", game_id)
         for game_id in await self.live.repository.due_games(now):
             try:
                 post = await self._play_defaults(game_id, now)
@@ -59,12 +72,59 @@ class Timeouts:
                 posts.append(closed)
         return posts
 
+    async def _remind(self, game_id: int, now: float) -> list[tuple[Where, list[Reply]]]:
+        """Remind the people to act in one game, once per reminder (by its stored time)."""
+        async with self.live.lock(game_id):
+            loaded = await self.live.load(game_id, fresh=True)
+            record = loaded.record
+            due = record.remind_at
+            if record.status != "active" or due is None or due > now:
+                return []
+            timer = running_timer(record)
+            following = (
+                next_reminder(
+                    timer.started_at, timer.deadline_at, now, loaded.options.remind_before
+                )
+                if timer is not None
+                else None
+            )
+            if not await self.live.repository.set_reminder(game_id, record.ply, due, following):
+                return []  # sent by another process, or the game moved on
+            self.live.remember(replace(loaded, record=replace(record, remind_at=following)))
+        if timer is None or timer.deadline_at <= now:
+            return []  # too late for a reminder (the bot was down): the deadline says it
+        people = [
+            user_of(record.seats[s].user)
+            for s in sorted(loaded.state.to_act)
+            if not record.seats[s].user.is_bot
+        ]
+        posts: list[tuple[Where, list[Reply]]] = []
+        in_channel: list[User] = []
+        for person in people:
+            settings = await self.settings.player(person.id)
+            if not settings.reminders:
+                continue
+            if settings.direct:
+                posts.append((Direct(person), [self.presenter.reminder(loaded, [person])]))
+            else:
+                in_channel.append(person)
+        if in_channel and record.channel_id is not None:
+            where = Channel(record.channel_id, record.guild_id)
+            posts.append((where, [self.presenter.reminder(loaded, in_channel)]))
+        return posts
+
     async def _play_defaults(self, game_id: int, now: float) -> tuple[Channel, list[Reply]] | None:
         async with self.live.lock(game_id):
-            loaded = await self.live.load(game_id)
+            loaded = await self.live.load(game_id, fresh=True)
             record = loaded.record
             if record.status != "active" or not record.deadline_at or record.deadline_at > now:
                 return None
+            if not any(
+                loaded.state.timeout_move(s) is not None
+                for s in loaded.state.to_act
+                if not record.seats[s].user.is_bot
+            ):
+                return await self._offer_the_win(loaded, now)
             before = loaded.state.to_act
             told: list[Happened] = []
             late: set[int] = set()
@@ -96,6 +156,23 @@ class Timeouts:
         loaded, answered = await self.computers.answer(loaded)
         pings = self.presenter.pings(loaded, before - late, set())
         board = await self.presenter.board(loaded, told + answered, pings)
+        return Channel(record.channel_id, record.guild_id), [board]
+
+    async def _offer_the_win(
+        self, loaded: Loaded, now: float
+    ) -> tuple[Channel, list[Reply]] | None:
+        """A decision without a default ran out: its clock stops, and the people waiting
+        on it may claim the win (or go on waiting). Call under the game's lock."""
+        record = loaded.record
+        if not await self.live.repository.mark_expired(record.id, record.ply, now):
+            return None
+        assert record.deadline_at is not None
+        stored = replace(record, expired_at=record.deadline_at, deadline_at=None, remind_at=None)
+        loaded = self.live.remember(replace(loaded, record=stored))
+        if record.channel_id is None:
+            return None
+        waiting = self.presenter.claimants(loaded)
+        board = await self.presenter.board(loaded, (), tuple(user_of(u.user) for u in waiting))
         return Channel(record.channel_id, record.guild_id), [board]
 
     async def _close_challenge(

@@ -160,7 +160,7 @@ def test_moves_lists_only_the_moves_asked_for_under_their_piece(tmp_path: Path) 
 
 
 #: The ranges the Discord commands declare (cogs/games.py, cogs/admin.py).
-RANGES = {"computers": (0, 3), "seed": (0, 2**53 - 1), "deadline": (1, 7 * 24 * 60)}
+RANGES = {"computers": (0, 3), "seed": (0, 2**53 - 1), "deadline": (1, 30 * 24 * 60)}
 
 
 @pytest.mark.parametrize(
@@ -178,7 +178,7 @@ RANGES = {"computers": (0, 3), "seed": (0, 2**53 - 1), "deadline": (1, 7 * 24 * 
         ("seed", "alice /play game:hokito opponent:bob seed:-5"),
         ("seed", "alice /play game:hokito opponent:bob seed:１２"),
         ("deadline", "alice /play game:everest opponent:bob deadline:0"),
-        ("deadline", "alice /play game:everest opponent:bob deadline:10081"),
+        ("deadline", "alice /play game:everest opponent:bob deadline:43201"),
         ("computers", "root /admin start game:everest player1:a player2:b computers:4"),
         ("seed", "root /admin start game:hokito player1:a player2:b seed:2e5"),
     ],

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import asyncio
+
 import pytest
 
 from data.db import Database
@@ -9,7 +11,7 @@ from data.games import SqliteGameRepository
 from host.model import ServiceError
 from host.service import GameService
 from host.setup import GameSetup
-from tests.host.conftest import ALICE, BOB, BOT, HERE
+from tests.host.conftest import ADMIN, ALICE, BOB, BOT, HERE
 
 
 class Clock:
@@ -31,7 +33,8 @@ async def test_a_missing_secret_plan_is_dazed_when_the_deadline_passes(db: Datab
     assert "alice has made their choice." in after.text
     assert "4E" not in after.text  # the plan stays secret
     clock.now += 300
-    assert await service.expire_due() == []  # not yet
+    [(_, [reminder])] = await service.expire_due()  # half-way: a reminder, no default yet
+    assert reminder.text.startswith("Reminder: bob, your move in Everest")
     clock.now += 301
     [(place, [board])] = await service.expire_due()
     assert place.channel_id == HERE.channel_id
@@ -47,11 +50,18 @@ async def test_deadline_option_is_checked(service: GameService) -> None:
         await service.start(HERE, ALICE, GameSetup("everest", deadline_minutes=0), [BOB])
 
 
-async def test_games_without_defaults_have_no_deadline(service: GameService) -> None:
+async def test_every_game_but_a_solo_one_has_a_deadline(db: Database) -> None:
+    clock = Clock()
+    service = GameService(SqliteGameRepository(db), bot_user=BOT, clock=clock, render_images=False)
     await service.start(HERE, ALICE, GameSetup("hokito", seed=1), [BOB])
-    await service.accept(HERE, BOB)
+    [board] = await service.accept(HERE, BOB)
     record = await service.repository.live_game_in_channel(HERE.channel_id)
-    assert record is not None and record.deadline_at is None
+    assert record is not None and record.deadline_at == clock.now + 3 * 24 * 3600
+    assert f"<t:{int(clock.now) + 3 * 24 * 3600}:R>" in board.text
+    await service.resign(HERE, ALICE)
+    [solo] = await service.start(HERE, ALICE, GameSetup("hillbert", seed=1))
+    record = await service.repository.live_game_in_channel(HERE.channel_id)
+    assert record is not None and record.deadline_at is None and "<t:" not in solo.text
 
 
 async def test_defaults_for_several_seats_keep_plans_secret(db: Database) -> None:
@@ -63,3 +73,156 @@ async def test_defaults_for_several_seats_keep_plans_secret(db: Database) -> Non
     [(_, [board])] = await service.expire_due()
     assert "alice (Red) ran out of time: the default choice." in board.text
     assert "bob (Blue) ran out of time: dazed." in board.text
+
+
+HOUR = 3600
+DAY = 24 * HOUR
+
+
+def clocked(db: Database, clock: Clock) -> GameService:
+    return GameService(SqliteGameRepository(db), bot_user=BOT, clock=clock, render_images=False)
+
+
+async def hokito_duel(service: GameService) -> None:
+    await service.start(HERE, ALICE, GameSetup("hokito", seed=1, seat="first"), [BOB])
+    await service.accept(HERE, BOB)
+
+
+async def test_the_player_to_act_is_reminded_half_way_and_an_hour_before(db: Database) -> None:
+    clock = Clock()
+    service = clocked(db, clock)
+    await hokito_duel(service)  # alice to move, three days to do it
+    start = clock.now
+    clock.now = start + 1.5 * DAY - 1
+    assert await service.expire_due() == []
+    clock.now = start + 1.5 * DAY
+    [(where, [reminder])] = await service.expire_due()
+    assert where.channel_id == HERE.channel_id and [u.name for u in reminder.mentions] == ["alice"]
+    assert "Reminder: alice, your move in Hokito (alice vs bob) runs out" in reminder.text
+    assert f"<t:{int(start + 3 * DAY)}:R>" in reminder.text
+    assert await service.expire_due() == []  # once
+    clock.now = start + 3 * DAY - HOUR
+    [(_, [last])] = await service.expire_due()
+    assert [u.name for u in last.mentions] == ["alice"]
+    assert await service.expire_due() == []
+    # A move starts bob's clock, with reminders of its own.
+    [first, *_] = await service.suggest_moves(HERE, ALICE, "")
+    await service.move(HERE, ALICE, first.value)
+    clock.now += 1.5 * DAY
+    [(_, [his])] = await service.expire_due()
+    assert [u.name for u in his.mentions] == ["bob"]
+
+
+async def test_reminders_can_be_turned_off_per_player(db: Database) -> None:
+    clock = Clock()
+    service = clocked(db, clock)
+    [shown] = await service.notify(ALICE, reminders=False)
+    assert "Reminders before your time runs out: off." in shown.text and shown.ephemeral
+    await hokito_duel(service)
+    clock.now += 2 * DAY
+    assert await service.expire_due() == []
+    record = await service.repository.live_game_in_channel(HERE.channel_id)
+    assert record is not None and record.remind_at is not None  # bob would still be reminded
+
+
+async def test_time_out_in_a_duel_offers_the_win_and_the_game_goes_on(db: Database) -> None:
+    clock = Clock()
+    service = clocked(db, clock)
+    await hokito_duel(service)
+    clock.now += 3 * DAY + 1
+    posts = await service.expire_due()
+    [(where, [board])] = [p for p in posts if "ran out of time" in p[1][0].text]
+    assert where.channel_id == HERE.channel_id and [u.name for u in board.mentions] == ["bob"]
+    assert "alice (Black) ran out of time" in board.text
+    assert "bob may claim the win with the button, or wait" in board.text
+    claim = next(a for a in board.actions if a.label == "Claim the win")
+    assert await service.expire_due() == []  # handled once
+    # alice may not claim, and pressing as her changes nothing.
+    with pytest.raises(ServiceError, match="Only bob may claim this win"):
+        await service.press(HERE, ALICE, claim.payload)
+    [end] = await service.press(HERE, BOB, claim.payload)
+    assert "alice ran out of time, and bob claimed the win." in end.text
+    assert "bob (White) wins." in end.text
+    record = await service.repository.get_game(claim.payload.game_id)
+    assert record is not None and record.status == "finished"
+    assert record.result is not None and record.result["winners"] == [1]
+
+
+async def test_a_late_move_takes_the_offer_back(db: Database) -> None:
+    clock = Clock()
+    service = clocked(db, clock)
+    await hokito_duel(service)
+    clock.now += 3 * DAY + 1
+    [(_, [board])] = await service.expire_due()
+    claim = next(a for a in board.actions if a.label == "Claim the win")
+    [first, *_] = await service.suggest_moves(HERE, ALICE, "")
+    [moved] = await service.move(HERE, ALICE, first.value)
+    assert "Claim the win" not in [a.label for a in moved.actions]
+    with pytest.raises(ServiceError, match="no win to claim"):
+        await service.press(HERE, BOB, claim.payload)
+    record = await service.repository.live_game_in_channel(HERE.channel_id)
+    assert record is not None and record.status == "active" and record.expired_at is None
+    assert record.deadline_at == clock.now + 3 * DAY
+
+
+async def test_two_claims_at_once_record_one_result(db: Database) -> None:
+    clock = Clock()
+    service = clocked(db, clock)
+    other = clocked(db, clock)  # a second process on the same database
+    await hokito_duel(service)
+    clock.now += 3 * DAY + 1
+    [(_, [board])] = await service.expire_due()
+    claim = next(a for a in board.actions if a.label == "Claim the win")
+    results = await asyncio.gather(
+        service.press(HERE, BOB, claim.payload),
+        other.press(HERE, BOB, claim.payload),
+        return_exceptions=True,
+    )
+    assert sum(isinstance(r, list) for r in results) == 1, results
+    assert sum(isinstance(r, ServiceError) for r in results) == 1, results
+
+
+async def test_a_deadline_passed_while_the_bot_was_down_is_handled_once(db: Database) -> None:
+    clock = Clock()
+    await hokito_duel(clocked(db, clock))
+    clock.now += 5 * DAY  # the bot was down through the reminders and the end
+    restarted = clocked(db, clock)
+    posts = await restarted.expire_due()
+    assert [("ran out of time" in replies[0].text) for _, replies in posts].count(True) == 1
+    assert await clocked(db, clock).expire_due() == []
+    assert await restarted.expire_due() == []
+
+
+async def test_admins_set_deadlines_per_game_and_the_bounds_of_play(db: Database) -> None:
+    clock = Clock()
+    service = clocked(db, clock)
+    with pytest.raises(ServiceError, match="Only admins"):
+        await service.server_settings(HERE, ALICE, game="hokito", deadline_hours=12)
+    with pytest.raises(
+        ServiceError,
+        match=r"deadline: 31 days is out of range; choose from "
+        r"1 minute to 30 days",
+    ):
+        await service.server_settings(HERE, ADMIN, game="hokito", deadline_hours=31 * 24)
+    with pytest.raises(ServiceError, match="Unknown game 'chess'"):
+        await service.server_settings(HERE, ADMIN, game="chess", deadline_hours=12)
+    [shown] = await service.server_settings(
+        HERE, ADMIN, game="hokito", deadline_hours=12, min_minutes=30, max_hours=48
+    )
+    assert "Hokito: 12 hours per decision." in shown.text
+    assert "/play deadline: may choose from 30 minutes to 2 days." in shown.text
+    assert "Everest: 12 hours per decision (the game's own)." in shown.text
+    await hokito_duel(service)
+    record = await service.repository.live_game_in_channel(HERE.channel_id)
+    assert record is not None and record.deadline_at == clock.now + 12 * HOUR
+    await service.resign(HERE, ALICE)
+    with pytest.raises(ServiceError, match="this server allows 30 minutes to 2 days"):
+        await service.start(HERE, ALICE, GameSetup("hokito", deadline_minutes=10), [BOB])
+    assert await service.repository.live_game_in_channel(HERE.channel_id) is None
+    await service.start(HERE, ALICE, GameSetup("hokito", deadline_minutes=45), [BOB])
+    await service.accept(HERE, BOB)
+    record = await service.repository.live_game_in_channel(HERE.channel_id)
+    assert record is not None and record.deadline_at == clock.now + 45 * 60
+    # Read back by another process: the settings are in the database.
+    [again] = await clocked(db, clock).server_settings(HERE, ADMIN)
+    assert "Hokito: 12 hours per decision." in again.text and "Nothing changed" in again.text

@@ -565,9 +565,9 @@ async def test_a_bystander_pressing_resign_is_refused_at_once(service: GameServi
     assert confirm.title == "Resign?"
 
 
-async def test_a_deadline_is_refused_in_games_without_deadlines(service: GameService) -> None:
-    with pytest.raises(ServiceError, match="Hokito has no move deadlines"):
-        await service.start(HERE, ALICE, GameSetup("hokito", deadline_minutes=60), [BOB])
+async def test_a_deadline_is_refused_in_a_solo_game_that_waits(service: GameService) -> None:
+    with pytest.raises(ServiceError, match="Hillbert is played alone and waits for you"):
+        await service.start(HERE, ALICE, GameSetup("hillbert", deadline_minutes=60))
     assert await service.repository.live_game_in_channel(HERE.channel_id) is None
     [board] = await service.start(HERE, ALICE, GameSetup("everest", deadline_minutes=60), [BOT])
     assert "<t:" in board.text

@@ -1,0 +1,190 @@
+"""The commands that change settings: a server's (`/admin settings`) and a player's
+(`/notify`). Each answers with the settings as they now stand, so nobody has to guess."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from engine.text import t
+from host import catalog
+from host.model import Channel, Reply, ServiceError, User
+from host.settings import (
+    HOUR,
+    MINUTE,
+    PlayerSettings,
+    ServerSettings,
+    SettingError,
+    SettingsStore,
+    duration,
+)
+
+
+class Preferences:
+    def __init__(self, settings: SettingsStore) -> None:
+        self.settings = settings
+
+    # --- a server's -----------------------------------------------------------------------
+    async def server(
+        self,
+        channel: Channel,
+        user: User,
+        *,
+        game: str | None = None,
+        deadline_hours: int | None = None,
+        min_minutes: int | None = None,
+        max_hours: int | None = None,
+        remind_minutes: int | None = None,
+        threads: bool | None = None,
+    ) -> Reply:
+        """Show this server's settings, changed first by whatever is given."""
+        if channel.guild_id is None:
+            raise ServiceError(t("Server settings are made in a server, not here."))
+        if not user.is_admin:
+            raise ServiceError(t("Only admins (Manage Server) can change this server's settings."))
+        if game is not None:
+            try:
+                catalog.listing(game)
+            except KeyError:
+                raise ServiceError(
+                    t(
+                        "Unknown game {game!r}; games: {known}.",
+                        game=game,
+                        known=", ".join(lst.game.id for lst in catalog.all_listings()),
+                    )
+                ) from None
+        current = await self.settings.server(channel.guild_id)
+        try:
+            new = current.changed(
+                game=game,
+                deadline=_times(deadline_hours, HOUR),
+                min_deadline=_times(min_minutes, MINUTE),
+                max_deadline=_times(max_hours, HOUR),
+                remind_before=_times(remind_minutes, MINUTE),
+                threads=threads,
+            )
+        except SettingError as exc:
+            raise ServiceError(exc.text) from None
+        if new != current:
+            await self.settings.save_server(channel.guild_id, new)
+        return Reply(
+            title=str(t("Settings of this server")),
+            text=server_text(new, changed=new != current),
+            ephemeral=True,
+        )
+
+    # --- a player's -----------------------------------------------------------------------
+    async def player(
+        self, user: User, *, reminders: bool | None = None, dm: bool | None = None
+    ) -> Reply:
+        """Show `user`'s notifications, changed first by whatever is given."""
+        current = await self.settings.player(user.id)
+        new = current
+        if reminders is not None:
+            new = replace(new, reminders=reminders)
+        if dm is not None:
+            # Turning direct messages on again tries them again.
+            new = replace(new, dm=dm, dm_closed=False, dm_closed_told=False)
+        if new != current:
+            await self.settings.save_player(user.id, new)
+        return Reply(
+            title=str(t("Your notifications")),
+            text=player_text(new),
+            ephemeral=True,
+        )
+
+    async def direct_messages_closed(self, user: User) -> None:
+        """A direct message to `user` was refused: stop trying."""
+        current = await self.settings.player(user.id)
+        if not current.dm_closed:
+            closed = replace(current, dm_closed=True, dm_closed_told=False)
+            await self.settings.save_player(user.id, closed)
+
+    async def notices(self, user: User) -> list[Reply]:
+        """What `user` must be told once, privately, at their next command."""
+        current = await self.settings.player(user.id)
+        if not current.dm_closed or current.dm_closed_told:
+            return []
+        await self.settings.save_player(user.id, replace(current, dm_closed_told=True))
+        text = t(
+            "I could not send you a direct message (they are closed for me), so I stopped "
+            "trying: you are pinged in the game's channel instead. To have them again, "
+            "allow direct messages from this server's members, then use /notify dm:on."
+        )
+        return [Reply(title=str(t("Direct messages")), text=str(text), ephemeral=True)]
+
+
+def _times(value: int | None, unit: int) -> int | None:
+    return None if value is None else value * unit
+
+
+def server_text(settings: ServerSettings, *, changed: bool) -> str:
+    lines = [str(t("Saved.")) if changed else str(t("Nothing changed; as they stand:"))]
+    for listing in catalog.all_listings():
+        game = listing.game
+        if game.solo:
+            continue
+        own = settings.deadlines.get(game.id)
+        default = game.decision_seconds or None
+        if own is not None:
+            line = t("{game}: {time} per decision.", game=game.name, time=duration(own))
+        elif default is not None:
+            line = t(
+                "{game}: {time} per decision (the game's own).",
+                game=game.name,
+                time=duration(default),
+            )
+        else:
+            line = t("{game}: 3 days per decision (the default).", game=game.name)
+        lines.append(f"- {line}")
+    lines.append(
+        str(
+            t(
+                "/play deadline: may choose from {low} to {high}.",
+                low=duration(settings.min_deadline),
+                high=duration(settings.max_deadline),
+            )
+        )
+    )
+    if settings.remind_before:
+        lines.append(
+            str(
+                t(
+                    "Reminders: half-way, and {time} before a decision runs out.",
+                    time=duration(settings.remind_before),
+                )
+            )
+        )
+    else:
+        lines.append(str(t("Reminders: half-way only.")))
+    lines.append(
+        str(t("New games start in a thread of their own."))
+        if settings.threads
+        else str(t("New games start in the channel where /play is used."))
+    )
+    lines.append(
+        str(
+            t(
+                "Change with /admin settings game: deadline_hours: min_minutes: max_hours: "
+                "remind_minutes: threads:."
+            )
+        )
+    )
+    return "\n".join(lines)
+
+
+def player_text(settings: PlayerSettings) -> str:
+    lines = [
+        str(t("Reminders before your time runs out: on."))
+        if settings.reminders
+        else str(t("Reminders before your time runs out: off.")),
+    ]
+    if settings.dm and settings.dm_closed:
+        lines.append(
+            str(t("Direct messages: on, but yours are closed to me, so you are pinged instead."))
+        )
+    elif settings.dm:
+        lines.append(str(t("Turns and reminders come as direct messages.")))
+    else:
+        lines.append(str(t("Turns and reminders come as pings in the game's channel.")))
+    lines.append(str(t("Change with /notify reminders: dm:.")))
+    return "\n".join(lines)

@@ -1,0 +1,258 @@
+"""A server's settings (its admins') and a player's (`/notify`), kept in the database.
+
+Each is a frozen value read from and written back to a JSON object; keys the code does
+not know are kept as they are, so an older process never drops a newer one's settings.
+Every change is checked against its range first, and a refusal names the range.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field, replace
+from typing import Any, Literal, Protocol, Self
+
+from engine.text import Text, t, tn
+from host.setup import REMIND_BEFORE_SECONDS
+
+MINUTE = 60
+HOUR = 3600
+DAY = 24 * HOUR
+
+#: What an admin may choose, in seconds.
+DEADLINE_RANGE = (1 * MINUTE, 30 * DAY)
+REMIND_BEFORE_RANGE = (0, 2 * DAY)
+#: The bounds of `/play deadline:` when a server has set none.
+DEFAULT_MIN_DEADLINE = 1 * MINUTE
+DEFAULT_MAX_DEADLINE = 7 * DAY
+DEFAULT_REMIND_BEFORE = REMIND_BEFORE_SECONDS
+
+
+class SettingError(ValueError):
+    """A setting out of its range; `text` says the range."""
+
+    def __init__(self, text: Text) -> None:
+        super().__init__(str(text))
+        self.text = text
+
+
+def duration(seconds: int) -> str:
+    """Seconds as a person says them: "3 days", "12 hours", "1 day 6 hours", "90 minutes"."""
+    if seconds <= 0:
+        return str(t("none"))
+    days, rest = divmod(seconds, DAY)
+    hours, rest = divmod(rest, HOUR)
+    minutes = rest // MINUTE
+    parts = []
+    if days:
+        parts.append(str(tn("{n} day", "{n} days", n=days)))
+    if hours:
+        parts.append(str(tn("{n} hour", "{n} hours", n=hours)))
+    if minutes or not parts:
+        parts.append(str(tn("{n} minute", "{n} minutes", n=minutes)))
+    return " ".join(parts)
+
+
+def _seconds(stored: Mapping[str, Any], key: str) -> int | None:
+    value = stored.get(key)
+    return value if isinstance(value, int) and not isinstance(value, bool) else None
+
+
+@dataclass(frozen=True, slots=True)
+class ServerSettings:
+    #: The time per decision of each game here, by game id (seconds).
+    deadlines: Mapping[str, int] = field(default_factory=dict)
+    #: The bounds of `/play deadline:` here (seconds).
+    min_deadline: int = DEFAULT_MIN_DEADLINE
+    max_deadline: int = DEFAULT_MAX_DEADLINE
+    #: The last reminder comes this long before a decision runs out (0: none).
+    remind_before: int = DEFAULT_REMIND_BEFORE
+    #: Every new game starts in a thread of its own.
+    threads: bool = False
+    #: What was stored, kept whole so that unknown keys survive a save.
+    stored: Mapping[str, Any] = field(default_factory=dict, compare=False)
+
+    @classmethod
+    def from_stored(cls, stored: Mapping[str, Any]) -> Self:
+        deadlines = stored.get("deadlines")
+        return cls(
+            deadlines={
+                k: v
+                for k, v in (deadlines.items() if isinstance(deadlines, dict) else ())
+                if isinstance(v, int) and v > 0
+            },
+            min_deadline=_seconds(stored, "min_deadline") or DEFAULT_MIN_DEADLINE,
+            max_deadline=_seconds(stored, "max_deadline") or DEFAULT_MAX_DEADLINE,
+            remind_before=_or(_seconds(stored, "remind_before"), DEFAULT_REMIND_BEFORE),
+            threads=stored.get("threads") is True,
+            stored=dict(stored),
+        )
+
+    def to_stored(self) -> dict[str, Any]:
+        return {
+            **self.stored,
+            "deadlines": dict(self.deadlines),
+            "min_deadline": self.min_deadline,
+            "max_deadline": self.max_deadline,
+            "remind_before": self.remind_before,
+            "threads": self.threads,
+        }
+
+    def changed(
+        self,
+        *,
+        game: str | None = None,
+        deadline: int | None = None,
+        min_deadline: int | None = None,
+        max_deadline: int | None = None,
+        remind_before: int | None = None,
+        threads: bool | None = None,
+    ) -> Self:
+        """These settings with the given changes, checked (SettingError names the range)."""
+        new = self
+        if deadline is not None:
+            if game is None:
+                raise SettingError(t("deadline: say which game it is for (game:)."))
+            _check("deadline", deadline, DEADLINE_RANGE)
+            new = replace(new, deadlines={**new.deadlines, game: deadline})
+        if min_deadline is not None:
+            _check("min_deadline", min_deadline, DEADLINE_RANGE)
+            new = replace(new, min_deadline=min_deadline)
+        if max_deadline is not None:
+            _check("max_deadline", max_deadline, DEADLINE_RANGE)
+            new = replace(new, max_deadline=max_deadline)
+        if new.min_deadline > new.max_deadline:
+            raise SettingError(
+                t(
+                    "min_deadline ({low}) must not be longer than max_deadline ({high}).",
+                    low=duration(new.min_deadline),
+                    high=duration(new.max_deadline),
+                )
+            )
+        if remind_before is not None:
+            _check("remind_before", remind_before, REMIND_BEFORE_RANGE)
+            new = replace(new, remind_before=remind_before)
+        if threads is not None:
+            new = replace(new, threads=threads)
+        return new
+
+    def deadline_for(self, game: str, minutes: int | None) -> int | None:
+        """The seconds per decision of a new game of `game` here: the minutes chosen at
+        set-up (checked against this server's bounds), else this server's default for
+        the game (None: the game's own)."""
+        if minutes is None:
+            return self.deadlines.get(game)
+        low, high = self.min_deadline, self.max_deadline
+        if not low <= minutes * MINUTE <= high:
+            raise SettingError(
+                t(
+                    "deadline: this server allows {low} to {high} per decision; give minutes "
+                    "from {lo} to {hi}.",
+                    low=duration(low),
+                    high=duration(high),
+                    lo=-(-low // MINUTE),
+                    hi=high // MINUTE,
+                )
+            )
+        return minutes * MINUTE
+
+
+def _or(value: int | None, default: int) -> int:
+    return default if value is None else value
+
+
+def _check(name: str, seconds: int, bounds: tuple[int, int]) -> None:
+    low, high = bounds
+    if not low <= seconds <= high:
+        raise SettingError(
+            t(
+                "{name}: {value} is out of range; choose from {low} to {high}.",
+                name=name,
+                value=duration(seconds) if seconds > 0 else str(seconds),
+                low=duration(low) if low else "0",
+                high=duration(high),
+            )
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class PlayerSettings:
+    #: Reminders before a decision runs out.
+    reminders: bool = True
+    #: Turns, reminders and followed games by direct message instead of a ping.
+    dm: bool = False
+    #: A direct message could not be delivered: none is tried until `dm` is set again.
+    dm_closed: bool = False
+    #: The player has been told that direct messages stopped.
+    dm_closed_told: bool = False
+    stored: Mapping[str, Any] = field(default_factory=dict, compare=False)
+
+    @classmethod
+    def from_stored(cls, stored: Mapping[str, Any]) -> Self:
+        return cls(
+            reminders=stored.get("reminders") is not False,
+            dm=stored.get("dm") is True,
+            dm_closed=stored.get("dm_closed") is True,
+            dm_closed_told=stored.get("dm_closed_told") is True,
+            stored=dict(stored),
+        )
+
+    def to_stored(self) -> dict[str, Any]:
+        return {
+            **self.stored,
+            "reminders": self.reminders,
+            "dm": self.dm,
+            "dm_closed": self.dm_closed,
+            "dm_closed_told": self.dm_closed_told,
+        }
+
+    @property
+    def direct(self) -> bool:
+        """Whether to send this player direct messages now."""
+        return self.dm and not self.dm_closed
+
+
+class SettingsStore:
+    """Reads and saves settings through the repository, with a short-lived cache: a
+    setting saved by another process is seen here within `TTL` seconds."""
+
+    TTL = 60.0
+
+    def __init__(self, repository: SettingsRepository, clock: Callable[[], float]) -> None:
+        self.repository = repository
+        self.clock = clock
+        self._servers: dict[int, tuple[float, ServerSettings]] = {}
+        self._players: dict[int, tuple[float, PlayerSettings]] = {}
+
+    async def server(self, guild_id: int | None) -> ServerSettings:
+        if guild_id is None:
+            return ServerSettings()  # a direct message: the defaults
+        cached = self._servers.get(guild_id)
+        if cached is not None and cached[0] > self.clock():
+            return cached[1]
+        settings = ServerSettings.from_stored(await self.repository.settings("guild", guild_id))
+        self._servers[guild_id] = (self.clock() + self.TTL, settings)
+        return settings
+
+    async def save_server(self, guild_id: int, settings: ServerSettings) -> None:
+        await self.repository.save_settings("guild", guild_id, settings.to_stored())
+        self._servers[guild_id] = (self.clock() + self.TTL, settings)
+
+    async def player(self, user_id: int) -> PlayerSettings:
+        cached = self._players.get(user_id)
+        if cached is not None and cached[0] > self.clock():
+            return cached[1]
+        settings = PlayerSettings.from_stored(await self.repository.settings("user", user_id))
+        self._players[user_id] = (self.clock() + self.TTL, settings)
+        return settings
+
+    async def save_player(self, user_id: int, settings: PlayerSettings) -> None:
+        await self.repository.save_settings("user", user_id, settings.to_stored())
+        self._players[user_id] = (self.clock() + self.TTL, settings)
+
+
+class SettingsRepository(Protocol):
+    async def settings(self, scope: Literal["guild", "user"], key: int) -> dict[str, Any]: ...
+
+    async def save_settings(
+        self, scope: Literal["guild", "user"], key: int, settings: dict[str, Any]
+    ) -> None: ...
