@@ -1,4 +1,4 @@
-"""/admin start and /admin end, for people with Manage Server.
+"""/admin start, /admin end and /admin settings, for people with Manage Server.
 
 Discord hides the group from others by default (`default_permissions`), but server
 owners can change that, so the service checks the permission again on every call.
@@ -86,6 +86,43 @@ class AdminCog(commands.GroupCog, group_name="admin"):
         await respond(
             interaction,
             lambda: self.bot.service.admin_end(channel_of(interaction), user_of(interaction)),
+        )
+
+
+    @app_commands.command(name="settings")
+    @app_commands.describe(
+        game="The game whose deadline to set",
+        deadline_hours="Hours per decision in that game, by default (1 to 720)",
+        min_minutes="The shortest deadline /play may choose, in minutes",
+        max_hours="The longest deadline /play may choose, in hours",
+        remind_minutes="The last reminder comes this many minutes before time runs out",
+        threads="Start every new game in a thread of its own",
+    )
+    @app_commands.autocomplete(game=game_autocomplete)
+    async def settings(
+        self,
+        interaction: discord.Interaction[Any],
+        game: str | None = None,
+        deadline_hours: app_commands.Range[int, 1, 720] | None = None,
+        min_minutes: app_commands.Range[int, 1, 43_200] | None = None,
+        max_hours: app_commands.Range[int, 1, 720] | None = None,
+        remind_minutes: app_commands.Range[int, 0, 2880] | None = None,
+        threads: bool | None = None,
+    ) -> None:
+        """Show this server's settings; change any you give."""
+        await respond(
+            interaction,
+            lambda: self.bot.service.server_settings(
+                channel_of(interaction),
+                user_of(interaction),
+                game=game,
+                deadline_hours=deadline_hours,
+                min_minutes=min_minutes,
+                max_hours=max_hours,
+                remind_minutes=remind_minutes,
+                threads=threads,
+            ),
+            public=False,
         )
 
 

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import logging
 import os
+import time
+from collections.abc import Callable
 from typing import Any
 
 import discord
@@ -15,7 +17,7 @@ from cogs.respond import channel_of, note_posted, respond, user_of
 from cogs.stale_boards import Posted, StaleBoards
 from cogs.views import PayloadButton, PayloadSelect, UnknownButton, message_parts
 from data.daily import DailyRepository
-from data.repository import GameRepository
+from data.repository import GameRecord, GameRepository
 from engine.text import t
 from host.ai_turns import ComputerPlayers, PooledComputers
 from host.daily import DailyService
@@ -51,6 +53,7 @@ class HilltopBot(commands.Bot):
         *,
         daily_secret: str | None = None,
         dev_guild_id: int | None = None,
+        clock: Callable[[], float] = time.time,
     ) -> None:
         intents = discord.Intents.none()
         intents.guilds = True
@@ -59,6 +62,7 @@ class HilltopBot(commands.Bot):
         self.daily_repo = daily
         self.daily_secret = daily_secret
         self.dev_guild_id = dev_guild_id
+        self.clock = clock
         self._service: GameService | None = None
         self._daily: DailyService | None = None
         #: Takes the controls off each game's boards left behind.
@@ -89,8 +93,10 @@ class HilltopBot(commands.Bot):
             computers=computers,
             painter=painter,
             computer_wait=computer_wait,
+            clock=self.clock,
         )
         self._service.post = self.post
+        self._service.presenter.link = self.board_link
         self._daily = DailyService(self._service, self.daily_repo, secret=self.daily_secret)
 
     async def post(self, where: Where, replies: list[Reply]) -> None:
@@ -128,6 +134,28 @@ class HilltopBot(commands.Bot):
         """Remove the controls of a message of ours that the game has left behind."""
         channel = self.get_partial_messageable(where.channel_id)
         await channel.get_partial_message(where.message_id).edit(view=None)
+
+    async def save_board_links(self) -> None:
+        """Save each game's latest board message, so that links to it survive a restart
+        and other processes know it (a few seconds late at most: links are no game
+        state)."""
+        unsaved = self.stale_boards.take_unsaved()
+        if unsaved and self._service is not None:
+            boards = {game_id: posted.message_id for game_id, posted in unsaved.items()}
+            await self.service.repository.set_board_messages(boards)
+
+    def board_link(self, record: GameRecord) -> str | None:
+        """A link that opens a game's latest board in Discord."""
+        posted = self.stale_boards.newest(record.id)
+        message_id = posted.message_id if posted is not None else record.board_message_id
+        if message_id is None or record.channel_id is None:
+            return None
+        guild = record.guild_id if record.guild_id is not None else "@me"
+        return f"https://discord.com/channels/{guild}/{record.channel_id}/{message_id}"
+
+    async def notices(self, user: User) -> list[Reply]:
+        """What `user` must be told once, privately (after their command's reply)."""
+        return await self.service.notices(user) if self._service is not None else []
 
     async def handle_press(self, interaction: discord.Interaction[Any], payload: Payload) -> None:
         """A button or select of ours was used (also after a restart)."""

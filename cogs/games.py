@@ -7,7 +7,7 @@ docstrings are what Discord shows as help.
 from __future__ import annotations
 
 import logging
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal
 
 import discord
 from discord import app_commands
@@ -293,6 +293,26 @@ class GamesCog(commands.Cog):
 
         await respond(interaction, call, public=False)
 
+    @app_commands.command(name="notify")
+    @app_commands.describe(
+        reminders="Reminders before your time to move runs out",
+        dm="Turns and reminders as direct messages instead of pings in the channel",
+    )
+    async def notify(
+        self,
+        interaction: discord.Interaction[Any],
+        reminders: Literal["on", "off"] | None = None,
+        dm: Literal["on", "off"] | None = None,
+    ) -> None:
+        """Show how you are told of your turns; change what you give."""
+        await respond(
+            interaction,
+            lambda: self.bot.service.notify(
+                user_of(interaction), reminders=_switch(reminders), dm=_switch(dm)
+            ),
+            public=False,
+        )
+
     @app_commands.command(name="games")
     async def games(self, interaction: discord.Interaction[Any]) -> None:
         """List this server's games, the ones waiting for you first."""
@@ -301,6 +321,10 @@ class GamesCog(commands.Cog):
             lambda: self.bot.service.list_games(channel_of(interaction), user_of(interaction)),
             public=False,
         )
+
+
+def _switch(value: str | None) -> bool | None:
+    return None if value is None else value == "on"
 
 
 async def setup(bot: HilltopBot) -> None:

@@ -95,6 +95,18 @@ async def respond(
         return
     await send_replies(interaction, replies, thinking=deferred and not _is_component(interaction))
     _log(interaction, started, "ok")
+    await _tell_notices(interaction)
+
+
+async def _tell_notices(interaction: discord.Interaction[Any]) -> None:
+    """What the user must be told once (direct messages stopped), after the reply."""
+    client: _Client = interaction.client
+    try:
+        notices = await client.notices(user_of(interaction))
+        for notice in notices:
+            await interaction.followup.send(ephemeral=True, **message_parts(notice))
+    except Exception:
+        log.exception("telling %s a notice failed", interaction.user.id)
 
 
 def _log(interaction: discord.Interaction[Any], started: float, outcome: str) -> None:
@@ -175,12 +187,16 @@ def note_posted(boards: StaleBoards, reply: Reply, channel_id: int, message_id: 
     boards.posted(reply.game_id, Posted(channel_id, message_id), has_controls=has_controls)
 
 
-class _HasStaleBoards(Protocol):
+class _Client(Protocol):
+    """What this module needs of the bot (`HilltopBot`)."""
+
     stale_boards: StaleBoards
+
+    async def notices(self, user: User) -> list[Reply]: ...
 
 
 def _stale_boards(interaction: discord.Interaction[Any]) -> StaleBoards:
-    client: _HasStaleBoards = interaction.client
+    client: _Client = interaction.client
     return client.stale_boards
 
 

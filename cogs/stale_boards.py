@@ -52,6 +52,8 @@ class StaleBoards:
         self._retire = retire
         self._interval = 1.0 / per_second
         self._latest: OrderedDict[int, Posted] = OrderedDict()
+        #: Each game's latest message, with or without controls, not saved yet.
+        self._unsaved: dict[int, Posted] = {}
         self._pending: deque[Posted] = deque(maxlen=max_pending)
         self._wake = asyncio.Event()
         #: Set while nothing is pending or being edited.
@@ -65,6 +67,7 @@ class StaleBoards:
 
     def posted(self, game_id: int, where: Posted, *, has_controls: bool) -> None:
         """A message about `game_id` was posted: the one before it is left behind."""
+        self._unsaved[game_id] = where
         previous = self._latest.pop(game_id, None)
         if previous is not None and previous != where:
             self._queue(previous)
@@ -81,7 +84,17 @@ class StaleBoards:
                 del self._latest[game_id]
 
     def latest(self, game_id: int) -> Posted | None:
+        """The game's message whose controls are live, if known."""
         return self._latest.get(game_id)
+
+    def take_unsaved(self) -> dict[int, Posted]:
+        """Each game's latest message since the last call (to be saved for links)."""
+        unsaved, self._unsaved = self._unsaved, {}
+        return unsaved
+
+    def newest(self, game_id: int) -> Posted | None:
+        """The game's latest message, not saved yet."""
+        return self._unsaved.get(game_id)
 
     def _queue(self, message: Posted) -> None:
         if len(self._pending) == self._pending.maxlen:

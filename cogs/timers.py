@@ -1,5 +1,7 @@
-"""Deadlines: every half minute, play the documented default for decisions not made in
-time, and post the new board where the game is played."""
+"""Time passing, on a `discord.ext.tasks` loop: every half minute, reminders that are
+due are sent, decisions past their deadline get their default (or the win is offered),
+and each game's latest board message is saved for links to it. The work itself is the
+service's and is stored, so a restart neither loses nor repeats any of it."""
 
 from __future__ import annotations
 
@@ -12,6 +14,8 @@ if TYPE_CHECKING:
     from cogs.client import HilltopBot
 
 log = logging.getLogger("hilltop.discord")
+
+SWEEP_SECONDS = 30
 
 
 class TimersCog(commands.Cog):
@@ -26,10 +30,15 @@ class TimersCog(commands.Cog):
     async def cog_unload(self) -> None:
         self.sweep.cancel()
 
-    @tasks.loop(seconds=30)
+    async def tick(self) -> None:
+        """One sweep: what is due now is done and posted."""
+        await self.bot.save_board_links()
+        for where, replies in await self.bot.service.expire_due():
+            await self.bot.post(where, replies)
+
+    @tasks.loop(seconds=SWEEP_SECONDS)
     async def sweep(self) -> None:
-        for channel, replies in await self.bot.service.expire_due():
-            await self.bot.post(channel, replies)
+        await self.tick()
 
     @sweep.error
     async def sweep_failed(self, error: BaseException) -> None:

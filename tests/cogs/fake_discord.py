@@ -401,8 +401,10 @@ class FakeDiscord:
         self.owner = FakeUser(self.new_id(), "owner")
         self.guild_id = self.new_id()
         self.users: dict[int, FakeUser] = {u.id: u for u in (self.bot_user, self.owner)}
-        #: The guild's channels and threads, by id.
+        #: The guild's channels and threads, and direct message channels, by id.
         self.channels: dict[int, Json] = {}
+        #: Users who take no direct messages from the bot.
+        self.closed_dms: set[int] = set()
         self.channel_id = self.text_channel("general")
         #: Every REST request, in order of arrival.
         self.calls: list[Call] = []
@@ -431,6 +433,8 @@ class FakeDiscord:
             ("GET", "/gateway", self._get_gateway),
             ("GET", "/gateway/bot", self._get_gateway),
             ("GET", "/users/@me", self._get_me),
+            ("POST", "/users/@me/channels", self._open_dm),
+            ("GET", "/users/{user}", self._get_user),
             ("GET", "/oauth2/applications/@me", self._get_application),
             ("PUT", "/applications/{app}/commands", self._put_commands),
             ("PUT", "/applications/{app}/guilds/{guild}/commands", self._put_commands),
@@ -989,8 +993,40 @@ class FakeDiscord:
     async def _get_channel(self, request: web.Request, call: Call) -> web.StreamResponse:
         return _json(self._channel(request))
 
+    async def _get_user(self, request: web.Request, call: Call) -> web.StreamResponse:
+        user = self.users.get(int(request.match_info["user"]))
+        if user is None:
+            raise Rejected(404, 10013, "Unknown User")
+        return _json({**user.payload(), "bot": user.bot})
+
+    async def _open_dm(self, request: web.Request, call: Call) -> web.StreamResponse:
+        user = self.users.get(int(call.json.get("recipient_id") or 0))
+        if user is None:
+            raise Rejected(404, 10013, "Unknown User")
+        found = [c for c in self.channels.values() if c.get("recipient_id") == user.id]
+        if found:
+            return _json(found[0])
+        channel_id = self.new_id()
+        channel: Json = {
+            "id": str(channel_id),
+            "type": 1,
+            "recipients": [user.payload()],
+            "last_message_id": None,
+            "recipient_id": user.id,
+        }
+        self.channels[channel_id] = channel
+        return _json(channel)
+
+    def direct_messages(self, user: FakeUser) -> list[Message]:
+        """The bot's direct messages to `user`, oldest first."""
+        ids = [c["id"] for c in self.channels.values() if c.get("recipient_id") == user.id]
+        return [m for i in ids for m in self.channel_messages(int(i))]
+
     async def _channel_message(self, request: web.Request, call: Call) -> web.StreamResponse:
-        channel_id = int(self._channel(request)["id"])
+        channel = self._channel(request)
+        if channel.get("recipient_id") in self.closed_dms:
+            raise Rejected(403, 50007, "Cannot send messages to this user")
+        channel_id = int(channel["id"])
         return _json(self._new_message(channel_id, call.json, call.uploads, exchange=None))
 
     async def _edit_channel_message(self, request: web.Request, call: Call) -> web.StreamResponse:

@@ -49,6 +49,7 @@ COMMANDS = {
     "daily",
     "leaderboard",
     "stats",
+    "notify",
     "admin",
 }
 
@@ -74,13 +75,26 @@ async def db(tmp_path: Path) -> AsyncIterator[Database]:
     await database.close()
 
 
+class Clock:
+    """The bot's time, moved on by the tests instead of sleeping."""
+
+    def __init__(self) -> None:
+        self.now = 1_800_000_000.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
 @asynccontextmanager
-async def hilltop(fake: FakeDiscord, db: Database) -> AsyncIterator[HilltopBot]:
+async def hilltop(
+    fake: FakeDiscord, db: Database, clock: Clock | None = None
+) -> AsyncIterator[HilltopBot]:
     bot = HilltopBot(
         SqliteGameRepository(db),
         SqliteDailyRepository(db),
         daily_secret="test",
         dev_guild_id=fake.guild_id,
+        clock=clock or Clock(),
     )
     async with running(bot, fake) as client:
         yield client
@@ -135,7 +149,11 @@ async def test_login_syncs_every_command_to_the_dev_guild_once(
     assert len(names) == len(set(names))
     assert set(names) >= COMMANDS
     admin = next(c for c in sync.body if c["name"] == "admin")
-    assert sorted(o["name"] for o in admin["options"] if o["type"] == 1) == ["end", "start"]
+    assert sorted(o["name"] for o in admin["options"] if o["type"] == 1) == [
+        "end",
+        "settings",
+        "start",
+    ]
     assert int(admin["default_member_permissions"]) == MANAGE_GUILD
     assert admin["contexts"] == [0]
     play = next(c for c in sync.body if c["name"] == "play")
@@ -422,3 +440,78 @@ async def test_boards_left_behind_lose_their_buttons_after_the_reply(
     # The new board was there before the old one's edit: it never waits for it.
     assert moved.replied_at is not None and moved.replied_at < edits[1].at
     assert bot.stale_boards.retired == 2
+
+
+DAY = 24 * 3600
+
+
+async def test_admins_see_and_change_the_servers_settings(
+    fake: FakeDiscord, bot: HilltopBot, players: Players
+) -> None:
+    alice, _, _ = players
+    admin = fake.user("root", permissions=MANAGE_GUILD)
+    refused = await fake.slash(alice, "admin settings", game="hokito", deadline_hours=12)
+    assert refused.ephemeral and "Only admins (Manage Server)" in refused.message.text
+    crossed = await fake.slash(admin, "admin settings", min_minutes=600, max_hours=1)
+    assert crossed.ephemeral
+    assert "min_deadline (10 hours) must not be longer than max_deadline (1 hour)" in (
+        crossed.message.text
+    )
+    shown = await fake.slash(admin, "admin settings", game="hokito", deadline_hours=12)
+    assert shown.ephemeral and "Hokito: 12 hours per decision." in shown.message.text
+    assert "Saved." in shown.message.text
+
+
+async def test_a_player_out_of_time_lets_the_other_claim_the_win(
+    fake: FakeDiscord, db: Database, players: Players
+) -> None:
+    alice, bob, carol = players
+    clock = Clock()
+    async with hilltop(fake, db, clock) as bot:
+        board = await start_hokito(fake, alice, bob)
+        assert f"<t:{int(clock.now + 3 * DAY)}:R>" in board.text
+        clock.now += 3 * DAY + 1
+        timers = bot.get_cog("TimersCog")
+        await timers.tick()  # type: ignore[union-attr]
+        offer = fake.channel_messages()[-1]
+        assert offer.pinged == (bob.id,) and "bob may claim the win" in offer.text
+        for stranger in (alice, carol):
+            no = await fake.click(stranger, offer, label="Claim the win")
+            assert no.ephemeral and "Only bob may claim this win" in no.message.text
+        won = await fake.click(bob, offer, label="Claim the win")
+        assert won.callback_type == CallbackType.MESSAGE and not won.ephemeral
+        end = won.message
+        assert "alice ran out of time, and bob claimed the win." in end.text
+    record = await SqliteGameRepository(db).get_game(await finished_id(db))
+    assert record.status == "finished" and record.result is not None
+    assert record.result["on_time"] is True
+
+
+async def finished_id(db: Database) -> int:
+    rows = await db.fetch("SELECT id FROM games WHERE status = 'finished' ORDER BY id DESC")
+    return int(rows[0][0])
+
+
+async def test_closed_direct_messages_stop_and_the_player_is_told_once(
+    fake: FakeDiscord, db: Database, players: Players
+) -> None:
+    alice, bob, _ = players
+    clock = Clock()
+    async with hilltop(fake, db, clock) as bot:
+        on = await fake.slash(alice, "notify", dm="on")
+        assert on.ephemeral and "direct messages" in on.message.text
+        await start_hokito(fake, alice, bob)
+        fake.closed_dms.add(alice.id)
+        clock.now += 1.5 * DAY
+        await bot.get_cog("TimersCog").tick()  # type: ignore[union-attr]
+        # The reminder could not be sent; that refusal is the one Discord gave.
+        assert [reason for _, reason in fake.rejections] == ["Cannot send messages to this user"]
+        fake.rejections.clear()
+        told = await fake.slash(alice, "board")
+        [notice] = await told.followups(1)
+        assert notice.ephemeral and "I could not send you a direct message" in notice.text
+        again = await fake.slash(alice, "board")
+        await asyncio.sleep(0.05)
+        assert [m for m in await again.followups(0)] == []
+        shown = await fake.slash(alice, "notify")
+        assert "closed to me" in shown.message.text
