@@ -88,7 +88,6 @@ class AdminCog(commands.GroupCog, group_name="admin"):
             lambda: self.bot.service.admin_end(channel_of(interaction), user_of(interaction)),
         )
 
-
     @app_commands.command(name="settings")
     @app_commands.describe(
         game="The game whose deadline to set",

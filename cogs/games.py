@@ -313,12 +313,23 @@ class GamesCog(commands.Cog):
             public=False,
         )
 
-    @app_commands.command(name="games")
-    async def games(self, interaction: discord.Interaction[Any]) -> None:
-        """List this server's games, the ones waiting for you first."""
+    games = app_commands.Group(name="games", description="Lists of games")
+
+    @games.command(name="here")
+    async def games_here(self, interaction: discord.Interaction[Any]) -> None:
+        """This server's games, the ones waiting for you first."""
         await respond(
             interaction,
             lambda: self.bot.service.list_games(channel_of(interaction), user_of(interaction)),
+            public=False,
+        )
+
+    @games.command(name="mine")
+    async def games_mine(self, interaction: discord.Interaction[Any]) -> None:
+        """Every game you play, in every server, waiting on you first, with links."""
+        await respond(
+            interaction,
+            lambda: self.bot.service.my_games(user_of(interaction)),
             public=False,
         )
 

@@ -14,6 +14,7 @@ from engine.text import t
 from host import catalog
 from host.ai_turns import ComputerPlayers
 from host.computer_turns import ComputerTurns
+from host.game_lists import GameLists
 from host.lists import move_list, rules_page
 from host.live import LiveGames, Loaded
 from host.model import Channel, Choice, Reply, ServiceError, StaleControlsError, User
@@ -35,6 +36,7 @@ class Buttons:
         starting: Starting,
         computers: ComputerTurns,
         presenter: Presenter,
+        game_lists: GameLists,
     ) -> None:
         self.live = live
         self.moves = moves
@@ -42,6 +44,7 @@ class Buttons:
         self.starting = starting
         self.computers = computers
         self.presenter = presenter
+        self.game_lists = game_lists
 
     @property
     def players(self) -> ComputerPlayers:
@@ -99,6 +102,13 @@ class Buttons:
         return [
             await rules_page(self.presenter.painter, listing, int(page), images=images, edit=True)
         ]
+
+    # --- lists ----------------------------------------------------------------------------
+    async def _my_games(self, channel: Channel, user: User, payload: Payload) -> list[Reply]:
+        """Another page of `/games mine` (the game field holds whose list it is)."""
+        if payload.game_id != user.id:
+            raise ServiceError(t("That list is someone else's: use /games mine for yours."))
+        return await self.game_lists.mine(user, payload.ply, edit=True)
 
     # --- help while playing ---------------------------------------------------------------
     async def _hint(self, channel: Channel, user: User, payload: Payload) -> list[Reply]:
@@ -182,6 +192,7 @@ HANDLERS: dict[Action, Handler] = {
     Action.RESIGN: Buttons._ask_resign,
     Action.RESIGN_CONFIRMED: Buttons._resign,
     Action.CLAIM: Buttons._claim,
+    Action.MY_GAMES: Buttons._my_games,
     Action.HINT: Buttons._hint,
     Action.MOVES: Buttons._moves,
     Action.PICK: Buttons._build,

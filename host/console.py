@@ -33,10 +33,12 @@ from host.console_input import (
     console_channel,
     console_user,
     help_text,
+    number,
     parse_line,
     people,
     required,
     setup_of,
+    switch,
 )
 from host.daily import DailyService
 from host.model import Channel, Direct, Reply, ServiceError, User
@@ -132,7 +134,11 @@ class Console:
             "board": lambda: svc.board(channel),
             "resign": lambda: svc.resign(channel, user),
             "rules": lambda: svc.rules(required(o, "game", "rules")),
-            "games": lambda: svc.list_games(channel, user),
+            "games here": lambda: svc.list_games(channel, user),
+            "games mine": lambda: svc.my_games(user),
+            "notify": lambda: svc.notify(
+                user, reminders=switch(o, "reminders"), dm=switch(o, "dm")
+            ),
             "admin start": lambda: svc.admin_start(
                 channel,
                 user,
@@ -140,6 +146,16 @@ class Console:
                 people(o, "player1", "player2", "player3", "player4"),
             ),
             "admin end": lambda: svc.admin_end(channel, user),
+            "admin settings": lambda: svc.server_settings(
+                channel,
+                user,
+                game=o.get("game"),
+                deadline_hours=number(o, "deadline_hours"),
+                min_minutes=number(o, "min_minutes"),
+                max_hours=number(o, "max_hours"),
+                remind_minutes=number(o, "remind_minutes"),
+                threads=switch(o, "threads"),
+            ),
             "daily": lambda: self.daily.play(channel, user, o.get("move") or None),
             "leaderboard": lambda: self.daily.leaderboard(
                 channel, user, o.get("period") or "today", o.get("scope") or "server"

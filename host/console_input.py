@@ -41,7 +41,9 @@ COMMANDS: dict[str, tuple[str, ...]] = {
     "board": (),
     "resign": (),
     "rules": ("game",),
-    "games": (),
+    "games here": (),
+    "games mine": (),
+    "notify": ("reminders", "dm"),
     "admin start": (
         "game",
         "player1",
@@ -56,6 +58,14 @@ COMMANDS: dict[str, tuple[str, ...]] = {
         "deadline",
     ),
     "admin end": (),
+    "admin settings": (
+        "game",
+        "deadline_hours",
+        "min_minutes",
+        "max_hours",
+        "remind_minutes",
+        "threads",
+    ),
     "daily": ("move",),
     "leaderboard": ("period", "scope"),
     "stats": ("user",),
@@ -68,7 +78,13 @@ NUMBER_RANGES: dict[str, tuple[int, int]] = {
     "computers": (0, MAX_COMPUTERS),
     "seed": (0, MAX_SEED),
     "deadline": (1, MAX_DEADLINE_MINUTES),
+    "deadline_hours": (1, 720),
+    "min_minutes": (1, MAX_DEADLINE_MINUTES),
+    "max_hours": (1, 720),
+    "remind_minutes": (0, 2880),
 }
+#: Commands of two words: a group and one of its commands.
+GROUPS = ("admin", "games")
 
 #: ASCII digits only: int() would also take other scripts' digits, `_` and spaces.
 WHOLE_NUMBER = re.compile(r"-?[0-9]+")
@@ -99,8 +115,8 @@ def parse_line(line: str) -> Command:
     words = rest.split(None, 2)
     name = words[0].lower()
     remainder = rest[len(words[0]) :].strip()
-    if name == "admin" and len(words) > 1 and f"admin {words[1].lower()}" in COMMANDS:
-        name = f"admin {words[1].lower()}"
+    if name in GROUPS and len(words) > 1 and f"{name} {words[1].lower()}" in COMMANDS:
+        name = f"{name} {words[1].lower()}"
         remainder = words[2] if len(words) > 2 else ""
     if name not in COMMANDS:
         known = ", ".join("/" + c for c in COMMANDS)
@@ -180,6 +196,18 @@ def bounded_int(digits: str) -> int:
     if len(digits.lstrip("-")) > 20:
         return -(10**20) if digits.startswith("-") else 10**20
     return int(digits)
+
+
+def switch(options: dict[str, str], name: str) -> bool | None:
+    """on/off (as Discord offers them; true/false and yes/no too) for option `name`."""
+    value = options.get(name, "").strip().lower()
+    if not value:
+        return None
+    if value in ("on", "true", "yes"):
+        return True
+    if value in ("off", "false", "no"):
+        return False
+    raise ConsoleInputError(f"{name}: write on or off (got {value!r}).")
 
 
 def people(options: dict[str, str], *names: str) -> list[User]:

@@ -44,6 +44,8 @@ class Action(StrEnum):
     PLAY = "play"
     #: Claim the win when the other player's time ran out.
     CLAIM = "claim"
+    #: A page of a player's games (game: the player's id; ply: the page).
+    MY_GAMES = "mine"
     #: A page of a game's rules (tokens: the game's id and the page's number); no game
     #: is played, so the game and ply are 0.
     RULES = "rules"

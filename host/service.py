@@ -29,6 +29,7 @@ from host import catalog
 from host.ai_turns import ComputerPlayers, ThreadedComputers
 from host.buttons import Buttons
 from host.computer_turns import ComputerTurns, Post
+from host.game_lists import GameLists
 from host.lists import move_list, rules_page
 from host.live import LiveGames, Loaded, game_of, search_key
 from host.model import OFFERED_AT, Channel, Reply, ServiceError, Suggestion, User, Where
@@ -84,8 +85,15 @@ class GameService:
         self.timeouts = Timeouts(
             self.live, self.moves, self.computers, self.presenter, self.settings, clock
         )
+        self.game_lists = GameLists(self.live, self.presenter)
         self.buttons = Buttons(
-            self.live, self.moves, self.playing, self.starting, self.computers, self.presenter
+            self.live,
+            self.moves,
+            self.playing,
+            self.starting,
+            self.computers,
+            self.presenter,
+            self.game_lists,
         )
 
     def close(self) -> None:
@@ -242,44 +250,12 @@ class GameService:
         return _suggestions(loaded, user, typed)
 
     async def list_games(self, channel: Channel, user: User) -> list[Reply]:
-        records = await self.repository.live_games(channel.guild_id)
-        if channel.guild_id is None:
-            records = [r for r in records if r.seats_of(user.id)]
-        mine: list[str] = []
-        others: list[str] = []
-        for record in records:
-            game = game_of(record.game)
-            names = " vs ".join(s.user.name for s in record.seats)
-            where = f"<#{record.channel_id}>"
-            if record.status == "challenge":
-                line = t(
-                    "{where} · {game}: {names} (challenge)",
-                    where=where,
-                    game=game.name,
-                    names=names,
-                )
-                others.append(str(line))
-                continue
-            loaded = await self.live.locked_load(record.id)
-            acting = {s.user.id for s in record.seats if s.seat in loaded.state.to_act}
-            line = t(
-                "{where} · {game}: {names} · ply {ply}",
-                where=where,
-                game=game.name,
-                names=names,
-                ply=record.ply,
-            )
-            (mine if user.id in acting else others).append(str(line))
-        if not records:
-            text = str(t("No games are being played here. Start one with /play."))
-        else:
-            parts = []
-            if mine:
-                parts.append(str(t("**Your turn**")) + "\n" + "\n".join(mine))
-            if others:
-                parts.append(str(t("**Other games**")) + "\n" + "\n".join(others))
-            text = "\n\n".join(parts)
-        return [Reply(title=str(t("Active games")), text=text, ephemeral=True)]
+        """`/games here`: the games of this server (or of this direct message)."""
+        return await self.game_lists.here(channel, user)
+
+    async def my_games(self, user: User) -> list[Reply]:
+        """`/games mine`: every game the user plays, in every server."""
+        return await self.game_lists.mine(user)
 
     def help(self) -> list[Reply]:
         """`/help`: the games, and how to start, play and find them."""
@@ -322,7 +298,13 @@ class GameService:
                     "board again, `/resign` gives up."
                 )
             ),
-            str(t("**Your games**: `/games` lists this server's games, yours to play first.")),
+            str(
+                t(
+                    "**Your games**: `/games mine` lists every game you play, in every server, "
+                    "with a link to its board; `/games here` this server's games. `/notify` "
+                    "sets reminders and direct messages."
+                )
+            ),
             str(
                 t(
                     "**The daily challenge**: `/daily` plays today's Hillbert hill, one scored "

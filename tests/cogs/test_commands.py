@@ -92,9 +92,12 @@ async def test_every_extension_loads_and_no_two_commands_share_a_name(
         "board",
         "resign",
         "rules",
-        "games",
+        "games here",
+        "games mine",
+        "notify",
         "admin start",
         "admin end",
+        "admin settings",
     }
 
 

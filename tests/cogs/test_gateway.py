@@ -515,3 +515,20 @@ async def test_closed_direct_messages_stop_and_the_player_is_told_once(
         assert [m for m in await again.followups(0)] == []
         shown = await fake.slash(alice, "notify")
         assert "closed to me" in shown.message.text
+
+
+async def test_my_games_link_to_the_latest_board_and_survive_a_restart(
+    fake: FakeDiscord, db: Database, players: Players
+) -> None:
+    alice, bob, _ = players
+    async with hilltop(fake, db) as bot:
+        board = await start_hokito(fake, alice, bob)
+        mine = await fake.slash(alice, "games mine")
+        link = f"https://discord.com/channels/{fake.guild_id}/{fake.channel_id}/{board.id}"
+        assert mine.ephemeral and f"[board]({link})" in mine.message.text
+        assert "**Your turn**" in mine.message.text
+        await bot.get_cog("TimersCog").tick()  # type: ignore[union-attr]  # links saved
+    async with hilltop(fake, db):
+        again = await fake.slash(bob, "games mine")
+        assert f"[board]({link})" in again.message.text
+        assert "**Other games**" in again.message.text

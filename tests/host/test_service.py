@@ -226,10 +226,14 @@ async def test_admin_start_and_end(service: GameService) -> None:
 
 async def test_games_lists_my_turn_first(service: GameService) -> None:
     await started(service)
-    await service.start(THREAD, CAROL, GameSetup("hokito", seed=9, seat="first"), [ALICE])
+    await service.start(THREAD, CAROL, GameSetup("hokito", seed=9, seat="first"), [BOB])
     [listing] = await service.list_games(HERE, ALICE)
     mine, others = listing.text.split("**Other games**")
     assert "<#500>" in mine and "<#501>" in others
+    # A challenge waits on the one challenged: it is theirs to answer.
+    [his] = await service.list_games(HERE, BOB)
+    bobs, rest = his.text.split("**Other games**")
+    assert "<#501>" in bobs and "(challenge)" in bobs and "<#500>" in rest
 
 
 async def test_moves_lists_canonical_moves_privately(service: GameService) -> None:

@@ -1,0 +1,50 @@
+"""/games mine: a player's games in every server, waiting on them first, paged; and
+/games here, this server's."""
+
+from __future__ import annotations
+
+import pytest
+
+from host.game_lists import PAGE_SIZE
+from host.model import Channel, ServiceError
+from host.payloads import Action
+from host.service import GameService
+from host.setup import GameSetup
+from tests.host.conftest import ALICE, BOB, CAROL, HERE
+
+
+async def test_mine_lists_every_server_waiting_on_you_first(service: GameService) -> None:
+    elsewhere = Channel(channel_id=800, guild_id=8, name="other-server")
+    await service.start(HERE, ALICE, GameSetup("hokito", seed=1, seat="first"), [BOB])
+    await service.accept(HERE, BOB)  # alice to move here
+    await service.start(elsewhere, ALICE, GameSetup("molehill", seed=1, seat="second"), [CAROL])
+    await service.accept(elsewhere, CAROL)  # carol (the mole) to move there
+    third = Channel(channel_id=801, guild_id=8)
+    await service.start(third, CAROL, GameSetup("hokito", seed=2), [BOB])  # not alice's
+    [mine] = await service.my_games(ALICE)
+    assert mine.ephemeral and mine.title == "Your games: 1 waiting for you"
+    your_turn, others = mine.text.split("\n\n")
+    assert "<#500> · Hokito: alice vs bob" in your_turn
+    assert "<#800> · Mole Hill: carol vs alice" in others
+    assert "<#801>" not in mine.text
+    assert mine.actions == ()  # one page
+
+
+async def test_mine_pages_with_buttons_only_for_its_owner(service: GameService) -> None:
+    for n in range(PAGE_SIZE + 2):
+        where = Channel(channel_id=900 + n, guild_id=7)
+        await service.start(where, ALICE, GameSetup("hokito", seed=n, seat="first"), [BOB])
+    [first] = await service.my_games(ALICE)
+    assert first.footer == "Page 1 of 2" and first.text.count("<#") == PAGE_SIZE
+    back, forward = first.actions
+    assert back.disabled and not forward.disabled and forward.payload.action == Action.MY_GAMES
+    with pytest.raises(ServiceError, match="someone else's"):
+        await service.press(HERE, BOB, forward.payload)
+    [second] = await service.press(HERE, ALICE, forward.payload)
+    assert second.edit and second.footer == "Page 2 of 2"
+    assert second.text.count("<#") == 2
+
+
+async def test_mine_with_no_games_says_how_to_start(service: GameService) -> None:
+    [mine] = await service.my_games(ALICE)
+    assert "You are in no game now. Start one with /play" in mine.text
