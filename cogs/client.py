@@ -3,6 +3,7 @@ restart-proof components are registered and the slash commands synced."""
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import os
 import time
@@ -67,6 +68,7 @@ class HilltopBot(commands.Bot):
         self._daily: DailyService | None = None
         #: Takes the controls off each game's boards left behind.
         self.stale_boards = StaleBoards(self._retire)
+        self._background: set[asyncio.Task[None]] = set()
 
     @property
     def service(self) -> GameService:
@@ -116,7 +118,24 @@ class HilltopBot(commands.Bot):
             return
         for reply in replies:
             message = await channel.send(**message_parts(reply))
-            note_posted(self.stale_boards, reply, message.channel.id, message.id)
+            self.posted(reply, message.channel.id, message.id)
+
+    def posted(self, reply: Reply, channel_id: int, message_id: int) -> None:
+        """A message was posted in a channel: the game's earlier board loses its controls,
+        and the people it asks to act who want direct messages get one (after it)."""
+        note_posted(self.stale_boards, reply, channel_id, message_id)
+        people = [u for u in reply.mentions if not u.is_bot]
+        if reply.game_id is not None and people and not reply.ephemeral:
+            task = asyncio.create_task(self._tell_turns(reply.game_id, people))
+            self._background.add(task)
+            task.add_done_callback(self._background.discard)
+
+    async def _tell_turns(self, game_id: int, people: list[User]) -> None:
+        try:
+            for where, replies in await self.service.turn_messages(game_id, people):
+                await self.post(where, replies)
+        except Exception:
+            log.exception("game %s: telling turns by direct message failed", game_id)
 
     async def _direct(self, where: Direct, replies: list[Reply]) -> None:
         """A direct message; if the person does not take them, none is tried again until

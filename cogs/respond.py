@@ -175,7 +175,8 @@ async def send_replies(
         else:
             message_id = (await interaction.followup.send(ephemeral=reply.ephemeral, **parts)).id
         if message_id is not None and interaction.channel_id is not None:
-            note_posted(_stale_boards(interaction), reply, interaction.channel_id, message_id)
+            client: _Client = interaction.client
+            client.posted(reply, interaction.channel_id, message_id)
 
 
 def note_posted(boards: StaleBoards, reply: Reply, channel_id: int, message_id: int) -> None:
@@ -193,6 +194,8 @@ class _Client(Protocol):
     stale_boards: StaleBoards
 
     async def notices(self, user: User) -> list[Reply]: ...
+
+    def posted(self, reply: Reply, channel_id: int, message_id: int) -> None: ...
 
 
 def _stale_boards(interaction: discord.Interaction[Any]) -> StaleBoards:

@@ -193,6 +193,31 @@ class Presenter:
             return []
         return [s for s in record.seats if s.seat not in loaded.state.to_act and not s.user.is_bot]
 
+    def turn_message(self, loaded: Loaded, person: User) -> Reply:
+        """A direct message: it is `person`'s turn, where, and the way to the board."""
+        record = loaded.record
+        lines = [
+            str(
+                t(
+                    "Your turn in <#{channel}> ({game}: {players}).",
+                    channel=record.channel_id,
+                    game=loaded.game.name,
+                    players=" vs ".join(self.names(loaded)),
+                )
+            )
+        ]
+        if record.deadline_at is not None:
+            lines.append(str(t("Time runs out <t:{when}:R>.", when=int(record.deadline_at))))
+        link = self.link(record)
+        if link:
+            lines.append(str(t("The board: {link}", link=link)))
+        return Reply(
+            title=str(t("{game}: your move", game=loaded.game.name)),
+            text="\n".join(lines),
+            tone="turn",
+            footer=self._footer(record),
+        )
+
     def reminder(self, loaded: Loaded, people: Sequence[User]) -> Reply:
         """A reminder that a decision is pending, with where it is and when it runs out."""
         record = loaded.record

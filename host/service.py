@@ -32,7 +32,16 @@ from host.computer_turns import ComputerTurns, Post
 from host.game_lists import GameLists
 from host.lists import move_list, rules_page
 from host.live import LiveGames, Loaded, game_of, search_key
-from host.model import OFFERED_AT, Channel, Reply, ServiceError, Suggestion, User, Where
+from host.model import (
+    OFFERED_AT,
+    Channel,
+    Direct,
+    Reply,
+    ServiceError,
+    Suggestion,
+    User,
+    Where,
+)
 from host.moves import Moves
 from host.painting import Painter, ThreadPainter
 from host.payloads import Payload
@@ -198,6 +207,20 @@ class GameService:
 
     async def direct_messages_closed(self, user: User) -> None:
         await self.preferences.direct_messages_closed(user)
+
+    async def turn_messages(
+        self, game_id: int, people: Sequence[User]
+    ) -> list[tuple[Where, list[Reply]]]:
+        """Direct messages to those of `people` (just asked to act in the game) who want
+        them (`/notify dm:on`): whose turn, where, and a link to the board."""
+        wanting = []
+        for person in people:
+            if not person.is_bot and (await self.settings.player(person.id)).direct:
+                wanting.append(person)
+        if not wanting:
+            return []
+        loaded = await self.live.locked_load(game_id)
+        return [(Direct(p), [self.presenter.turn_message(loaded, p)]) for p in wanting]
 
     async def notices(self, user: User) -> list[Reply]:
         """What `user` must be told once, privately, with their next command's reply."""

@@ -500,11 +500,16 @@ async def test_closed_direct_messages_stop_and_the_player_is_told_once(
     async with hilltop(fake, db, clock) as bot:
         on = await fake.slash(alice, "notify", dm="on")
         assert on.ephemeral and "direct messages" in on.message.text
-        await start_hokito(fake, alice, bob)
         fake.closed_dms.add(alice.id)
+        await start_hokito(fake, alice, bob)  # her turn: a direct message is tried
+        for _ in range(100):
+            if fake.rejections:
+                break
+            await asyncio.sleep(0.02)
         clock.now += 1.5 * DAY
         await bot.get_cog("TimersCog").tick()  # type: ignore[union-attr]
-        # The reminder could not be sent; that refusal is the one Discord gave.
+        # The reminder is a ping in the channel: no second direct message was tried.
+        assert fake.channel_messages()[-1].pinged == (alice.id,)
         assert [reason for _, reason in fake.rejections] == ["Cannot send messages to this user"]
         fake.rejections.clear()
         told = await fake.slash(alice, "board")
@@ -532,3 +537,19 @@ async def test_my_games_link_to_the_latest_board_and_survive_a_restart(
         again = await fake.slash(bob, "games mine")
         assert f"[board]({link})" in again.message.text
         assert "**Other games**" in again.message.text
+
+
+async def test_a_player_who_asks_gets_turns_by_direct_message(
+    fake: FakeDiscord, bot: HilltopBot, players: Players
+) -> None:
+    alice, bob, _ = players
+    await fake.slash(alice, "notify", dm="on")
+    board = await start_hokito(fake, alice, bob)  # alice moves first
+    for _ in range(100):
+        if fake.direct_messages(alice):
+            break
+        await asyncio.sleep(0.02)
+    [dm] = fake.direct_messages(alice)
+    assert f"Your turn in <#{fake.channel_id}> (Hokito: alice vs bob)." in dm.text
+    assert f"/{fake.channel_id}/{board.id}" in dm.text
+    assert fake.direct_messages(bob) == []  # bob did not ask for them
