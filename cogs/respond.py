@@ -163,10 +163,11 @@ async def send_replies(
         message_id: int | None
         if first and reply.edit and _is_component(interaction) and interaction.message:
             # The pressed message itself is updated, as the interaction's own answer.
+            edit = {"view": parts.get("view")} if reply.only_controls else _edit_parts(parts)
             if not interaction.response.is_done():
-                await interaction.response.edit_message(**_edit_parts(parts))
+                await interaction.response.edit_message(**edit)
             else:
-                await interaction.edit_original_response(**_edit_parts(parts))
+                await interaction.edit_original_response(**edit)
             message_id = interaction.message.id
             _stale_boards(interaction).edited(message_id)
         elif first and not interaction.response.is_done():

@@ -19,6 +19,7 @@ from host.lists import move_list, rules_page
 from host.live import LiveGames, Loaded
 from host.model import Channel, Choice, Reply, ServiceError, StaleControlsError, User
 from host.moves import GAME_OVER, Moves
+from host.offers import Offers
 from host.payloads import Action, Payload
 from host.playing import Playing
 from host.presenter import Presenter
@@ -37,6 +38,7 @@ class Buttons:
         computers: ComputerTurns,
         presenter: Presenter,
         game_lists: GameLists,
+        offers: Offers,
     ) -> None:
         self.live = live
         self.moves = moves
@@ -45,6 +47,7 @@ class Buttons:
         self.computers = computers
         self.presenter = presenter
         self.game_lists = game_lists
+        self.offers = offers
 
     @property
     def players(self) -> ComputerPlayers:
@@ -102,6 +105,18 @@ class Buttons:
         return [
             await rules_page(self.presenter.painter, listing, int(page), images=images, edit=True)
         ]
+
+    # --- offers ---------------------------------------------------------------------------
+    async def _answer_offer(self, channel: Channel, user: User, payload: Payload) -> list[Reply]:
+        return await self.offers.answer(user, payload)
+
+    async def _rematch(self, channel: Channel, user: User, payload: Payload) -> list[Reply]:
+        """A rematch from a finished game's post: the post keeps its picture and text and
+        loses its button; the new challenge (or game) follows."""
+        finished = await self.live.locked_load(payload.game_id)
+        replies = await self.starting.rematch(channel, user, finished)
+        done = Reply(edit=True, only_controls=True)
+        return [done, *replies]
 
     # --- lists ----------------------------------------------------------------------------
     async def _my_games(self, channel: Channel, user: User, payload: Payload) -> list[Reply]:
@@ -193,6 +208,11 @@ HANDLERS: dict[Action, Handler] = {
     Action.RESIGN_CONFIRMED: Buttons._resign,
     Action.CLAIM: Buttons._claim,
     Action.MY_GAMES: Buttons._my_games,
+    Action.REMATCH: Buttons._rematch,
+    Action.DRAW_ACCEPT: Buttons._answer_offer,
+    Action.DRAW_DECLINE: Buttons._answer_offer,
+    Action.TAKEBACK_ACCEPT: Buttons._answer_offer,
+    Action.TAKEBACK_DECLINE: Buttons._answer_offer,
     Action.HINT: Buttons._hint,
     Action.MOVES: Buttons._moves,
     Action.PICK: Buttons._build,

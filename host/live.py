@@ -27,6 +27,11 @@ from host.setup import GameOptions
 
 log = logging.getLogger(__name__)
 
+#: The log entry of a takeback: the move before it no longer stands.
+UNDO = "undo"
+#: The mover recorded for an undo entry (no seat moved).
+UNDONE = -1
+
 #: Live games kept replayed in memory; the least recently used beyond this are dropped
 #: (and replayed from the database when next used).
 CACHE_GAMES = 5000
@@ -189,18 +194,25 @@ class LiveGames:
             raise ServiceError(t("That game does not exist."))
         record, moves = found
         game = game_of(record.game)
-        state = start_state(game, record)
-        previous: GameState[Any] | None = None
-        last_move: Hashable | None = None
+        # The positions reached, each with the move that reached it; an undo entry (a
+        # takeback) steps back one.
+        reached: list[tuple[GameState[Any], Hashable | None]] = [(start_state(game, record), None)]
         for entry in moves[: record.ply]:
+            if entry.text == UNDO:
+                reached.pop()
+                continue
+            state = reached[-1][0]
             move = state.parse_move(entry.seat, entry.text)
-            previous, last_move = state, move
-            state = state.play(entry.seat, move)
+            reached.append((state.play(entry.seat, move), move))
+        state, last_move = reached[-1]
+        previous = reached[-2][0] if len(reached) > 1 else None
         if state.to_text() != record.snapshot:
             log.warning(
                 "game %s: the replayed log differs from the snapshot; using the replay", game_id
             )
-        movers = tuple(entry.seat for entry in moves[: record.ply])
+        movers = tuple(
+            UNDONE if entry.text == UNDO else entry.seat for entry in moves[: record.ply]
+        )
         return self.remember(Loaded(record, game, state, previous, last_move, movers))
 
     async def locked_load(self, game_id: int, *, fresh: bool = False) -> Loaded:

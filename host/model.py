@@ -103,6 +103,9 @@ class Reply:
     mentions: tuple[User, ...] = ()
     #: Replace the message whose component was used, instead of posting a new one.
     edit: bool = False
+    #: With `edit`: change only that message's controls (to this reply's), keeping its
+    #: text and pictures.
+    only_controls: bool = False
     #: The game this message shows with its controls (a board or a challenge): when it is
     #: posted, a front-end may take the controls off the game's message before it.
     game_id: int | None = None

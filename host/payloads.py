@@ -44,6 +44,13 @@ class Action(StrEnum):
     PLAY = "play"
     #: Claim the win when the other player's time ran out.
     CLAIM = "claim"
+    #: After a game: the same again, seats moved on.
+    REMATCH = "rematch"
+    #: Answers to a draw offer or a takeback request (tokens: the asking seat).
+    DRAW_ACCEPT = "draw+"
+    DRAW_DECLINE = "draw-"
+    TAKEBACK_ACCEPT = "undo+"
+    TAKEBACK_DECLINE = "undo-"
     #: A page of a player's games (game: the player's id; ply: the page).
     MY_GAMES = "mine"
     #: A page of a game's rules (tokens: the game's id and the page's number); no game

@@ -81,6 +81,9 @@ class Presenter:
         if record.status != "active":
             tone = "over"
             lines.append(self.result_line(loaded))
+            if not private:
+                again = t("Play again") if game.solo else t("Rematch")
+                actions.append(Choice(self._payload(loaded, Action.REMATCH), str(again), "primary"))
         else:
             acting = sorted(state.to_act)
             humans = [s for s in acting if not record.seats[s].user.is_bot]
@@ -111,7 +114,7 @@ class Presenter:
             game_id=None if private else record.id,
             tone=tone,
             fields=self._score_fields(loaded),
-            footer=self._footer(record),
+            footer=self.footer(record),
         )
 
     def _report(self, loaded: Loaded) -> list[str]:
@@ -215,7 +218,7 @@ class Presenter:
             title=str(t("{game}: your move", game=loaded.game.name)),
             text="\n".join(lines),
             tone="turn",
-            footer=self._footer(record),
+            footer=self.footer(record),
         )
 
     def reminder(self, loaded: Loaded, people: Sequence[User]) -> Reply:
@@ -240,7 +243,7 @@ class Presenter:
             text="\n".join(lines),
             mentions=tuple(people),
             tone="turn",
-            footer=self._footer(record),
+            footer=self.footer(record),
         )
 
     def _board_controls(
@@ -323,7 +326,7 @@ class Presenter:
             viewer=viewer,
         )
 
-    def _footer(self, record: GameRecord) -> str:
+    def footer(self, record: GameRecord) -> str:
         """The seed would let anyone foresee dice and hills: shown once a game is over
         (never for a daily run, whose hill others may still be playing)."""
         if record.is_live or record.kind == "daily":

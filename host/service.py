@@ -43,6 +43,7 @@ from host.model import (
     Where,
 )
 from host.moves import Moves
+from host.offers import Offers
 from host.painting import Painter, ThreadPainter
 from host.payloads import Payload
 from host.playing import FinishHook, Playing
@@ -95,6 +96,7 @@ class GameService:
             self.live, self.moves, self.computers, self.presenter, self.settings, clock
         )
         self.game_lists = GameLists(self.live, self.presenter)
+        self.offers = Offers(self.live, self.playing, self.presenter, clock)
         self.buttons = Buttons(
             self.live,
             self.moves,
@@ -103,6 +105,7 @@ class GameService:
             self.computers,
             self.presenter,
             self.game_lists,
+            self.offers,
         )
 
     def close(self) -> None:
@@ -172,6 +175,15 @@ class GameService:
         """Defaults for decisions past their deadline, challenges nobody answered: the
         replies to post, with where."""
         return await self.timeouts.expire_due()
+
+    # --- offers between players -----------------------------------------------------------
+    async def draw(self, channel: Channel, user: User) -> list[Reply]:
+        """`/draw`: offer the other player a draw."""
+        return await self.offers.offer_draw(await self.live.started_in(channel), user)
+
+    async def takeback(self, channel: Channel, user: User) -> list[Reply]:
+        """`/takeback`: ask the other player to let you take back your last move."""
+        return await self.offers.ask_takeback(await self.live.started_in(channel), user)
 
     # --- settings -------------------------------------------------------------------------
     async def server_settings(

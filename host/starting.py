@@ -18,7 +18,7 @@ from data.repository import LiveGameExistsError, NewGame, StalePlyError
 from engine import ai
 from engine.core import Game, GameState, NotationError
 from engine.rng import Rng
-from engine.text import t
+from engine.text import Text, t
 from host.computer_turns import ComputerTurns
 from host.deadlines import first_deadline
 from host.live import LiveGames, Loaded, game_of, record_of, start_state, user_of
@@ -97,6 +97,34 @@ class Starting:
         in_order = replace(setup, seat=SeatChoice.FIRST)
         return await self._start(channel, user, game, seated, in_order, challenge=False)
 
+    async def rematch(self, channel: Channel, user: User, finished: Loaded) -> list[Reply]:
+        """The same game again, with the same players, each moved one seat on (in a game
+        of two, the seats swapped); the others must accept, computers at once."""
+        record = finished.record
+        if record.is_live:
+            raise ServiceError(t("This game is still being played; a rematch comes after it."))
+        if record.kind != "channel":
+            raise ServiceError(t("The daily run is one a day; play again tomorrow."))
+        if not record.seats_of(user.id):
+            raise ServiceError(self.presenter.not_a_player(finished))
+        if record.channel_id != channel.channel_id:
+            raise ServiceError(t("A rematch is played where the game was."))
+        players = [user_of(s.user) for s in record.seats]
+        players = [*players[1:], *players[:1]]
+        options = finished.options
+        minutes = -(-options.deadline_seconds // 60) if options.deadline_seconds else None
+        setup = GameSetup(
+            record.game,
+            variant=record.variant,
+            level=options.level,
+            deadline_minutes=minutes,
+            seat=SeatChoice.FIRST,  # the seats in the order above
+        )
+        offer = t("{name} asks for a rematch, the seats moved on.", name=user.name)
+        return await self._start(
+            channel, user, finished.game, players, setup, challenge=True, offer=offer
+        )
+
     async def _start(
         self,
         channel: Channel,
@@ -106,6 +134,7 @@ class Starting:
         setup: GameSetup,
         *,
         challenge: bool,
+        offer: Text | None = None,
     ) -> list[Reply]:
         self._check(game, players, setup)
         seed = setup.seed if setup.seed is not None else secrets.randbits(48)
@@ -152,7 +181,7 @@ class Starting:
             ) from None
         log.info("game %s created: %s in channel %s", record.id, game.id, channel.channel_id)
         if record.status == "challenge":
-            return [self.presenter.challenge(record, game)]
+            return [self.presenter.challenge(record, game, offer)]
         async with self.live.lock(record.id):
             loaded = self.live.remember(Loaded(record, game, state, None, None))
         return [await self._first_board(loaded)]
