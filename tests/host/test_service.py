@@ -325,6 +325,19 @@ async def test_moves_too_many_to_list_are_explained_and_long_lists_fit(
     )
 
 
+def test_a_group_button_says_what_its_choices_are_when_the_game_names_them() -> None:
+    options = [
+        Option(f"{k}{d}", f"{word} {d}", f"{word} …")
+        for k, word in (("0", "roar"), ("4", "move 4"), ("s", "snowball"))
+        for d in "NESW"
+    ] * 3  # more than a message holds
+    assert [g.label for g in pick_choices(9, 4, (), options, None, Action.STEP)] == [
+        "roar …",
+        "move 4 …",
+        "snowball …",
+    ]
+
+
 def test_many_choices_are_grouped_by_first_letter() -> None:
     options = [Option(f"{c}{r}", f"{c}{r}") for c in "abcdefghi" for r in range(1, 8)]
     groups = pick_choices(9, 4, (), options, None, Action.PICK)
