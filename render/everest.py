@@ -919,7 +919,10 @@ def _step_anchor(events: Sequence[Event], grid: Grid) -> tuple[float, float] | N
             vx, vy = _DIR_VEC[event.direction]
             return x - vy * grid.cell * 0.26, y + vx * grid.cell * 0.26
         if isinstance(event, Roared):
-            return grid.toward(event.square, event.direction, 0.62)
+            # Beside the roar's arcs, which stay in view.
+            x, y = grid.toward(event.square, event.direction, 0.42)
+            vx, vy = _DIR_VEC[event.direction]
+            return x + vy * grid.cell * 0.3, y - vx * grid.cell * 0.3
     return None
 
 
