@@ -441,6 +441,13 @@ def pick_choices(
     groups: dict[str, list[Option]] = {}
     for option in options:
         groups.setdefault(option.token[:1], []).append(option)
+    if len(groups) == 1:
+        # One letter for all (Everest's `pick 1` … `pick 120`): a group would only hold
+        # them all again. The first ones are shown; the game lets a player browse on.
+        options = options[:MAX_PICKS]
+        return tuple(
+            Choice(Payload(action, game_id, ply, (*prefix, o.token)), o.label) for o in options
+        )
     opens = Action.GROUP if action == Action.STEP else Action.GROUP_OPEN
     return tuple(
         Choice(Payload(opens, game_id, ply, prefix, letter), _group_label(members))

@@ -338,6 +338,13 @@ def test_a_group_button_says_what_its_choices_are_when_the_game_names_them() -> 
     ]
 
 
+def test_many_choices_with_one_first_letter_are_not_grouped_into_one_group() -> None:
+    options = [Option(f"pick {n}", f"{n}: somebody moves") for n in range(1, 121)]
+    picks = pick_choices(9, 4, (), options, None, Action.PICK)
+    assert [c.label for c in picks] == [f"{n}: somebody moves" for n in range(1, 26)]
+    assert picks[0].payload.encode() == "pick:9:4:pick 1"
+
+
 def test_many_choices_are_grouped_by_first_letter() -> None:
     options = [Option(f"{c}{r}", f"{c}{r}") for c in "abcdefghi" for r in range(1, 8)]
     groups = pick_choices(9, 4, (), options, None, Action.PICK)
