@@ -65,14 +65,17 @@ class Option:
     """One next piece of a move, as offered by a step-by-step move builder.
 
     `token` is text that the game's `parse_move` accepts when the chosen tokens are joined
-    with spaces; `label` is what a button shows. A `pinned` option keeps a button of its
-    own when the builder groups too many choices by their first letter (Mole Hill's rods
-    beside the mole, offered before the lawn's columns).
+    with spaces; `label` is what a button shows. When there are too many options for one
+    message they are grouped by the first letter of their token, and `group_label` names
+    the group this option opens with ("move 4 …"); None: the group is named by its first
+    and last tokens ("a1 … a8"). A `pinned` option keeps a button of its own, before the
+    groups (Mole Hill's rods beside the mole).
     """
 
     token: str
     label: str
     pinned: bool = False
+    group_label: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -81,10 +84,14 @@ class MoveOptions(Generic[M]):
 
     `complete` is the move that `prefix` already forms, if it is a whole legal move; with
     no `options` left the builder can play it at once, otherwise it offers a confirm.
-    `prompt` says what to choose next; `preview` describes the effect of `complete`.
-    `confirm`: the builder shows `complete` with its preview and asks to confirm it even
-    with nothing left to choose (a Mole Hill rod, seen in place before it is placed);
-    `Game.confirm_moves` asks that for every move of a game.
+    `prompt` says what to choose next; `preview` describes the effect of `complete` (or of
+    the part chosen so far). `browse` holds the neighbours of the move on show, each as a
+    token that stands in place of the whole `prefix`, to look at one by one before
+    confirming (Everest's roll-off outcomes: `pick 2`, `pick 4`). `confirm` names the
+    confirm button of a move that is always confirmed, with its preview, even with nothing
+    left to choose (Mole Hill's rods, Everest's plans); None: "Confirm", where one is
+    offered. A move with `browse` or `confirm` is never played unasked;
+    `Game.confirm_moves` asks to confirm every move of a game.
     """
 
     prefix: tuple[str, ...]
@@ -92,7 +99,8 @@ class MoveOptions(Generic[M]):
     complete: M | None
     prompt: Text
     preview: Text | None = None
-    confirm: bool = False
+    browse: tuple[Option, ...] = ()
+    confirm: Text | None = None
 
 
 @dataclass(frozen=True, slots=True)

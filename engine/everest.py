@@ -26,9 +26,10 @@ Moves (the chat notation)
 - a plan: one token per coin, left to right, `<coin><dir>` for the value side (coin `0` =
   null = roar, `A` or `1` = ace, `2`-`5` = move with that many points) or `s<coin><dir>`
   for the suit side (a snowball): `4E 2N sAE`, `0W`, `s0N sAS 5E`. A seat with coins plans
-  min(3, coins) different coins. The builder's form `4 E 2 N s E` is accepted too: a
-  coin (or `s` for a snowball, which then takes the lowest coin the plan leaves free) and
-  a direction per action. `dazed` is the plan logged when a planning deadline passes.
+  min(3, coins) different coins. A snowball written `s<dir>` (`sE`, as the builder writes
+  it) takes the lowest coin the plan leaves free; the older builder form `4 E 2 N s E`, a
+  coin (or `s`) and a direction as two words, is accepted too. `dazed` is the plan logged
+  when a planning deadline passes.
 - `pick N`: the roll-off winner picks outcome N of the listed distinct outcomes.
 - `aside 5 4` (or `aside` alone: the highest coins): which coins damage sets aside.
 - `heal` (go home, get every coin back) or `stay`.
@@ -772,6 +773,18 @@ class PickOption:
     preview: EverestState
 
 
+@dataclass(frozen=True, slots=True)
+class PlanPreview:
+    """What a plan would do if the other yeti stood still (`EverestState.plan_preview`)."""
+
+    #: Each action's events, in plan order (none for an action of a yeti off the board).
+    steps: tuple[tuple[Event, ...], ...]
+    #: Squares per seat after the plan.
+    pos: tuple[int, ...]
+    #: Damage per seat after the plan.
+    damage: tuple[int, ...]
+
+
 SNOWBALL_KIND = 6  # a plan slot's kind: 0-5 the value side of that coin, 6 a snowball
 
 
@@ -1190,8 +1203,9 @@ class EverestState(GameState[Move]):
         return _pending_outcomes(self.pos, self.damage, tuple(moves), tuple(throws))
 
     def pick_options(self) -> tuple[PickOption, ...]:
-        """The outcomes a roll-off winner chooses from, labelled, with the board after
-        each (stage unchanged, events = that outcome's moves) for a thumbnail."""
+        """The outcomes a roll-off winner chooses from, labelled in words for the yeti
+        whose fate differs between them ("1: Red to e2 (+1 damage); Blue stays"), with the
+        board after each (stage unchanged, events = that outcome's moves)."""
         if self.stage is not Stage.PICK:
             return ()
         moves, throws = self._conflict_actors()
@@ -1205,12 +1219,7 @@ class EverestState(GameState[Move]):
         for number, (pos, dmg, order) in enumerate(found, start=1):
             events: list[Event] = []
             _run_order(list(self.pos), list(self.damage), moves, throws, order, events)
-            parts = []
-            for s in varying:
-                extra = dmg[s] - self.damage[s]
-                part = f"{EverestGame.seat_names[s]} {square_name(pos[s])}"
-                parts.append(part + (f" +{extra} dmg" if extra else ""))
-            label = t("{number}: {parts}", number=number, parts=", ".join(parts))
+            label = _outcome_label(number, self.pos, self.damage, pos, dmg, varying)
             preview = replace(self, pos=pos, damage=dmg, events=tuple(events))
             options.append(PickOption(number, label, preview))
         return tuple(options)
@@ -1264,11 +1273,13 @@ class EverestState(GameState[Move]):
 
     # --- builder --------------------------------------------------------------------------
     def move_tokens(self, move: Move) -> tuple[str, ...]:
+        """A plan's builder tokens: one per action, kind and direction together (`4E`,
+        `0N`, and `sE` for a snowball, whose coin is the lowest the plan leaves free)."""
         if isinstance(move, Plan):
-            out: list[str] = []
-            for a in move.actions:
-                out += ["s" if a & SNOW else COIN_CHARS[a >> 3], DIRS[a & 3]]
-            return tuple(out)
+            return tuple(
+                f"s{DIRS[a & 3]}" if a & SNOW else f"{COIN_CHARS[a >> 3]}{DIRS[a & 3]}"
+                for a in move.actions
+            )
         return (str(move),)
 
     def move_options(self, seat: int, prefix: tuple[str, ...] = ()) -> MoveOptions[Move]:
@@ -1278,10 +1289,30 @@ class EverestState(GameState[Move]):
             return self._plan_options(seat, prefix)
         if prefix:
             move = self.parse_move(seat, " ".join(prefix))
+            if isinstance(move, Pick):
+                return self._pick_browser(prefix, move.number)
             return MoveOptions(prefix, (), move, t("Confirm."))
         labels = self._option_labels(seat)
         options = tuple(Option(str(m), labels.get(str(m), str(m))) for m in self.legal_moves(seat))
         return MoveOptions(prefix, options, None, t("{what}", what=self._request(seat)))
+
+    def _pick_browser(self, prefix: tuple[str, ...], number: int) -> MoveOptions[Move]:
+        """One outcome of a roll-off on show, with its neighbours to look at next."""
+        options = self.pick_options()
+        browse = []
+        if number > 1:
+            browse.append(Option(f"pick {number - 1}", str(t("◀ outcome {n}", n=number - 1))))
+        if number < len(options):
+            browse.append(Option(f"pick {number + 1}", str(t("outcome {n} ▶", n=number + 1))))
+        return MoveOptions(
+            prefix,
+            (),
+            Pick(number),
+            t("Outcome {number} of {count}.", number=number, count=len(options)),
+            options[number - 1].label,
+            tuple(browse),
+            t("Pick this"),
+        )
 
     def _option_labels(self, seat: int) -> dict[str, str]:
         if self.stage is Stage.PICK:
@@ -1310,34 +1341,86 @@ class EverestState(GameState[Move]):
         return {}
 
     def _plan_options(self, seat: int, prefix: tuple[str, ...]) -> MoveOptions[Move]:
-        """Two choices per slot: roar, a move coin or a snowball; then a direction."""
+        """One choice per slot: an unused coin's value side (roar or move) or a snowball,
+        with its direction (`4E`, `0N`, `sW`); the preview says where the yeti ends up."""
         avail = self.available(seat)
         need = min(3, coin_count(avail))
-        slots = _builder_slots(prefix, avail)
-        if len(slots) > need or (len(slots) == need and len(prefix) % 2):
+        actions = self.builder_actions(seat, prefix)
+        if len(actions) > need:
             raise InvalidMoveError(
                 t("{move}: a plan has {need} action(s).", move=" ".join(prefix), need=need)
             )
-        if len(slots) == need:
-            actions = canonical_actions(slots, avail)
-            assert actions is not None  # each slot takes one of at least `need` coins
+        preview = self._plan_preview_text(seat, actions) if actions else None
+        if len(actions) == need:
             plan = Plan(actions)
-            preview = t("{plan}", plan=describe_plan(plan.actions))
-            return MoveOptions(prefix, (), plan, t("Send this plan?"), preview)
-        slot = len(slots) + 1
-        if len(prefix) % 2 == 0:
-            used = {k for k, _ in slots}
-            kinds = [
-                Option(COIN_CHARS[c], _coin_label(c))
-                for c in range(6)
-                if avail >> c & 1 and c not in used
-            ]
-            options = (*kinds, Option("s", "snowball"))
-            prompt = t("Action {slot} of {need}: roar, move or snowball?", slot=slot, need=need)
+            return MoveOptions(
+                prefix, (), plan, t("Send this plan?"), preview, confirm=t("Send this plan")
+            )
+        used = {a >> 3 for a in actions if not a & SNOW}
+        kinds = [c for c in range(6) if avail >> c & 1 and c not in used]
+        options = tuple(
+            _action_option(kind, d) for kind in (*kinds, SNOWBALL_KIND) for d in range(4)
+        )
+        prompt = t(
+            "Action {slot} of {need}: roar, move or throw a snowball, and which way?",
+            slot=len(actions) + 1,
+            need=need,
+        )
+        return MoveOptions(prefix, options, None, prompt, preview)
+
+    def builder_actions(self, seat: int, prefix: Sequence[str]) -> tuple[int, ...]:
+        """The action codes a plan builder's tokens have chosen so far (snowballs take the
+        lowest coins the plan leaves free). Raises InvalidMoveError for tokens that are
+        not actions, or coins the seat cannot use."""
+        avail = self.available(seat)
+        slots = _builder_slots(tuple(prefix), avail)
+        actions = canonical_actions(slots, avail)
+        if actions is None:
+            raise InvalidMoveError(
+                t("{move}: no coin left for that snowball.", move=" ".join(prefix))
+            )
+        return actions
+
+    def plan_preview(self, seat: int, actions: Sequence[int]) -> PlanPreview:
+        """What `actions` of `seat`'s plan would do if the other yeti stood still and
+        nobody roared back: each action's events in turn, then where everybody ends."""
+        pos, dmg = list(self.pos), list(self.damage)
+        steps: list[tuple[Event, ...]] = []
+        for a in actions:
+            ev: list[Event] = []
+            here, d = pos[seat], a & 3
+            if here == OFF:
+                pass  # off the board: the rest of the round is lost
+            elif a & SNOW:
+                _volley(pos, dmg, [(seat, d)], ev)
+            elif a >> 3:
+                _move(pos, dmg, seat, d, a >> 3, ev)
+            else:
+                ev.append(Roared(seat, here, d))
+            steps.append(tuple(ev))
+        return PlanPreview(tuple(steps), tuple(pos), tuple(dmg))
+
+    def _plan_preview_text(self, seat: int, actions: Sequence[int]) -> Text:
+        """`move 4 east, then roar north: if nobody gets in the way, your yeti ends on
+        d4, height 3.`"""
+        after = self.plan_preview(seat, actions)
+        plan = describe_plan(actions)
+        end = after.pos[seat]
+        taken = after.damage[seat] - self.damage[seat]
+        if end == OFF:
+            where = t("off the board (it loses the rest of the round)")
+        elif taken:
+            where = t(
+                "on {square}, height {height}, with {n} more damage",
+                square=square_name(end),
+                height=HEIGHTS[end],
+                n=taken,
+            )
         else:
-            options = tuple(Option(DIRS[d], DIR_NAMES[d]) for d in range(4))
-            prompt = t("Action {slot}: which direction?", slot=slot)
-        return MoveOptions(prefix, options, None, prompt)
+            where = t("on {square}, height {height}", square=square_name(end), height=HEIGHTS[end])
+        return t(
+            "{plan}: if nobody gets in the way, your yeti ends {where}.", plan=plan, where=where
+        )
 
     # --- computer players and deadlines ---------------------------------------------------
     def evaluate(self, seat: int) -> float:
@@ -1367,6 +1450,43 @@ class EverestState(GameState[Move]):
         if self.endq[seat] is EndChoice.HEAL_ASK:
             return Stay()
         return Aside(highest_coins(self.available(seat), self.damage[seat]))
+
+
+#: Discord cuts a button's label at 80 characters.
+MAX_LABEL = 80
+
+
+def _outcome_label(
+    number: int,
+    pos: Sequence[int],
+    damage: Sequence[int],
+    after: Sequence[int],
+    after_damage: Sequence[int],
+    seats: Sequence[int],
+) -> Text:
+    """An outcome in words for `seats`, in fewer words if it must to fit a button:
+    "Green off the board (+1 damage)", else "Green off (+1 damage)", else "Green off +1"."""
+    tiers: list[list[str]] = [[], [], []]
+    for s in seats:
+        name, extra = EverestGame.seat_names[s], after_damage[s] - damage[s]
+        if after[s] == OFF:
+            parts = [t("{name} off the board", name=name), t("{name} off", name=name)]
+        elif after[s] == pos[s]:
+            parts = [t("{name} stays", name=name)] * 2
+        else:
+            parts = [t("{name} to {square}", name=name, square=square_name(after[s]))] * 2
+        short = f"{name} {square_name(after[s])}"
+        if extra:
+            parts = [t("{part} (+{n} damage)", part=str(part), n=extra) for part in parts]
+            short += f" +{extra}"
+        tiers[0].append(str(parts[0]))
+        tiers[1].append(str(parts[1]))
+        tiers[2].append(short)
+    for words in tiers[:2]:
+        label = t("{number}: {parts}", number=number, parts="; ".join(words))
+        if len(str(label)) <= MAX_LABEL:
+            return label
+    return t("{number}: {parts}", number=number, parts=", ".join(tiers[2]))
 
 
 def _quote(move: Move, text: str | None) -> str:
@@ -1401,35 +1521,42 @@ def _choice_field(choice: FleeChoice | None) -> str:
     return roll + "".join(DIRS[d] for d in choice.toward)
 
 
-def _coin_label(coin: int) -> str:
-    return {0: "roar", 1: "move 1 (ace)"}.get(coin, f"move {coin}")
+def _action_option(kind: int, d: int) -> Option:
+    """A plan builder's choice: a kind of action (a coin's value side, or a snowball)
+    toward a direction, grouped by its kind when there are too many to show at once."""
+    way = DIR_NAMES[d]
+    if kind == SNOWBALL_KIND:
+        token = f"s{DIRS[d]}"
+        label, group = t("snowball {way}", way=way), t("snowball …")
+    elif kind == 0:
+        token = f"0{DIRS[d]}"
+        label, group = t("roar {way}", way=way), t("roar …")
+    else:
+        token = f"{COIN_CHARS[kind]}{DIRS[d]}"
+        label = t("move {n} {way}", n=kind, way=way)
+        group = t("move 1 (ace) …") if kind == 1 else t("move {n} …", n=kind)
+    return Option(token, str(label), group_label=str(group))
 
 
 def _builder_slots(prefix: tuple[str, ...], avail: int) -> list[tuple[int, int]]:
-    """The (kind, direction) slots a builder prefix has filled, checked as it goes."""
+    """The (kind, direction) slots a builder prefix has filled, checked as it goes. The
+    prefix is read like a typed plan (`4E sN`, or the older `4 E s N`); a snowball's coin
+    is left to `canonical_actions`."""
+    raw = " ".join(prefix)
     slots: list[tuple[int, int]] = []
-    for i in range(0, len(prefix), 2):
-        token = prefix[i].lower()
-        if token == "s":
-            kind = SNOWBALL_KIND
-        else:
-            coin = _COIN_INPUT.get(token)
-            if coin is None or not avail >> coin & 1 or any(k == coin for k, _ in slots):
-                raise InvalidMoveError(
-                    t(
-                        "{move}: {tok} is not a coin you can use here.",
-                        move=" ".join(prefix),
-                        tok=prefix[i],
-                    )
+    for coin, snow, d in _parse_plan_words(list(prefix), raw):
+        if snow:
+            slots.append((SNOWBALL_KIND, d))
+            continue
+        if not avail >> coin & 1 or any(k == coin for k, _ in slots):
+            raise InvalidMoveError(
+                t(
+                    "{move}: {tok} is not a coin you can use here.",
+                    move=raw,
+                    tok=COIN_CHARS[coin],
                 )
-            kind = coin
-        if i + 1 < len(prefix):
-            d = prefix[i + 1].upper()
-            if len(d) != 1 or d not in DIRS:
-                raise InvalidMoveError(
-                    t("{move}: {tok} is not N, E, S or W.", move=" ".join(prefix), tok=d)
-                )
-            slots.append((kind, DIRS.index(d)))
+            )
+        slots.append((coin, d))
     return slots
 
 
@@ -1493,8 +1620,8 @@ def _parse_move_text(text: str, state: EverestState, seat: int) -> Move:
 
 
 def _parse_plan_words(words: list[str], raw: str) -> list[tuple[int, bool, int]]:
-    """(coin, snowball, direction) per action; coin -1 is a builder snowball (`s N`)
-    whose coin is still to be chosen."""
+    """(coin, snowball, direction) per action; coin -1 is a builder snowball (`sN`, or
+    `s N`) whose coin is still to be chosen."""
     actions: list[tuple[int, bool, int]] = []
     i = 0
     while i < len(words):
@@ -1504,6 +1631,9 @@ def _parse_plan_words(words: list[str], raw: str) -> list[tuple[int, bool, int]]
         if match:
             coin, snow = _COIN_INPUT[match.group(2)], bool(match.group(1))
             actions.append((coin, snow, "nesw".index(match.group(3))))
+            i += 1
+        elif len(word) == 2 and word[0] == "s" and word[1] in "nesw":
+            actions.append((-1, True, "nesw".index(word[1])))  # the builder's `sE`
             i += 1
         elif (word in _COIN_INPUT or word == "s") and following in ("n", "e", "s", "w"):
             coin = _COIN_INPUT.get(word, -1)

@@ -745,7 +745,9 @@ class MoleHillState(GameState[Move]):
         if choice is not None:
             square, side = choice
             rod = _RODS[SIDE_EDGES[square][side]]
-            return MoveOptions(prefix, (), rod, prompt, self.rod_preview(square, side), True)
+            return MoveOptions(
+                prefix, (), rod, prompt, self.rod_preview(square, side), confirm=t("Place this rod")
+            )
         square = SQUARE_INDEX.get(prefix[0], -1)
         if len(prefix) == 1 and square >= 0:
             options = tuple(

@@ -153,8 +153,14 @@ class Buttons:
         in_panel = payload.action == Action.STEP
         if not options.options and options.complete is None:
             raise ServiceError(t("That choice is no longer available."))
-        finished = not options.options and options.complete is not None and payload.tokens
-        if finished and not (loaded.game.confirm_moves or options.confirm):
+        finished = (
+            not options.options
+            and not options.browse
+            and options.confirm is None
+            and options.complete is not None
+            and payload.tokens
+        )
+        if finished and not loaded.game.confirm_moves:
             return await self._play_built(loaded, user, payload.tokens, in_panel)
         return [await self.presenter.builder(loaded, seat, payload.tokens, edit=in_panel)]
 

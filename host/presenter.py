@@ -445,12 +445,22 @@ class Presenter:
         picks = pick_choices(
             loaded.id, loaded.record.ply, prefix, options.options, group, Action.STEP
         )
+        if options.browse:
+            # The neighbours of the move on show, each in place of the whole of it.
+            picks += tuple(
+                Choice(self._payload(loaded, Action.STEP, (o.token,)), o.label)
+                for o in options.browse
+            )
         actions: list[Choice] = []
         if options.complete is not None:
             confirm = self._payload(loaded, Action.PLAY, prefix)
-            actions.append(Choice(confirm, str(t("Confirm")), "success"))
+            label = options.confirm or t("Confirm")
+            actions.append(Choice(confirm, str(label), "success"))
         if group is not None:
             actions.append(Choice(self._payload(loaded, Action.STEP, prefix), str(t("Back"))))
+        elif options.browse:
+            # A move being looked at stands for the whole prefix: back to the start.
+            actions.append(Choice(self._payload(loaded, Action.STEP, ()), str(t("Back"))))
         elif prefix:
             back = self._payload(loaded, Action.STEP, prefix[:-1])
             actions.append(Choice(back, str(t("Back"))))
@@ -529,8 +539,9 @@ def pick_choices(
     action: Action,
 ) -> tuple[Choice, ...]:
     """Buttons for the next part of a move. More than a message holds are grouped by
-    their first letter (Mole Hill's squares: a column first, then the square); pinned
-    options keep their own buttons, first (the sides of the mole's square)."""
+    their first letter (Mole Hill's squares: a column first, then the square; an Everest
+    plan's 28 actions: the coin first, then the direction); pinned options keep their own
+    buttons, first (the sides of the mole's square)."""
     if group is not None:
         options = [o for o in options if o.token[:1] == group and not o.pinned]
     if len(options) <= MAX_PICKS:
@@ -546,15 +557,28 @@ def pick_choices(
     for option in options:
         if not option.pinned:
             groups.setdefault(option.token[:1], []).append(option)
+    if len(groups) == 1 and not pinned:
+        # One letter for all (Everest's `pick 1` … `pick 120`): a group would only hold
+        # them all again. The first ones are shown; the game lets a player browse on.
+        return tuple(
+            Choice(Payload(action, game_id, ply, (*prefix, o.token)), o.label)
+            for o in options[:MAX_PICKS]
+        )
     opens = Action.GROUP if action == Action.STEP else Action.GROUP_OPEN
     grouped = tuple(
-        Choice(
-            Payload(opens, game_id, ply, prefix, letter),
-            members[0].token if len(members) == 1 else f"{members[0].token} … {members[-1].token}",
-        )
+        Choice(Payload(opens, game_id, ply, prefix, letter), _group_label(members))
         for letter, members in groups.items()
     )
     return (*pinned, *grouped)[:MAX_PICKS]
+
+
+def _group_label(members: Sequence[Option]) -> str:
+    """What a group's button says: the game's name for it, else its first and last
+    tokens ("a1 … a8")."""
+    first, last = members[0], members[-1]
+    if first.group_label is not None:
+        return first.group_label
+    return first.token if len(members) == 1 else f"{first.token} … {last.token}"
 
 
 def _points(n: int) -> str:

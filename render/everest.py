@@ -1,6 +1,7 @@
 """Everest images: the board (the shaded height map, cliffs and steps, yeti, home bases,
 the peak, each player's coins and damage, and arrows for what the last resolution did),
-one smaller board per step of a resolution, and the roll-off winner's outcomes.
+one smaller board per step of a resolution, the roll-off winner's outcomes (all of them
+small, or one at the board's size), and the path of a plan being built.
 
 Every image is drawn from the same pieces at different square sizes (a `Grid`)."""
 
@@ -13,6 +14,7 @@ from functools import lru_cache
 
 from PIL import Image, ImageFont
 
+from engine.core import MoveError
 from engine.everest import (
     HEIGHTS,
     HIDDEN,
@@ -31,6 +33,7 @@ from engine.everest import (
     Healed,
     Hit,
     Moved,
+    Pick,
     PlansRevealed,
     Pushed,
     Roared,
@@ -47,6 +50,7 @@ from engine.everest import (
     Won,
     action_text,
     describe_events,
+    describe_plan,
     square_name,
 )
 from engine.text import t
@@ -127,6 +131,12 @@ OPTIONS_CHIPS_TOP = 44
 OPTIONS_GRID_TOP = OPTIONS_CHIPS_TOP + CHIP_H + 12
 OPTION_HEAD = 24
 OPTION_FOOT = 36
+
+#: One choice at the main board's size (a plan being built, one roll-off outcome): a
+#: title, the board, then lines of words under it, large enough to read at 550 px.
+CHOICE_BOARD_BOTTOM = BOARD.bottom + 30
+CHOICE_LINE = 32
+CHOICE_FONT = 24
 
 #: Shades of snow per height: low slopes grey-blue, the peak almost white.
 LEVELS: dict[int, Color] = {
@@ -814,10 +824,26 @@ def _wrap(text: str, fnt: ImageFont.FreeTypeFont, width: int, max_lines: int) ->
 def render_options(
     state: EverestState, seat: int, prefix: tuple[str, ...], ctx: RenderContext
 ) -> Image.Image | None:
-    """For the roll-off winner about to `pick`: the dice and a small board per distinct
-    outcome, numbered as in `pick N`. None for any other choice."""
-    if prefix or state.stage is not Stage.PICK or seat not in state.to_act:
+    """What a choice looks like. For a plan being built, its path so far (nothing before
+    its first action). For the roll-off winner about to `pick`: the dice and a small board
+    per distinct outcome, numbered as in `pick N`, or one outcome at the board's size
+    once it is being looked at. None for any other choice."""
+    if seat not in state.to_act:
         return None
+    if state.stage is Stage.PLAN:
+        try:
+            actions = state.builder_actions(seat, prefix) if prefix else ()
+        except MoveError:
+            return None
+        return render_plan_preview(state, seat, actions, ctx) if actions else None
+    if state.stage is not Stage.PICK:
+        return None
+    if prefix:
+        try:
+            move = state.parse_move(seat, " ".join(prefix))
+        except MoveError:
+            return None
+        return render_outcome(state, move.number, ctx) if isinstance(move, Pick) else None
     theme = ctx.theme
     options = state.pick_options()
     columns = 2 if len(options) <= 4 else 3
@@ -841,6 +867,151 @@ def render_options(
         label_top = y + OPTION_HEAD + thumb_h + 3
         for row, line in enumerate(_wrap(str(option.label), font(13), thumb_w - 4, 2)):
             draw.label((x + 2, label_top + row * 16), line, font(13), theme.muted)
+    return image
+
+
+def _render_choice(
+    state: EverestState,
+    ctx: RenderContext,
+    title: str,
+    caption: str,
+    lines: Sequence[str],
+) -> tuple[Image.Image, BoardDraw]:
+    """The frame of one choice at the board's size: the mountain and home bases under a
+    title and a caption, and `lines` of words under the board. The caller draws the rest."""
+    theme = ctx.theme
+    line_font = font(CHOICE_FONT)
+    wrapped = [part for line in lines for part in _wrap(line, line_font, WIDTH - 2 * 20, 2)]
+    height = CHOICE_BOARD_BOTTOM + len(wrapped) * CHOICE_LINE + 12
+    image, draw = new_canvas(WIDTH, height, palette(theme), theme.background)
+    image.paste(_mountain_image(theme, BOARD, (WIDTH, CHOICE_BOARD_BOTTOM), True), (0, 0))
+    _draw_homes(draw, state.players, theme, BOARD)
+    title_font = font(22, bold=True)
+    draw.label((MARGIN - 20, 12), title, title_font, theme.ink)
+    x = MARGIN - 20 + text_length(title, title_font) + 18
+    draw.label((x, 16), fit_text(caption, font(17), int(WIDTH - x - 10)), font(17), theme.muted)
+    for i, line in enumerate(wrapped):
+        draw.label((20, CHOICE_BOARD_BOTTOM + i * CHOICE_LINE), line, line_font, theme.ink)
+    return image, draw
+
+
+def _ghost(draw: BoardDraw, sq: int, colour: Color, grid: Grid) -> None:
+    """Where a yeti stood before: a ring in its colour."""
+    cx, cy = grid.centre(sq)
+    r = grid.cell * 0.3
+    draw.ellipse((cx - r, cy - r, cx + r, cy + r), outline=colour, width=max(2, grid.cell // 22))
+
+
+def _frame(draw: BoardDraw, sq: int, colour: Color, grid: Grid) -> None:
+    """A square marked as where something ends: a thick frame just inside it."""
+    x0, y0, x1, y1 = grid.box(sq)
+    inset = max(2, grid.cell // 30)
+    width = max(3, grid.cell // 14)
+    draw.rectangle((x0 + inset, y0 + inset, x1 - inset, y1 - inset), outline=colour, width=width)
+
+
+def _step_anchor(events: Sequence[Event], grid: Grid) -> tuple[float, float] | None:
+    """Where the number of a plan's action goes: on its move arrow, its snowball's path
+    or its roar."""
+    for event in events:
+        if isinstance(event, Moved):
+            if event.start == event.end:
+                return grid.toward(event.start, event.direction, 0.3)
+            (x0, y0), (x1, y1) = grid.centre(event.start), grid.centre(event.end)
+            return (x0 + x1) / 2, (y0 + y1) / 2
+        if isinstance(event, WentOff):
+            return grid.toward(event.square, event.direction, 0.2)
+        if isinstance(event, Threw):
+            # Beside the ball's path, so that the splat at the square's edge shows.
+            x, y = grid.toward(event.start, event.direction, 0.5)
+            vx, vy = _DIR_VEC[event.direction]
+            return x - vy * grid.cell * 0.26, y + vx * grid.cell * 0.26
+        if isinstance(event, Roared):
+            # Beside the roar's arcs, which stay in view.
+            x, y = grid.toward(event.square, event.direction, 0.42)
+            vx, vy = _DIR_VEC[event.direction]
+            return x + vy * grid.cell * 0.3, y - vx * grid.cell * 0.3
+    return None
+
+
+def _badge(draw: BoardDraw, xy: tuple[float, float], text: str, colour: Color, cell: int) -> None:
+    cx, cy = xy
+    r = cell * 0.17
+    draw.ellipse((cx - r, cy - r, cx + r, cy + r), fill=colour, outline=WHITE, width=2)
+    text_center(draw, (cx, cy), text, font(round(cell * 0.22), bold=True), WHITE)
+
+
+def render_plan_preview(
+    state: EverestState, seat: int, actions: Sequence[int], ctx: RenderContext
+) -> Image.Image:
+    """The board with `seat`'s plan so far as its path: each action numbered in order,
+    moves as arrows, snowballs and roars toward their directions, the square where the
+    yeti ends framed, assuming the other yeti stand still."""
+    theme = ctx.theme
+    need = min(3, bin(state.available(seat)).count("1"))
+    preview = state.plan_preview(seat, actions)
+    end = preview.pos[seat]
+    if end == OFF:
+        where = str(t("Your yeti ends off the board and loses the rest of the round."))
+    else:
+        where = str(
+            t(
+                "Your yeti ends on {square}, height {height}.",
+                square=square_name(end),
+                height=HEIGHTS[end],
+            )
+        )
+    steps = " · ".join(f"{i}: {describe_plan((a,))}" for i, a in enumerate(actions, start=1))
+    if len(actions) < need:
+        title = str(t("Your plan: {done} of {need}", done=len(actions), need=need))
+    else:
+        title = str(t("Your plan"))
+    image, draw = _render_choice(
+        state, ctx, title, str(t("if nobody gets in the way")), (steps, where)
+    )
+    colour = _seat_colour(theme, seat)
+    start = state.pos[seat]
+    flat = [event for step in preview.steps for event in step]
+    _draw_events(draw, flat, BOARD, theme)
+    if start != OFF and start != end:
+        _ghost(draw, start, colour, BOARD)
+    if end != OFF:
+        _frame(draw, end, colour, BOARD)
+    _draw_yeti(draw, preview.pos, preview.damage, ctx, BOARD, True)
+    placed: list[tuple[float, float]] = []
+    for number, (action, step) in enumerate(zip(actions, preview.steps, strict=True), start=1):
+        anchor = _step_anchor(step, BOARD)
+        if anchor is None:
+            continue
+        # Two actions from one square toward one side: the later number steps aside.
+        vx, vy = _DIR_VEC[action & 3]
+        while any(math.dist(anchor, other) < BOARD.cell * 0.36 for other in placed):
+            anchor = (anchor[0] + vy * BOARD.cell * 0.36, anchor[1] - vx * BOARD.cell * 0.36)
+        placed.append(anchor)
+        _badge(draw, anchor, str(number), colour, BOARD.cell)
+    return image
+
+
+def render_outcome(state: EverestState, number: int, ctx: RenderContext) -> Image.Image:
+    """One roll-off outcome at the board's size: its moves, the yeti where they end, and
+    each yeti whose square or damage it changes framed, with rings where they stood."""
+    theme = ctx.theme
+    options = state.pick_options()
+    option = options[number - 1]
+    after = option.preview
+    title = str(t("Outcome {number} of {count}", number=number, count=len(options)))
+    picker = state.picker if state.picker is not None else 0
+    caption = str(t("{name} won the roll-off", name=_seat_name(ctx, picker)))
+    image, draw = _render_choice(state, ctx, title, caption, (str(option.label),))
+    _draw_events(draw, after.events, BOARD, theme)
+    for s in range(state.players):
+        colour = _seat_colour(theme, s)
+        if after.pos[s] != state.pos[s] and state.pos[s] != OFF:
+            _ghost(draw, state.pos[s], colour, BOARD)
+        changed = (after.pos[s], after.damage[s]) != (state.pos[s], state.damage[s])
+        if changed and after.pos[s] != OFF:
+            _frame(draw, after.pos[s], PEAK_GOLD, BOARD)
+    _draw_yeti(draw, after.pos, after.damage, ctx, BOARD, True)
     return image
 
 

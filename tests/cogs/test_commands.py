@@ -197,7 +197,7 @@ async def test_a_rod_beside_the_mole_is_seen_in_place_then_confirmed(bot: Hillto
     assert sent.methods() == ["send_message"] and panel["ephemeral"] is True
     assert "Rod west of b7: the mole can still reach 6 squares" in embed_text(panel)
     assert panel["embed"].image.url == f"attachment://{panel['file'].filename}"
-    assert [b.item.label for b in buttons(panel)] == ["Confirm", "Back"]
+    assert [b.item.label for b in buttons(panel)] == ["Place this rod", "Back"]
     sent = await click(bot, BOB, buttons(panel)[0])
     assert sent.methods() == ["edit_message", "followup"]
     assert "bob played rod a7e" in embed_text(sent.last())

@@ -266,22 +266,114 @@ def test_any_snowball_coin_is_accepted() -> None:
     assert str(state.parse_move(0, "s E 4 N 0 W")) == "sAE 4N 0W"
 
 
-def test_plan_builder_fills_kind_then_direction() -> None:
+def test_plan_builder_offers_kind_and_direction_in_one_token() -> None:
     state = position("a2,h5", aside="543,-")
     first = state.move_options(0)
-    assert [o.token for o in first.options] == ["0", "A", "2", "s"]
-    assert [o.label for o in first.options] == ["roar", "move 1 (ace)", "move 2", "snowball"]
-    dirs = state.move_options(0, ("0",))
-    assert [o.token for o in dirs.options] == ["N", "E", "S", "W"]
-    second = state.move_options(0, ("0", "N"))
-    assert [o.token for o in second.options] == ["A", "2", "s"]
-    done = state.move_options(0, ("0", "N", "s", "E", "2", "S"))
+    kinds = ["0", "A", "2", "s"]
+    assert [o.token for o in first.options] == [k + d for k in kinds for d in "NESW"]
+    assert [o.label for o in first.options[:5]] == [
+        "roar north", "roar east", "roar south", "roar west", "move 1 north",
+    ]  # fmt: skip
+    assert [o.label for o in first.options[-2:]] == ["snowball south", "snowball west"]
+    assert {o.group_label for o in first.options} == {
+        "roar …", "move 1 (ace) …", "move 2 …", "snowball …",
+    }  # fmt: skip
+    second = state.move_options(0, ("0N",))
+    assert [o.token for o in second.options] == [k + d for k in ("A", "2", "s") for d in "NESW"]
+    third = state.move_options(0, ("0N", "sE"))
+    assert [o.token for o in third.options] == [k + d for k in ("A", "2", "s") for d in "NESW"]
+    done = state.move_options(0, ("0N", "sE", "2S"))
     assert done.options == () and str(done.complete) == "0N sAE 2S"
+    assert str(done.confirm) == "Send this plan"  # asked before it is sent, with its preview
     assert state.parse_move(0, " ".join(done.prefix)) == done.complete
     with pytest.raises(InvalidMoveError):
-        state.move_options(0, ("0", "N", "0"))
+        state.move_options(0, ("0N", "0E"))  # the null coin twice
     with pytest.raises(InvalidMoveError):
-        state.move_options(0, ("5",))
+        state.move_options(0, ("5N",))  # set aside
+    with pytest.raises(InvalidMoveError):
+        state.move_options(0, ("4",))
+
+
+def test_a_full_purse_groups_the_first_action_by_kind() -> None:
+    state = position("a2,h5")
+    assert len(state.move_options(0).options) == 28  # 6 coins and a snowball, 4 ways each
+    assert len(state.move_options(0, ("4E",)).options) == 24
+    assert len(state.move_options(0, ("4E", "sW")).options) == 24  # a snowball names no coin
+    assert len(state.move_options(0, ("4E", "2N")).options) == 20
+
+
+def test_the_older_two_word_builder_prefix_still_builds() -> None:
+    state = position("a2,h5", aside="543,-")
+    done = state.move_options(0, ("0", "N", "s", "E", "2", "S"))
+    assert str(done.complete) == "0N sAE 2S"
+
+
+@pytest.mark.parametrize(
+    ("typed", "plan"),
+    [
+        ("4E sN 0W", "4E sAN 0W"),
+        ("sE 4E 0W", "sAE 4E 0W"),
+        ("ss 4E 0W", "sAS 4E 0W"),  # ss: a snowball south
+        ("SW 4e 0w", "sAW 4E 0W"),
+        ("sN sE sS", "s0N sAE s2S"),  # builder snowballs take the lowest free coins
+        ("s E 4 N 0 W", "sAE 4N 0W"),  # the older two-word form
+        ("s s 4E 0W", "sAS 4E 0W"),
+        ("sAE 4N 0W", "sAE 4N 0W"),  # a snowball naming its coin
+        ("sAS s0N 5E", "sAS s0N 5E"),
+        ("sS s0N 5E", "sAS s0N 5E"),
+    ],
+)
+def test_builder_snowballs_are_read_in_typed_plans(typed: str, plan: str) -> None:
+    state = position("a2,h5")
+    assert str(state.parse_move(0, typed)) == plan
+
+
+@pytest.mark.parametrize("typed", ["sx 4E 0W", "s 4E 0W", "sn4 4E 0W", "sNE 4E 0W"])
+def test_malformed_builder_snowballs_are_refused(typed: str) -> None:
+    with pytest.raises(InvalidMoveError):
+        position("a2,h5").parse_move(0, typed)
+
+
+def test_plan_tokens_name_kind_and_direction_together() -> None:
+    state = position("a2,h5")
+    plan = state.parse_move(0, "4E s0N AW")
+    assert state.move_tokens(plan) == ("4E", "sN", "AW")
+    # The log keeps the notation, which names the snowball's coin.
+    assert state.move_text(plan) == "4E s0N AW"
+
+
+def test_the_builder_preview_says_where_the_yeti_ends() -> None:
+    state = position("a2,h5")
+    one = state.move_options(0, ("4E",))
+    assert str(one.preview) == (
+        "move 4 east: if nobody gets in the way, your yeti ends on c2, height 3."
+    )
+    done = state.move_options(0, ("4E", "2N", "sW"))
+    assert str(done.preview) == (
+        "move 4 east, then move 2 north, then snowball west: if nobody gets in the way, "
+        "your yeti ends on c3, height 4."
+    )
+    assert state.move_options(0).preview is None
+    off = state.move_options(0, ("AW", "2N", "sW"))
+    assert "ends off the board" in str(off.preview)
+    fall = position("c2,h5").move_options(0, ("AS",))  # c2 (3) to c1 (1): a cliff
+    assert "ends on c1, height 1, with 1 more damage" in str(fall.preview)
+
+
+def test_plan_preview_follows_each_action_on_copies() -> None:
+    state = position("a2,c2")
+    preview = state.plan_preview(0, state.parse_move(0, "2E sAE 0N").actions)
+    assert [[str(e) for e in step] for step in preview.steps] == [
+        ["move.0.a2.b2.E"],
+        ["snow.0.b2.c2.E.0", "hit.1.c2.E", "push.1.c2.d2.E"],
+        ["roar.0.b2.N"],
+    ]
+    # The hit pushes Blue east onto d2 (height 3 to 3: no fall).
+    assert [p % 8 + 8 * (p // 8) for p in preview.pos] == [sq("b2"), sq("d2")]
+    assert preview.damage == (0, 1)
+    assert state.pos == (sq("a2"), sq("c2")) and state.damage == (0, 0)  # unchanged
+    gone = state.plan_preview(0, state.parse_move(0, "AW 2N 3E").actions)
+    assert [len(step) for step in gone.steps] == [1, 0, 0]  # off the board: nothing more
 
 
 # --- 3(a) movement, 3(b)7-9, 11, 29 -------------------------------------------------------
@@ -563,7 +655,10 @@ def test_conflict_detected_and_outcomes_listed_in_seat_order() -> None:
     assert events(after, "dice") == [(3, 5)]
     options = after.pick_options()
     assert [squares(o.preview) for o in options] == [["b1", "c1"], ["c1", "d1"]]
-    assert [str(o.label) for o in options] == ["1: Red b1, Blue c1", "2: Red c1, Blue d1"]
+    assert [str(o.label) for o in options] == [
+        "1: Red to b1; Blue to c1",
+        "2: Red to c1; Blue to d1",
+    ]
     assert after.legal_moves(1) == (Pick(1), Pick(2))
     assert after.timeout_move(1) == Pick(1)
     with pytest.raises(IllegalMoveError):
@@ -573,6 +668,52 @@ def test_conflict_detected_and_outcomes_listed_in_seat_order() -> None:
     done = after.play(1, Pick(2))
     assert squares(done) == ["c1", "d1"]
     assert events(done, "pick") == [(1, 2)]
+
+
+def test_outcome_labels_say_in_words_what_happens_to_each_yeti() -> None:
+    state = position("a1,b1", seed=seed_for((5, 0)))
+    after = play_all(state, "sAE s0N s2N", "2N s0S s3S")
+    assert [str(o.label) for o in after.pick_options()] == [
+        "1: Blue to c1 (+1 damage)",
+        "2: Blue to b2",
+    ]
+    state = position("b1,a1", "-,5E+s0N+sAN", seed=seed_for((5, 2)))
+    after = play_all(state, "3W s0N sAN")
+    assert [str(o.label) for o in after.pick_options()][1] == (
+        "2: Red off the board; Blue off the board"
+    )
+
+
+def test_outcome_labels_name_a_yeti_that_stays_and_fit_a_button() -> None:
+    from engine.everest import MAX_LABEL, OFF, _outcome_label
+
+    label = _outcome_label(3, (sq("a1"), sq("b1")), (0, 0), (sq("a1"), sq("c1")), (1, 0), (0, 1))
+    assert str(label) == "3: Red stays (+1 damage); Blue to c1"
+    before = (sq("a1"), sq("b1"), sq("c1"), sq("d1"))
+    after = (OFF, OFF, OFF, sq("d2"))
+    crowded = _outcome_label(12, before, (0,) * 4, after, (2, 2, 2, 2), range(4))
+    assert len(str(crowded)) <= MAX_LABEL == 80
+    assert str(crowded) == "12: Red off +2, Blue off +2, Green off +2, Purple d2 +2"
+    three = _outcome_label(2, before[:3], (0,) * 3, (OFF,) * 3, (1, 1, 1), range(3))
+    assert str(three) == "2: Red off (+1 damage); Blue off (+1 damage); Green off (+1 damage)"
+
+
+def test_a_roll_off_outcome_is_shown_with_its_neighbours_before_it_is_picked() -> None:
+    state = position("a1,e1", seed=seed_for((3, 5)))
+    after = play_all(state, "2E s0N sAN", "2W s0N sAN")
+    first = after.move_options(1)
+    assert [(o.token, o.label) for o in first.options] == [
+        ("pick 1", "1: Red to b1; Blue to c1"),
+        ("pick 2", "2: Red to c1; Blue to d1"),
+    ]
+    shown = after.move_options(1, ("pick", "1"))
+    assert shown.complete == Pick(1) and shown.options == ()
+    assert [(o.token, o.label) for o in shown.browse] == [("pick 2", "outcome 2 ▶")]
+    assert str(shown.confirm) == "Pick this" and str(shown.preview) == "1: Red to b1; Blue to c1"
+    assert str(shown.prompt) == "Outcome 1 of 2."
+    last = after.move_options(1, ("pick", "2"))
+    assert [(o.token, o.label) for o in last.browse] == [("pick 1", "◀ outcome 1")]
+    assert after.move_options(1, ("pick", "2")).complete == after.parse_move(1, "pick 2")
 
 
 def test_roll_off_ties_roll_again() -> None:

@@ -189,3 +189,72 @@ async def test_a_computer_taking_over_a_seat_gets_the_next_number(service: GameS
     service.live.forget(loaded.id)
     again = await service.live.load(loaded.id)
     assert service.presenter.names(again) == ["hilltop 3", "bob", "hilltop 1", "hilltop 2"]
+
+
+async def test_an_everest_plan_takes_one_click_per_action_then_a_confirm(
+    service: GameService,
+) -> None:
+    await service.start(HERE, ALICE, GameSetup("everest", seed=1, seat="first"), [BOB])
+    [board] = await service.accept(HERE, BOB)
+    make_move = next(a for a in board.actions if a.label == "Make my move")
+    [panel] = await service.press(HERE, ALICE, make_move.payload)
+    # Six coins and a snowball, four ways each: 28 choices, grouped by kind.
+    assert [p.label for p in panel.picks] == [
+        "roar …", "move 1 (ace) …", "move 2 …", "move 3 …", "move 4 …", "move 5 …",
+        "snowball …",
+    ]  # fmt: skip
+    [group] = await service.press(HERE, ALICE, panel.picks[4].payload)
+    assert [p.label for p in group.picks] == [
+        "move 4 north", "move 4 east", "move 4 south", "move 4 west",
+    ]  # fmt: skip
+    clicks = 1  # in the panel that "Make my move" opened: the group
+    labels = ["move 4 east", "snowball north", "roar west"]
+    step = next(p for p in group.picks if p.label == labels[0])
+    for label in labels[1:]:
+        [step_panel] = await service.press(HERE, ALICE, step.payload)
+        clicks += 1
+        assert "if nobody gets in the way, your yeti ends on c2, height 3." in step_panel.text
+        step = next(p for p in step_panel.picks if p.label == label)
+    [last] = await service.press(HERE, ALICE, step.payload)
+    clicks += 1
+    assert (await service.live.in_channel(HERE)).record.ply == 0  # nothing sent yet
+    assert "move 4 east, then snowball north, then roar west" in last.text
+    assert [a.label for a in last.actions] == ["Send this plan", "Back"]
+    [done, _] = await service.press(HERE, ALICE, last.actions[0].payload)
+    clicks += 1
+    assert done.text == "Done: 4E sAN 0W."  # the snowball takes the lowest free coin
+    assert clicks == 5  # the group, an action each, and the confirm (was: 6, unpreviewed)
+    stored = await service.repository.get_game(1)
+    assert stored is not None and stored.ply == 1
+
+
+async def test_a_roll_off_outcome_is_looked_at_then_picked(db: Database) -> None:
+    service = make_service(db, images=True)
+    conflict = (
+        "everest n=2 cap=30 round=2 stage=pick step=1 pos=a1,e1 aside=-,- dmg=0,0 peak=- "
+        "plans=2E+s0N+sAN,2W+s0N+sAN pick=act:1 result=- rng=0:0 ev=reveal,step.1,dice.3.5"
+    )
+    await service.admin_start(HERE, ADMIN, GameSetup("everest", position=conflict), [ALICE, BOB])
+    [board] = await service.board(HERE)
+    assert [p.label for p in board.picks] == [
+        "1: Red to b1; Blue to c1",
+        "2: Red to c1; Blue to d1",
+    ]
+    [first] = await service.press(HERE, BOB, board.picks[0].payload)
+    assert first.ephemeral and first.image is not None
+    assert (await service.live.in_channel(HERE)).record.ply == 0  # looked at, not picked
+    assert [p.label for p in first.picks] == ["outcome 2 ▶"]
+    assert [a.label for a in first.actions] == ["Pick this", "Back"]
+    assert "1: Red to b1; Blue to c1" in first.text
+    # As Discord sends them back: the move's words split at spaces.
+    [second] = await service.press(HERE, BOB, Payload.parse(first.picks[0].payload.encode()))
+    assert second.edit and "2: Red to c1; Blue to d1" in second.text
+    assert second.image is not None and second.image != first.image
+    assert [p.label for p in second.picks] == ["◀ outcome 1"]
+    [listed] = await service.press(HERE, BOB, Payload.parse(second.actions[1].payload.encode()))
+    assert [p.label for p in listed.picks] == [p.label for p in board.picks]  # Back: the list
+    [done, played] = await service.press(
+        HERE, BOB, Payload.parse(second.actions[0].payload.encode())
+    )
+    assert done.text == "Done: pick 2."
+    assert "ply 1" in played.title

@@ -353,7 +353,7 @@ async def test_a_rod_beside_the_mole_takes_two_clicks_and_is_previewed(
     [panel] = await service.press(HERE, BOB, board.picks[1].payload)  # click 1
     assert panel.ephemeral and not panel.edit and panel.image is not None
     assert "Rod west of b7: the mole can still reach 6 squares, as now." in panel.text
-    assert [a.label for a in panel.actions] == ["Confirm", "Back"]
+    assert [a.label for a in panel.actions] == ["Place this rod", "Back"]
     assert (await stored_snapshot(service))[0] == 0  # nothing placed before Confirm
     replies = await service.press(HERE, BOB, panel.actions[0].payload)  # click 2
     assert replies[0].edit and replies[0].text == "Done: rod a7e."
@@ -378,7 +378,7 @@ async def test_a_rod_anywhere_takes_four_clicks_and_back_returns_to_the_sides(
     assert [c.label for c in sides.picks] == ["↑ north", "↓ south", "← west"]
     [preview] = await service.press(HERE, BOB, sides.picks[0].payload)  # click 3
     assert preview.edit and "the mole can still reach 3 squares (6 now)" in preview.text
-    assert [a.label for a in preview.actions] == ["Confirm", "Back"]
+    assert [a.label for a in preview.actions] == ["Place this rod", "Back"]
     assert (await stored_snapshot(service))[0] == 0
     replies = await service.press(HERE, BOB, preview.actions[0].payload)  # click 4
     assert replies[0].text == "Done: rod b3n."
@@ -399,6 +399,26 @@ def test_pinned_choices_keep_their_buttons_when_the_rest_are_grouped() -> None:
     assert top[0].payload.encode() == "pick:9:4:e4n"
     inside = pick_choices(9, 4, (), options, "e", Action.STEP)
     assert [c.label for c in inside] == [f"e{r}" for r in range(1, 8)]
+
+
+def test_a_group_button_says_what_its_choices_are_when_the_game_names_them() -> None:
+    options = [
+        Option(f"{k}{d}", f"{word} {d}", group_label=f"{word} …")
+        for k, word in (("0", "roar"), ("4", "move 4"), ("s", "snowball"))
+        for d in "NESW"
+    ] * 3  # more than a message holds
+    assert [g.label for g in pick_choices(9, 4, (), options, None, Action.STEP)] == [
+        "roar …",
+        "move 4 …",
+        "snowball …",
+    ]
+
+
+def test_many_choices_with_one_first_letter_are_not_grouped_into_one_group() -> None:
+    options = [Option(f"pick {n}", f"{n}: somebody moves") for n in range(1, 121)]
+    picks = pick_choices(9, 4, (), options, None, Action.PICK)
+    assert [c.label for c in picks] == [f"{n}: somebody moves" for n in range(1, 26)]
+    assert picks[0].payload.encode() == "pick:9:4:pick 1"
 
 
 def test_many_choices_are_grouped_by_first_letter() -> None:

@@ -14,7 +14,9 @@ from engine.rng import Rng
 from render.core import DEFAULT_THEME, RenderContext
 from render.everest import (
     BOARD,
+    CHOICE_BOARD_BOTTOM,
     LEVELS,
+    PEAK_GOLD,
     STEP_EDGE,
     positions_after,
     positions_before,
@@ -342,7 +344,7 @@ def test_roll_off_dice_are_shown_on_the_step_with_the_roll_off() -> None:
 def test_outcome_choice_for_the_roll_off_winner_only() -> None:
     ctx = RenderContext(names=NAMES)
     assert render_options(TIED, 1, (), ctx) is None
-    assert render_options(TIED, 0, ("pick 1",), ctx) is None
+    assert render_options(TIED, 0, ("pick", "9"), ctx) is None  # no such outcome
     assert render_options(ROUND, 0, (), ctx) is None
     assert options_png(TIED, 2, (), ctx) is None
     data = options_png(TIED, 0, (), ctx)
@@ -404,3 +406,92 @@ def test_heights_are_legible_at_the_size_discord_shows_a_board() -> None:
     height = max(y for _, y in digit) - min(y for _, y in digit) + 1
     # Discord shows the board about 550 px wide: the digit must stay about 12 px tall there.
     assert height * 550 / image.width >= 12, height
+
+
+# --- choices at the board's size: a plan being built, one roll-off outcome --------------
+
+START = state_of(
+    "everest n=2 cap=30 round=2 stage=plan step=1 pos=a2,h5 aside=-,- dmg=0,0 peak=- "
+    "plans=-,- result=- rng=0:0"
+)
+RED, BLUE = DEFAULT_THEME.seats[0], DEFAULT_THEME.seats[1]
+
+
+def frame_probe(name: str) -> tuple[int, int]:
+    """A point on the frame drawn just inside a square's edge, clear of a yeti disc."""
+    x0, y0, _, _ = BOARD.box(SQUARE_BY_NAME[name])
+    return x0 + 4, y0 + 14
+
+
+def test_a_plan_being_built_is_drawn_as_its_path() -> None:
+    ctx = RenderContext(names=NAMES[:2], viewer=0)
+    assert render_options(START.view(0), 0, (), ctx) is None  # nothing planned yet
+    image = render_options(START.view(0), 0, ("4E", "2N", "sW"), ctx)
+    assert image is not None and image.mode == "P" and image.width == 760
+    # The yeti ends on c3 (framed in its colour), with the start a2 left empty (a ring).
+    assert near(pixel(image, frame_probe("c3")), RED, 20)
+    assert not near(pixel(image, frame_probe("c2")), RED, 20)
+    assert near(pixel(image, centre("c3")), RED, 20)
+    x, y = centre("a2")
+    assert not near(pixel(image, (x, y + 12)), RED, 20)  # no disc left there
+    assert near(pixel(image, (x, round(y - BOARD.cell * 0.3) + 1)), RED, 30)  # a ring
+    # Action 1's number sits on its arrow, half way from a2 to c2 (b2's centre).
+    assert near(pixel(image, (centre("b2")[0] - 6, centre("b2")[1] - 6)), RED, 20)
+    # The snowball flies west from c3 along row 3.
+    x, y = centre("b3")
+    assert any(near(pixel(image, (x + dx, y)), (40, 150, 220), 30) for dx in range(-8, 9))
+
+
+def test_a_plan_off_the_board_frames_no_square_and_says_so() -> None:
+    ctx = RenderContext(names=NAMES[:2], viewer=0)
+    image = render_options(START.view(0), 0, ("AW",), ctx)
+    assert image is not None
+    assert not any(near(pixel(image, frame_probe(name)), RED, 20) for name in SQUARE_BY_NAME)
+    x, y = centre("a2")
+    assert not near(pixel(image, (x, y + 12)), RED, 20)  # the yeti has left the board
+
+
+def test_the_plan_preview_words_are_legible_at_discord_size() -> None:
+    image = render_options(START.view(0), 0, ("4E",), RenderContext(names=NAMES[:2]))
+    assert image is not None
+    rows = [
+        y
+        for y in range(CHOICE_BOARD_BOTTOM, image.height)
+        if any(near(pixel(image, (x, y)), DEFAULT_THEME.ink, 40) for x in range(20, 400))
+    ]
+    first_line = [y for y in rows if y < CHOICE_BOARD_BOTTOM + 32]
+    tall = max(first_line) - min(first_line) + 1
+    # As the board's heights: digits about 12 px tall where Discord shows 550 px.
+    assert tall * 550 / image.width >= 12, tall
+
+
+@pytest.mark.parametrize(("number", "moved"), [(1, ("b1", "c1")), (2, ("c1", "d1"))])
+def test_one_roll_off_outcome_at_the_boards_size(number: int, moved: tuple[str, str]) -> None:
+    ctx = RenderContext(names=NAMES[:2])
+    image = render_options(CONFLICT, 1, ("pick", str(number)), ctx)
+    assert image is not None and image.width == 760
+    red, blue = moved
+    assert near(pixel(image, centre(red)), RED, 20) and near(pixel(image, centre(blue)), BLUE, 20)
+    # What changed is framed; where the yeti stood, a ring in its colour.
+    assert near(pixel(image, frame_probe(red)), PEAK_GOLD, 20)
+    assert near(pixel(image, frame_probe(blue)), PEAK_GOLD, 20)
+    assert not near(pixel(image, frame_probe("h1")), PEAK_GOLD, 20)
+    x, y = centre("a1")
+    assert near(pixel(image, (x, round(y - BOARD.cell * 0.3) + 1)), RED, 30)
+    other = render_options(CONFLICT, 1, ("pick", str(3 - number)), ctx)
+    assert (
+        other is not None
+        and ImageChops.difference(image.convert("RGB"), other.convert("RGB")).getbbox()
+    )
+
+
+def test_golden_plan_preview() -> None:
+    image = render_options(START.view(0), 0, ("0E", "5E", "sN"), RenderContext(names=NAMES[:2]))
+    assert image is not None
+    assert_matches_golden(image, "everest_plan_preview")
+
+
+def test_golden_one_outcome() -> None:
+    image = render_options(TIED, 0, ("pick", "2"), RenderContext(names=NAMES))
+    assert image is not None
+    assert_matches_golden(image, "everest_outcome")
