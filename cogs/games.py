@@ -273,6 +273,22 @@ class GamesCog(commands.Cog):
             lambda: self.bot.service.resign(channel_of(interaction), user_of(interaction)),
         )
 
+    @app_commands.command(name="draw")
+    async def draw(self, interaction: discord.Interaction[Any]) -> None:
+        """Offer the other player a draw (they accept or decline with buttons)."""
+        await respond(
+            interaction,
+            lambda: self.bot.service.draw(channel_of(interaction), user_of(interaction)),
+        )
+
+    @app_commands.command(name="takeback")
+    async def takeback(self, interaction: discord.Interaction[Any]) -> None:
+        """Ask the other player to let you take back your last move."""
+        await respond(
+            interaction,
+            lambda: self.bot.service.takeback(channel_of(interaction), user_of(interaction)),
+        )
+
     @app_commands.command(name="rules")
     @app_commands.describe(game="Which game")
     @app_commands.autocomplete(game=game_autocomplete)

@@ -133,6 +133,8 @@ class Console:
             "move": lambda: svc.move(channel, user, required(o, "text", "move")),
             "board": lambda: svc.board(channel),
             "resign": lambda: svc.resign(channel, user),
+            "draw": lambda: svc.draw(channel, user),
+            "takeback": lambda: svc.takeback(channel, user),
             "rules": lambda: svc.rules(required(o, "game", "rules")),
             "games here": lambda: svc.list_games(channel, user),
             "games mine": lambda: svc.my_games(user),

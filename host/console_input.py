@@ -40,6 +40,8 @@ COMMANDS: dict[str, tuple[str, ...]] = {
     "move": ("text",),
     "board": (),
     "resign": (),
+    "draw": (),
+    "takeback": (),
     "rules": ("game",),
     "games here": (),
     "games mine": (),

@@ -553,3 +553,30 @@ async def test_a_player_who_asks_gets_turns_by_direct_message(
     assert f"Your turn in <#{fake.channel_id}> (Hokito: alice vs bob)." in dm.text
     assert f"/{fake.channel_id}/{board.id}" in dm.text
     assert fake.direct_messages(bob) == []  # bob did not ask for them
+
+
+async def test_a_rematch_from_the_game_over_post_and_a_draw_by_buttons(
+    fake: FakeDiscord, bot: HilltopBot, players: Players
+) -> None:
+    alice, bob, carol = players
+    await start_hokito(fake, alice, bob)
+    offer = (await fake.slash(alice, "draw")).message
+    assert offer.pinged == (bob.id,) and offer.labels() == ["Accept", "Decline"]
+    stranger = await fake.click(carol, offer, label="Accept")
+    assert stranger.ephemeral and "This offer is for bob to answer" in stranger.message.text
+    accepted = await fake.click(bob, offer, label="Accept")
+    assert accepted.callback_type == CallbackType.UPDATE_MESSAGE
+    assert accepted.message.labels() == [] and "bob accepted the draw." in accepted.message.text
+    [end] = await accepted.followups(1)
+    assert "alice and bob agreed a draw." in end.text and end.labels() == ["Rematch"]
+
+    pressed = await fake.click(bob, end, label="Rematch")
+    # The game-over post keeps its text and picture; only its button goes.
+    assert pressed.callback_type == CallbackType.UPDATE_MESSAGE
+    kept = fake.message(end.id)
+    assert kept.labels() == [] and kept.text == end.text and kept.attachments == end.attachments
+    [challenge] = await pressed.followups(1)
+    assert "bob asks for a rematch" in challenge.text and challenge.pinged == (alice.id,)
+    started = await fake.click(alice, challenge, label="Accept")
+    [board] = await started.followups(1)
+    assert "The game begins: bob (Black), alice (White)." in board.text
