@@ -7,6 +7,7 @@ docstrings are what Discord shows as help.
 from __future__ import annotations
 
 import logging
+from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any, Literal
 
 import discord
@@ -16,7 +17,7 @@ from discord.ext import commands
 from cogs.respond import channel_of, respond, user_of
 from cogs.views import message_parts
 from engine.text import t
-from host.model import Channel, ChannelBusyError, ServiceError, User
+from host.model import Channel, ChannelBusyError, Reply, ServiceError, User
 from host.service import GameService
 from host.setup import LEVELS, MAX_COMPUTERS, MAX_DEADLINE_MINUTES, MAX_SEED, GameSetup, SeatChoice
 
@@ -201,14 +202,19 @@ class GamesCog(commands.Cog):
             opponents = [player_of(interaction, m) for m in members]
             return await self.bot.service.start(channel, user, setup, opponents)
 
+        title = f"{game}: " + " vs ".join([user.name, *(m.display_name for m in members)])
+
         async def call() -> list[Any]:
+            here = channel_of(interaction)
+            text_channel = interaction.channel
+            if isinstance(
+                text_channel, discord.TextChannel
+            ) and await self.bot.service.new_games_in_threads(here):
+                return await self._in_new_thread(interaction, text_channel, start, title)
             try:
-                return await start(channel_of(interaction))
+                return await start(here)
             except ChannelBusyError as exc:
                 if isinstance(interaction.channel, discord.TextChannel):
-                    title = f"{game}: " + " vs ".join(
-                        [user.name, *(m.display_name for m in members)]
-                    )
                     offer = ThreadOffer(start, title)
                     if interaction.response.is_done():
                         await interaction.followup.send(str(exc.text), view=offer, ephemeral=True)
@@ -220,6 +226,35 @@ class GamesCog(commands.Cog):
                 raise
 
         await respond(interaction, call)
+
+    async def _in_new_thread(
+        self,
+        interaction: discord.Interaction[Any],
+        channel: discord.TextChannel,
+        start: Callable[[Channel], Awaitable[list[Reply]]],
+        title: str,
+    ) -> list[Reply]:
+        """This server starts every game in a thread of its own: make it, start the game
+        there, and say where in the channel."""
+        try:
+            thread = await channel.create_thread(
+                name=title[:100], type=discord.ChannelType.public_thread
+            )
+        except discord.HTTPException:
+            raise ServiceError(
+                t(
+                    "This server starts games in threads, but I may not create threads here. "
+                    "Ask an admin to allow it, or to turn it off with /admin settings "
+                    "threads:False."
+                )
+            ) from None
+        replies = await start(Channel(thread.id, interaction.guild_id, thread.name))
+        for reply in replies:
+            message = await thread.send(**message_parts(reply))
+            self.bot.posted(reply, thread.id, message.id)
+        user = user_of(interaction)
+        where = t("{name} started a game in {thread}.", name=user.name, thread=thread.mention)
+        return [Reply(text=str(where))]
 
     @app_commands.command(name="accept")
     async def accept(self, interaction: discord.Interaction[Any]) -> None:

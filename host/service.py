@@ -217,6 +217,10 @@ class GameService:
         """`/notify`: the user's notifications, changed first by what is given."""
         return [await self.preferences.player(user, reminders=reminders, dm=dm)]
 
+    async def new_games_in_threads(self, channel: Channel) -> bool:
+        """Whether this server starts every new game in a thread of its own."""
+        return (await self.settings.server(channel.guild_id)).threads
+
     async def direct_messages_closed(self, user: User) -> None:
         await self.preferences.direct_messages_closed(user)
 

@@ -580,3 +580,23 @@ async def test_a_rematch_from_the_game_over_post_and_a_draw_by_buttons(
     started = await fake.click(alice, challenge, label="Accept")
     [board] = await started.followups(1)
     assert "The game begins: bob (Black), alice (White)." in board.text
+
+
+async def test_a_server_may_start_every_game_in_a_thread_of_its_own(
+    fake: FakeDiscord, bot: HilltopBot, db: Database, players: Players
+) -> None:
+    alice, bob, _ = players
+    admin = fake.user("root", permissions=MANAGE_GUILD)
+    shown = await fake.slash(admin, "admin settings", threads=True)
+    assert "New games start in a thread of their own." in shown.message.text
+    played = await fake.slash(alice, "play", game="hokito", opponent=bob, seed=1, seat="first")
+    thread_id = next(i for i, c in fake.channels.items() if c["type"] == 11)
+    assert not played.ephemeral
+    assert played.message.text.strip() == f"alice started a game in <#{thread_id}>."
+    [challenge] = fake.channel_messages(thread_id)
+    assert challenge.pinged == (bob.id,) and "alice challenges bob" in challenge.text
+    # The channel itself stays free for other games.
+    assert await SqliteGameRepository(db).live_game_in_channel(fake.channel_id) is None
+    accepted = await fake.click(bob, challenge, label="Accept")
+    [board] = await accepted.followups(1)
+    assert board.channel_id == thread_id and "alice (Black) to move" in board.text
