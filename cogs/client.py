@@ -125,17 +125,23 @@ class HilltopBot(commands.Bot):
         and the people it asks to act who want direct messages get one (after it)."""
         note_posted(self.stale_boards, reply, channel_id, message_id)
         people = [u for u in reply.mentions if not u.is_bot]
-        if reply.game_id is not None and people and not reply.ephemeral:
-            task = asyncio.create_task(self._tell_turns(reply.game_id, people))
+        followers = list(reply.followers_direct)
+        if reply.game_id is not None and (people or followers) and not reply.ephemeral:
+            task = asyncio.create_task(self._tell_directly(reply.game_id, people, followers))
             self._background.add(task)
             task.add_done_callback(self._background.discard)
 
-    async def _tell_turns(self, game_id: int, people: list[User]) -> None:
+    async def _tell_directly(self, game_id: int, people: list[User], followers: list[User]) -> None:
+        """Direct messages after a post: turns to the players who want them, news to
+        the followers who want them."""
         try:
-            for where, replies in await self.service.turn_messages(game_id, people):
+            posts = await self.service.turn_messages(game_id, people) if people else []
+            if followers:
+                posts += await self.service.follow_messages(game_id, followers)
+            for where, replies in posts:
                 await self.post(where, replies)
         except Exception:
-            log.exception("game %s: telling turns by direct message failed", game_id)
+            log.exception("game %s: direct messages after a post failed", game_id)
 
     async def _direct(self, where: Direct, replies: list[Reply]) -> None:
         """A direct message; if the person does not take them, none is tried again until

@@ -172,8 +172,10 @@ def build_view(reply: Reply) -> discord.ui.View | None:
         for i, choice in enumerate(picks):
             view.add_item(_button(choice, row=i // 5))
         action_row = min(4, (len(picks) + 4) // 5)
-    for choice in reply.actions[:5]:
-        view.add_item(_button(choice, row=action_row))
+    # The actions fill the rows left, five to a row.
+    room = (5 - action_row) * 5
+    for i, choice in enumerate(reply.actions[:room]):
+        view.add_item(_button(choice, row=action_row + i // 5))
     return view
 
 

@@ -14,6 +14,7 @@ from engine.text import t
 from host import catalog
 from host.ai_turns import ComputerPlayers
 from host.computer_turns import ComputerTurns
+from host.following import Following
 from host.game_lists import GameLists
 from host.lists import move_list, rules_page
 from host.live import LiveGames, Loaded
@@ -48,6 +49,13 @@ class Buttons:
         self.presenter = presenter
         self.game_lists = game_lists
         self.offers = offers
+
+    @property
+    def presenter_following(self) -> Following:
+        following = self.presenter.following
+        if following is None:
+            raise ServiceError(t("Following games is not available here."))
+        return following
 
     @property
     def players(self) -> ComputerPlayers:
@@ -117,6 +125,12 @@ class Buttons:
         replies = await self.starting.rematch(channel, user, finished)
         done = Reply(edit=True, only_controls=True)
         return [done, *replies]
+
+    # --- following ------------------------------------------------------------------------
+    async def _follow(self, channel: Channel, user: User, payload: Payload) -> list[Reply]:
+        loaded = await self.live.locked_load(payload.game_id)
+        on = payload.action == Action.FOLLOW
+        return [await self.presenter_following.follow(loaded, user, on)]
 
     # --- lists ----------------------------------------------------------------------------
     async def _my_games(self, channel: Channel, user: User, payload: Payload) -> list[Reply]:
@@ -215,6 +229,8 @@ HANDLERS: dict[Action, Handler] = {
     Action.CLAIM: Buttons._claim,
     Action.MY_GAMES: Buttons._my_games,
     Action.REMATCH: Buttons._rematch,
+    Action.FOLLOW: Buttons._follow,
+    Action.UNFOLLOW: Buttons._follow,
     Action.DRAW_ACCEPT: Buttons._answer_offer,
     Action.DRAW_DECLINE: Buttons._answer_offer,
     Action.TAKEBACK_ACCEPT: Buttons._answer_offer,

@@ -101,6 +101,8 @@ class Reply:
     actions: tuple[Choice, ...] = ()
     #: Users to ping.
     mentions: tuple[User, ...] = ()
+    #: Followers of the game who take their news by direct message (sent after the post).
+    followers_direct: tuple[User, ...] = ()
     #: Replace the message whose component was used, instead of posting a new one.
     edit: bool = False
     #: With `edit`: change only that message's controls (to this reply's), keeping its

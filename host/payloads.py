@@ -51,6 +51,9 @@ class Action(StrEnum):
     DRAW_DECLINE = "draw-"
     TAKEBACK_ACCEPT = "undo+"
     TAKEBACK_DECLINE = "undo-"
+    #: Follow a game one does not play in (pinged at each move), or stop.
+    FOLLOW = "follow"
+    UNFOLLOW = "unfollow"
     #: A page of a player's games (game: the player's id; ply: the page).
     MY_GAMES = "mine"
     #: A page of a game's rules (tokens: the game's id and the page's number); no game

@@ -16,6 +16,7 @@ from typing import Any
 from data.repository import GameRecord, SeatRecord
 from engine.core import Game, MoveError, Option
 from engine.text import Text, t, tn
+from host.following import Following
 from host.live import Loaded, user_of
 from host.model import Choice, Reply, User
 from host.painting import BoardImages, Painter
@@ -45,6 +46,8 @@ class Presenter:
         self.render_images = render_images
         #: A link to a game's latest board, where the front-end has one (set by it).
         self.link: Callable[[GameRecord], str | None] = lambda record: None
+        #: Who follows which game (set by the service; None: nobody follows).
+        self.following: Following | None = None
 
     # --- the board ------------------------------------------------------------------------
     async def board(
@@ -95,6 +98,11 @@ class Presenter:
             if humans:
                 lines += self._clock_lines(loaded, humans)
             picks, actions = self._board_controls(loaded, acting, humans, private)
+        followers: tuple[User, ...] = ()
+        followers_direct: tuple[User, ...] = ()
+        moved = any(h.after is not None for h in told) or record.status != "active"
+        if self.following is not None and moved and not private:
+            followers, followers_direct = await self.following.audience(loaded)
         image: bytes | None = None
         gallery: tuple[tuple[str, bytes], ...] = ()
         if self.render_images:
@@ -110,7 +118,8 @@ class Presenter:
             picks=picks,
             pick_placeholder=str(state.option_prompt(())) if picks else "",
             actions=tuple(actions),
-            mentions=() if private else pings,
+            mentions=() if private else (*pings, *followers),
+            followers_direct=followers_direct,
             game_id=None if private else record.id,
             tone=tone,
             fields=self._score_fields(loaded),
@@ -221,6 +230,36 @@ class Presenter:
             footer=self.footer(record),
         )
 
+    def follow_message(self, loaded: Loaded) -> Reply:
+        """A direct message to a follower: the game they follow has moved on, or ended."""
+        record = loaded.record
+        if record.status != "active":
+            what = self.result_line(loaded)
+        else:
+            waiting = ", ".join(self.seat_label(loaded, s) for s in sorted(loaded.state.to_act))
+            what = str(t("Now waiting for: {names}.", names=waiting))
+        lines = [
+            str(
+                t(
+                    "In <#{channel}> ({game}: {players}), ply {ply}:",
+                    channel=record.channel_id,
+                    game=loaded.game.name,
+                    players=" vs ".join(self.names(loaded)),
+                    ply=record.ply,
+                )
+            ),
+            what,
+        ]
+        link = self.link(record)
+        if link:
+            lines.append(str(t("The board: {link}", link=link)))
+        return Reply(
+            title=str(t("{game}: a game you follow", game=loaded.game.name)),
+            text="\n".join(lines),
+            tone="over" if record.status != "active" else "info",
+            footer=self.footer(record),
+        )
+
     def reminder(self, loaded: Loaded, people: Sequence[User]) -> Reply:
         """A reminder that a decision is pending, with where it is and when it runs out."""
         record = loaded.record
@@ -271,6 +310,8 @@ class Presenter:
             actions.insert(0, claim)
         if not private:
             actions.append(Choice(self._payload(loaded, Action.RESIGN), str(t("Resign")), "danger"))
+            follow = Payload(Action.FOLLOW, loaded.id, 0)
+            actions.append(Choice(follow, str(t("Follow"))))
         return picks, actions
 
     def _score_fields(self, loaded: Loaded) -> tuple[tuple[str, str], ...]:

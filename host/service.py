@@ -29,6 +29,7 @@ from host import catalog
 from host.ai_turns import ComputerPlayers, ThreadedComputers
 from host.buttons import Buttons
 from host.computer_turns import ComputerTurns, Post
+from host.following import Following
 from host.game_lists import GameLists
 from host.lists import move_list, rules_page
 from host.live import LiveGames, Loaded, game_of, search_key
@@ -86,6 +87,8 @@ class GameService:
         )
         self.settings = SettingsStore(games, clock)
         self.preferences = Preferences(self.settings)
+        self.following = Following(games, self.settings, clock)
+        self.presenter.following = self.following
         self.starting = Starting(
             self.live, self.computers, self.presenter, self.settings, bot_user, clock
         )
@@ -237,6 +240,14 @@ class GameService:
             return []
         loaded = await self.live.locked_load(game_id)
         return [(Direct(p), [self.presenter.turn_message(loaded, p)]) for p in wanting]
+
+    async def follow_messages(
+        self, game_id: int, followers: Sequence[User]
+    ) -> list[tuple[Where, list[Reply]]]:
+        """Direct messages to followers who take their news so: what happened in the
+        game they follow, and a link to it."""
+        loaded = await self.live.locked_load(game_id)
+        return [(Direct(f), [self.presenter.follow_message(loaded)]) for f in followers]
 
     async def notices(self, user: User) -> list[Reply]:
         """What `user` must be told once, privately, with their next command's reply."""

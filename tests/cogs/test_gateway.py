@@ -600,3 +600,17 @@ async def test_a_server_may_start_every_game_in_a_thread_of_its_own(
     accepted = await fake.click(bob, challenge, label="Accept")
     [board] = await accepted.followups(1)
     assert board.channel_id == thread_id and "alice (Black) to move" in board.text
+
+
+async def test_anyone_may_follow_a_board_and_is_pinged_at_the_next_move(
+    fake: FakeDiscord, bot: HilltopBot, players: Players
+) -> None:
+    alice, bob, carol = players
+    board = await start_hokito(fake, alice, bob)
+    followed = await fake.click(carol, board, label="Follow")
+    assert followed.ephemeral and followed.message.labels() == ["Unfollow"]
+    moved = await fake.slash(alice, "move", text="b2-b1")
+    assert set(moved.message.pinged) == {bob.id, carol.id}
+    stopped = await fake.click(carol, followed.message, label="Unfollow")
+    assert stopped.callback_type == CallbackType.UPDATE_MESSAGE
+    assert "no longer follow" in stopped.message.text
