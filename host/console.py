@@ -206,7 +206,12 @@ class Console:
 
     async def show(self, cmd: Command, reply: Reply) -> None:
         prefix = f"(only {cmd.user} sees this) " if reply.ephemeral else ""
-        head = f"[#{cmd.channel}] {prefix}{reply.title}".rstrip()
+        where = (
+            f"[direct message to {cmd.channel[1:]}]"
+            if cmd.channel.startswith("@")
+            else f"[#{cmd.channel}]"
+        )
+        head = f"{where} {prefix}{reply.title}".rstrip()
         self.say(head)
         if reply.text:
             text = _RELATIVE_TIME.sub(lambda m: _relative(int(m.group(1))), reply.text)

@@ -343,3 +343,25 @@ def test_an_unknown_log_level_is_refused(tmp_path: Path) -> None:
         timeout=60,
     )
     assert done.returncode != 0 and "log level 'LOUD' is none of" in done.stderr
+
+
+async def test_the_console_has_the_commands_that_keep_games_alive(
+    console: tuple[Console, io.StringIO, Database],
+) -> None:
+    cons, out, _ = console
+    for line in (
+        "alice /play game:hokito opponent:bob seed:1 seat:first",
+        "bob /accept",
+        "alice /games mine",
+        "alice /notify reminders:off",
+        "bob /draw",
+        "root /admin settings game:hokito deadline_hours:12",
+        "alice /notify dm:maybe",
+    ):
+        await cons.run_line(line)
+    text = out.getvalue()
+    assert "**Your turn**" in text and "#general · Hokito: alice vs bob" in text
+    assert "Reminders before your time runs out: off." in text
+    assert "bob offers a draw. alice: accept or decline." in text
+    assert "Hokito: 12 hours per decision." in text
+    assert "! dm: write on or off (got 'maybe')." in text
