@@ -350,6 +350,13 @@ class GameService:
             ),
             str(
                 t(
+                    "**Between players**: `/draw` offers a draw, `/takeback` asks to take back "
+                    "your last move; a finished game's **Rematch** button plays it again, and "
+                    "**Follow** on any board tells you of each of its moves."
+                )
+            ),
+            str(
+                t(
                     "**Your games**: `/games mine` lists every game you play, in every server, "
                     "with a link to its board; `/games here` this server's games. `/notify` "
                     "sets reminders and direct messages."

@@ -327,5 +327,8 @@ async def test_help_names_every_game_and_how_to_begin(bot: HilltopBot) -> None:
     for game_id in ("everest", "hillbert", "hokito", "hollowtown", "molehill"):
         assert f"`{game_id}`" in text
     assert "(`everest`, 2-4 players)" in text and "(`hillbert`, 1 player)" in text
-    for command in ("/play game:", "opponent:@hilltop", "/move", "/games", "/daily", "/rules"):
+    for command in (
+        "/play game:", "opponent:@hilltop", "/move", "/games mine", "/daily", "/rules", "/draw",
+        "/takeback", "Rematch", "Follow", "/notify",
+    ):  # fmt: skip
         assert command in text, command

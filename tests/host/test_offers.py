@@ -156,3 +156,13 @@ async def test_two_answers_at_once_to_one_takeback_undo_once(db: Database) -> No
     assert record is not None
     assert [m.text for m in await service.repository.moves(record.id)][1:] == ["undo"]
     assert accept.action == Action.TAKEBACK_ACCEPT
+
+
+async def test_an_offer_made_before_a_restart_is_answered_after_it(db: Database) -> None:
+    before = make_service(db)
+    await duel(before)
+    [offer] = await before.draw(HERE, ALICE)
+    before.close()
+    after = make_service(db)  # a new process: the offer lives in its buttons
+    [_, end] = await after.press(HERE, BOB, action(offer, "Accept"))
+    assert "alice and bob agreed a draw." in end.text
