@@ -493,10 +493,9 @@ class HillbertState(GameState[Turn]):
             (self.score,),
             frozenset(),
             t(
-                "Hillbert went hungry for {n} turns: {score} rows in {turns} turns",
+                "Hillbert went hungry for {n} turns: {summary}.",
                 n=HUNGER_LIMIT,
-                score=self.score,
-                turns=self.turns,
+                summary=result_text(self.score, self.turns),
             ),
         )
 
@@ -966,3 +965,16 @@ class Hillbert(Game[Turn]):
 
 
 GAME = registry.register(Hillbert())
+
+
+def rows_text(n: int) -> Text:
+    return tn("{n} row", "{n} rows", n=n)
+
+
+def turns_text(n: int) -> Text:
+    return tn("{n} turn", "{n} turns", n=n)
+
+
+def result_text(score: int, turns: int) -> Text:
+    """A run's result, as in "12 rows in 30 turns"."""
+    return t("{rows} in {turns}", rows=rows_text(score), turns=turns_text(turns))

@@ -24,7 +24,7 @@ from datetime import date
 from data.daily import BoardRow, DailyRepository, DailyRun
 from data.repository import NewGame, UserRecord
 from engine.core import MoveError
-from engine.hillbert import GAME
+from engine.hillbert import GAME, result_text, rows_text, turns_text
 from engine.rng import seed_from_text
 from engine.text import t, tn
 from host.daily_calendar import (
@@ -36,14 +36,7 @@ from host.daily_calendar import (
     utc_day,
 )
 from host.daily_par import DailyPar, ParRunner, ProcessParRunner
-from host.daily_results import (
-    Replayed,
-    replay_log,
-    result_text,
-    rows_text,
-    size_strip,
-    turns_text,
-)
+from host.daily_results import Replayed, replay_log, size_strip
 from host.live import Loaded
 from host.model import Channel, Reply, ServiceError, Suggestion, User, offered_move
 from host.service import GameService

@@ -12,9 +12,9 @@ from concurrent.futures import ProcessPoolExecutor
 from datetime import date
 
 from data.daily import DailyRepository
+from engine.hillbert import result_text, turns_text
 from engine.hillbert_par import DEFAULT_MAX_TURNS, par
 from engine.text import t, tn
-from host.daily_results import result_text, turns_text
 from host.model import Reply
 from host.workers import worker_pool
 

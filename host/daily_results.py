@@ -11,7 +11,6 @@ from typing import Any
 from data.repository import GameRecord, MoveRecord
 from engine.core import MoveError
 from engine.hillbert import GAME, HillbertState
-from engine.text import Text, t, tn
 
 SIZE_EMOJI = {1: "🟩", 2: "🟨", 3: "🟥"}
 STRIP_LENGTH = 24
@@ -28,19 +27,6 @@ def size_strip(sizes: str, length: int = STRIP_LENGTH) -> str:
         part = sizes[i * len(sizes) // buckets : (i + 1) * len(sizes) // buckets]
         out.append(SIZE_EMOJI[max(int(c) for c in part)])
     return "".join(out)
-
-
-def rows_text(n: int) -> Text:
-    return tn("{n} row", "{n} rows", n=n)
-
-
-def turns_text(n: int) -> Text:
-    return tn("{n} turn", "{n} turns", n=n)
-
-
-def result_text(score: int, turns: int) -> Text:
-    """Rows and turns, as in "12 rows in 30 turns"."""
-    return t("{rows} in {turns}", rows=rows_text(score), turns=turns_text(turns))
 
 
 @dataclass(frozen=True)

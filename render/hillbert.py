@@ -34,6 +34,7 @@ from engine.hillbert import (
     Turn,
     TurnReport,
     read_turn,
+    result_text,
 )
 from render.core import (
     BoardDraw,
@@ -456,7 +457,7 @@ def render(state: HillbertState, ctx: RenderContext) -> Image.Image:
         centre = (BOARD_X + right) / 2
         draw.rectangle((BOARD_X, mid - 56, right, mid + 56), fill=BANNER)
         text_center(draw, (centre, mid - 18), "Game over", font(40, bold=True), WHITE)
-        summary = f"{state.score} rows in {state.turns} turns"
+        summary = str(result_text(state.score, state.turns))
         text_center(draw, (centre, mid + 30), summary, font(24), WHITE)
     return image
 

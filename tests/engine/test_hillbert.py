@@ -13,7 +13,15 @@ from hypothesis import strategies as st
 
 from engine import registry
 from engine.core import IllegalMoveError, InvalidMoveError, NotationError
-from engine.hillbert import HillbertState, Turn, describe, generate_row, hill_row, new_hill
+from engine.hillbert import (
+    HillbertState,
+    Turn,
+    describe,
+    generate_row,
+    hill_row,
+    new_hill,
+    result_text,
+)
 from engine.rng import Rng, hash64
 
 GAME = registry.get("hillbert")
@@ -759,3 +767,8 @@ def test_the_preview_says_when_a_meal_finds_no_room_to_grow() -> None:
     assert str(describe(report)) == (
         "Hillbert ends on g2 as Small; eats food on d2 but has no room to grow; +1 point."
     )
+
+
+def test_a_runs_result_has_each_word_in_its_number() -> None:
+    assert str(result_text(1, 1)) == "1 row in 1 turn"
+    assert str(result_text(0, 2)) == "0 rows in 2 turns"
