@@ -14,6 +14,7 @@ from discord.ext import commands
 
 from cogs.games import LEVEL_OPTIONS, game_autocomplete, player_of, variant_autocomplete
 from cogs.respond import channel_of, respond, user_of
+from host.settings import ServerChange
 from host.setup import MAX_COMPUTERS, MAX_DEADLINE_MINUTES, MAX_SEED, GameSetup
 
 if TYPE_CHECKING:
@@ -114,12 +115,7 @@ class AdminCog(commands.GroupCog, group_name="admin"):
             lambda: self.bot.service.server_settings(
                 channel_of(interaction),
                 user_of(interaction),
-                game=game,
-                deadline_hours=deadline_hours,
-                min_minutes=min_minutes,
-                max_hours=max_hours,
-                remind_minutes=remind_minutes,
-                threads=threads,
+                ServerChange(game, deadline_hours, min_minutes, max_hours, remind_minutes, threads),
             ),
             public=False,
         )

@@ -33,10 +33,10 @@ from host.console_input import (
     console_channel,
     console_user,
     help_text,
-    number,
     parse_line,
     people,
     required,
+    server_change,
     setup_of,
     switch,
 )
@@ -148,16 +148,7 @@ class Console:
                 people(o, "player1", "player2", "player3", "player4"),
             ),
             "admin end": lambda: svc.admin_end(channel, user),
-            "admin settings": lambda: svc.server_settings(
-                channel,
-                user,
-                game=o.get("game"),
-                deadline_hours=number(o, "deadline_hours"),
-                min_minutes=number(o, "min_minutes"),
-                max_hours=number(o, "max_hours"),
-                remind_minutes=number(o, "remind_minutes"),
-                threads=switch(o, "threads"),
-            ),
+            "admin settings": lambda: svc.server_settings(channel, user, server_change(o)),
             "daily": lambda: self.daily.play(channel, user, o.get("move") or None),
             "leaderboard": lambda: self.daily.leaderboard(
                 channel, user, o.get("period") or "today", o.get("scope") or "server"

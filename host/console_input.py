@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from engine.rng import seed_from_text
 from host.model import Channel, User
 from host.service import BOT_NAME
+from host.settings import ServerChange
 from host.setup import MAX_COMPUTERS, MAX_DEADLINE_MINUTES, MAX_SEED, GameSetup
 
 CONSOLE_GUILD = 1
@@ -210,6 +211,18 @@ def switch(options: dict[str, str], name: str) -> bool | None:
     if value in ("off", "false", "no"):
         return False
     raise ConsoleInputError(f"{name}: write on or off (got {value!r}).")
+
+
+def server_change(options: dict[str, str]) -> ServerChange:
+    """What `/admin settings` was asked to change."""
+    return ServerChange(
+        options.get("game") or None,
+        number(options, "deadline_hours"),
+        number(options, "min_minutes"),
+        number(options, "max_hours"),
+        number(options, "remind_minutes"),
+        switch(options, "threads"),
+    )
 
 
 def people(options: dict[str, str], *names: str) -> list[User]:

@@ -9,9 +9,8 @@ from engine.text import t
 from host import catalog
 from host.model import Channel, Reply, ServiceError, User
 from host.settings import (
-    HOUR,
-    MINUTE,
     PlayerSettings,
+    ServerChange,
     ServerSettings,
     SettingError,
     SettingsStore,
@@ -24,23 +23,13 @@ class Preferences:
         self.settings = settings
 
     # --- a server's -----------------------------------------------------------------------
-    async def server(
-        self,
-        channel: Channel,
-        user: User,
-        *,
-        game: str | None = None,
-        deadline_hours: int | None = None,
-        min_minutes: int | None = None,
-        max_hours: int | None = None,
-        remind_minutes: int | None = None,
-        threads: bool | None = None,
-    ) -> Reply:
+    async def server(self, channel: Channel, user: User, change: ServerChange) -> Reply:
         """Show this server's settings, changed first by whatever is given."""
         if channel.guild_id is None:
             raise ServiceError(t("Server settings are made in a server, not here."))
         if not user.is_admin:
             raise ServiceError(t("Only admins (Manage Server) can change this server's settings."))
+        game = change.game
         if game is not None:
             try:
                 catalog.listing(game)
@@ -54,14 +43,7 @@ class Preferences:
                 ) from None
         current = await self.settings.server(channel.guild_id)
         try:
-            new = current.changed(
-                game=game,
-                deadline=_times(deadline_hours, HOUR),
-                min_deadline=_times(min_minutes, MINUTE),
-                max_deadline=_times(max_hours, HOUR),
-                remind_before=_times(remind_minutes, MINUTE),
-                threads=threads,
-            )
+            new = current.changed(change)
         except SettingError as exc:
             raise ServiceError(exc.text) from None
         if new != current:
@@ -111,10 +93,6 @@ class Preferences:
             "allow direct messages from this server's members, then use /notify dm:on."
         )
         return [Reply(title=str(t("Direct messages")), text=str(text), ephemeral=True)]
-
-
-def _times(value: int | None, unit: int) -> int | None:
-    return None if value is None else value * unit
 
 
 def server_text(settings: ServerSettings, *, changed: bool) -> str:

@@ -220,15 +220,7 @@ class Presenter:
         ]
         if record.deadline_at is not None:
             lines.append(str(t("Time runs out <t:{when}:R>.", when=int(record.deadline_at))))
-        link = self.link(record)
-        if link:
-            lines.append(str(t("The board: {link}", link=link)))
-        return Reply(
-            title=str(t("{game}: your move", game=loaded.game.name)),
-            text="\n".join(lines),
-            tone="turn",
-            footer=self.footer(record),
-        )
+        return self._notice(loaded, t("{game}: your move", game=loaded.game.name), lines, "turn")
 
     def follow_message(self, loaded: Loaded) -> Reply:
         """A direct message to a follower: the game they follow has moved on, or ended."""
@@ -250,15 +242,8 @@ class Presenter:
             ),
             what,
         ]
-        link = self.link(record)
-        if link:
-            lines.append(str(t("The board: {link}", link=link)))
-        return Reply(
-            title=str(t("{game}: a game you follow", game=loaded.game.name)),
-            text="\n".join(lines),
-            tone="over" if record.status != "active" else "info",
-            footer=self.footer(record),
-        )
+        title = t("{game}: a game you follow", game=loaded.game.name)
+        return self._notice(loaded, title, lines, "over" if record.status != "active" else "info")
 
     def reminder(self, loaded: Loaded, people: Sequence[User]) -> Reply:
         """A reminder that a decision is pending, with where it is and when it runs out."""
@@ -274,15 +259,28 @@ class Presenter:
                 )
             )
         ]
-        link = self.link(record)
+        title = t("{game}: your move", game=loaded.game.name)
+        return self._notice(loaded, title, lines, "turn", tuple(people))
+
+    def _notice(
+        self,
+        loaded: Loaded,
+        title: Text,
+        lines: list[str],
+        tone: str,
+        mentions: tuple[User, ...] = (),
+    ) -> Reply:
+        """A message about a game outside its channel's flow (a reminder, a direct
+        message), ending with a link to its board where there is one."""
+        link = self.link(loaded.record)
         if link:
-            lines.append(str(t("The board: {link}", link=link)))
+            lines = [*lines, str(t("The board: {link}", link=link))]
         return Reply(
-            title=str(t("{game}: your move", game=loaded.game.name)),
+            title=str(title),
             text="\n".join(lines),
-            mentions=tuple(people),
-            tone="turn",
-            footer=self.footer(record),
+            mentions=mentions,
+            tone=tone,
+            footer=self.footer(loaded.record),
         )
 
     def _board_controls(

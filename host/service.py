@@ -50,7 +50,7 @@ from host.payloads import Payload
 from host.playing import FinishHook, Playing
 from host.preferences import Preferences
 from host.presenter import MAX_PICKS, Happened, Presenter
-from host.settings import SettingsStore
+from host.settings import ServerChange, SettingsStore
 from host.setup import GameSetup
 from host.starting import Starting
 from host.timeouts import Timeouts
@@ -190,29 +190,10 @@ class GameService:
 
     # --- settings -------------------------------------------------------------------------
     async def server_settings(
-        self,
-        channel: Channel,
-        user: User,
-        *,
-        game: str | None = None,
-        deadline_hours: int | None = None,
-        min_minutes: int | None = None,
-        max_hours: int | None = None,
-        remind_minutes: int | None = None,
-        threads: bool | None = None,
+        self, channel: Channel, user: User, change: ServerChange | None = None
     ) -> list[Reply]:
         """`/admin settings`: this server's settings, changed first by what is given."""
-        reply = await self.preferences.server(
-            channel,
-            user,
-            game=game,
-            deadline_hours=deadline_hours,
-            min_minutes=min_minutes,
-            max_hours=max_hours,
-            remind_minutes=remind_minutes,
-            threads=threads,
-        )
-        return [reply]
+        return [await self.preferences.server(channel, user, change or ServerChange())]
 
     async def notify(
         self, user: User, *, reminders: bool | None = None, dm: bool | None = None

@@ -58,6 +58,18 @@ def _seconds(stored: Mapping[str, Any], key: str) -> int | None:
 
 
 @dataclass(frozen=True, slots=True)
+class ServerChange:
+    """What `/admin settings` was given (None: unchanged), in the units it asks for."""
+
+    game: str | None = None
+    deadline_hours: int | None = None
+    min_minutes: int | None = None
+    max_hours: int | None = None
+    remind_minutes: int | None = None
+    threads: bool | None = None
+
+
+@dataclass(frozen=True, slots=True)
 class ServerSettings:
     #: The time per decision of each game here, by game id (seconds).
     deadlines: Mapping[str, int] = field(default_factory=dict)
@@ -97,18 +109,14 @@ class ServerSettings:
             "threads": self.threads,
         }
 
-    def changed(
-        self,
-        *,
-        game: str | None = None,
-        deadline: int | None = None,
-        min_deadline: int | None = None,
-        max_deadline: int | None = None,
-        remind_before: int | None = None,
-        threads: bool | None = None,
-    ) -> Self:
-        """These settings with the given changes, checked (SettingError names the range)."""
+    def changed(self, change: ServerChange) -> Self:
+        """These settings with `change` made, checked (SettingError names the range)."""
         new = self
+        game, threads = change.game, change.threads
+        deadline = _times(change.deadline_hours, HOUR)
+        min_deadline = _times(change.min_minutes, MINUTE)
+        max_deadline = _times(change.max_hours, HOUR)
+        remind_before = _times(change.remind_minutes, MINUTE)
         if deadline is not None:
             if game is None:
                 raise SettingError(t("deadline: say which game it is for (game:)."))
@@ -154,6 +162,10 @@ class ServerSettings:
                 )
             )
         return minutes * MINUTE
+
+
+def _times(value: int | None, unit: int) -> int | None:
+    return None if value is None else value * unit
 
 
 def _or(value: int | None, default: int) -> int:

@@ -17,6 +17,11 @@ ADMIN = User(1004, "root", is_admin=True)
 BOT = User(9999, "hilltop", is_bot=True)
 HERE = Channel(channel_id=500, guild_id=7, name="general")
 THREAD = Channel(channel_id=501, guild_id=7, name="thread")
+#: Everest, two yeti in a roll-off whose winner (bob) picks one of two outcomes.
+ROLL_OFF = (
+    "everest n=2 cap=30 round=2 stage=pick step=1 pos=a1,e1 aside=-,- dmg=0,0 peak=- "
+    "plans=2E+s0N+sAN,2W+s0N+sAN pick=act:1 result=- rng=0:0 ev=reveal,step.1,dice.3.5"
+)
 
 # Black (alice, first seat) to move a1-a2, after which White has no move: Black wins 36-0.
 A1 = "w2" * 6 + "w3" * 6 + "b3" * 5 + "b1"

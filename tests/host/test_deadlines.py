@@ -10,6 +10,7 @@ from data.db import Database
 from data.games import SqliteGameRepository
 from host.model import ServiceError
 from host.service import GameService
+from host.settings import ServerChange
 from host.setup import GameSetup
 from tests.host.conftest import ADMIN, ALICE, BOB, BOT, HERE
 
@@ -197,18 +198,19 @@ async def test_admins_set_deadlines_per_game_and_the_bounds_of_play(db: Database
     clock = Clock()
     service = clocked(db, clock)
     with pytest.raises(ServiceError, match="Only admins"):
-        await service.server_settings(HERE, ALICE, game="hokito", deadline_hours=12)
+        await service.server_settings(HERE, ALICE, ServerChange(game="hokito", deadline_hours=12))
     with pytest.raises(
         ServiceError,
         match=r"deadline: 31 days is out of range; choose from "
         r"1 minute to 30 days",
     ):
-        await service.server_settings(HERE, ADMIN, game="hokito", deadline_hours=31 * 24)
+        await service.server_settings(
+            HERE, ADMIN, ServerChange(game="hokito", deadline_hours=31 * 24)
+        )
     with pytest.raises(ServiceError, match="Unknown game 'chess'"):
-        await service.server_settings(HERE, ADMIN, game="chess", deadline_hours=12)
-    [shown] = await service.server_settings(
-        HERE, ADMIN, game="hokito", deadline_hours=12, min_minutes=30, max_hours=48
-    )
+        await service.server_settings(HERE, ADMIN, ServerChange(game="chess", deadline_hours=12))
+    change = ServerChange(game="hokito", deadline_hours=12, min_minutes=30, max_hours=48)
+    [shown] = await service.server_settings(HERE, ADMIN, change)
     assert "Hokito: 12 hours per decision." in shown.text
     assert "/play deadline: may choose from 30 minutes to 2 days." in shown.text
     assert "Everest: 12 hours per decision (the game's own)." in shown.text

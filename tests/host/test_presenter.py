@@ -15,7 +15,7 @@ from host.payloads import Action, Payload
 from host.presenter import MAX_GALLERY, Happened, in_order
 from host.service import GameService
 from host.setup import GameSetup
-from tests.host.conftest import ADMIN, ALICE, BOB, BOT, HERE, make_service
+from tests.host.conftest import ADMIN, ALICE, BOB, BOT, HERE, ROLL_OFF, make_service
 
 STEP_CAPTION = re.compile(r"Round (\d+) · step (\d+)")
 
@@ -230,11 +230,8 @@ async def test_an_everest_plan_takes_one_click_per_action_then_a_confirm(
 
 async def test_a_roll_off_outcome_is_looked_at_then_picked(db: Database) -> None:
     service = make_service(db, images=True)
-    conflict = (
-        "everest n=2 cap=30 round=2 stage=pick step=1 pos=a1,e1 aside=-,- dmg=0,0 peak=- "
-        "plans=2E+s0N+sAN,2W+s0N+sAN pick=act:1 result=- rng=0:0 ev=reveal,step.1,dice.3.5"
-    )
-    await service.admin_start(HERE, ADMIN, GameSetup("everest", position=conflict), [ALICE, BOB])
+    setup = GameSetup("everest", position=ROLL_OFF)
+    await service.admin_start(HERE, ADMIN, setup, [ALICE, BOB])
     [board] = await service.board(HERE)
     assert [p.label for p in board.picks] == [
         "1: Red to b1; Blue to c1",

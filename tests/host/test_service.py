@@ -28,6 +28,7 @@ from tests.host.conftest import (
     EMPTY_RANK,
     ENDGAME,
     HERE,
+    ROLL_OFF,
     THREAD,
     make_service,
 )
@@ -569,11 +570,8 @@ async def test_practice_games_of_a_solo_game_offer_a_hint(service: GameService) 
 
 async def test_a_roll_off_board_shows_the_outcomes_to_everyone(db: Database) -> None:
     service = make_service(db, images=True)
-    conflict = (
-        "everest n=2 cap=30 round=2 stage=pick step=1 pos=a1,e1 aside=-,- dmg=0,0 peak=- "
-        "plans=2E+s0N+sAN,2W+s0N+sAN pick=act:1 result=- rng=0:0 ev=reveal,step.1,dice.3.5"
-    )
-    await service.admin_start(HERE, ADMIN, GameSetup("everest", position=conflict), [ALICE, BOB])
+    setup = GameSetup("everest", position=ROLL_OFF)
+    await service.admin_start(HERE, ADMIN, setup, [ALICE, BOB])
     [board] = await service.board(HERE)
     assert [caption for caption, _ in board.gallery][-1] == "The choices"
     assert board.gallery[-1][1][:8] == b"\x89PNG\r\n\x1a\n"
