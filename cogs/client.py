@@ -152,6 +152,8 @@ class HilltopBot(commands.Bot):
                 await person.send(**message_parts(reply))
         except discord.Forbidden:
             await self.service.direct_messages_closed(where.user)
+            if where.fallback is not None:
+                await self.post(where.fallback, replies)
         except discord.HTTPException:
             log.warning("a direct message to %s failed", where.user.id, exc_info=True)
 

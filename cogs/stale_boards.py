@@ -52,8 +52,12 @@ class StaleBoards:
         self._retire = retire
         self._interval = 1.0 / per_second
         self._latest: OrderedDict[int, Posted] = OrderedDict()
-        #: Each game's latest message, with or without controls, not saved yet.
-        self._unsaved: dict[int, Posted] = {}
+        #: The game of each message in `_latest`.
+        self._game_of: dict[int, int] = {}
+        #: Each game's newest message, with or without controls (for links to it).
+        self._newest: OrderedDict[int, Posted] = OrderedDict()
+        #: Games whose newest message is not saved yet.
+        self._unsaved: set[int] = set()
         self._pending: deque[Posted] = deque(maxlen=max_pending)
         self._wake = asyncio.Event()
         #: Set while nothing is pending or being edited.
@@ -67,34 +71,46 @@ class StaleBoards:
 
     def posted(self, game_id: int, where: Posted, *, has_controls: bool) -> None:
         """A message about `game_id` was posted: the one before it is left behind."""
-        self._unsaved[game_id] = where
-        previous = self._latest.pop(game_id, None)
+        self._newest.pop(game_id, None)
+        self._newest[game_id] = where
+        self._unsaved.add(game_id)
+        while len(self._newest) > MAX_GAMES:
+            self._unsaved.discard(self._newest.popitem(last=False)[0])
+        previous = self._forget(game_id)
         if previous is not None and previous != where:
             self._queue(previous)
         if has_controls:
             self._latest[game_id] = where
+            self._game_of[where.message_id] = game_id
             while len(self._latest) > MAX_GAMES:
-                self._latest.popitem(last=False)
+                self._forget(next(iter(self._latest)))
 
     def edited(self, message_id: int) -> None:
         """A message was edited in answer to a press of its own: its controls are what
         that edit made them, so it needs no further edit."""
-        for game_id, posted in list(self._latest.items()):
-            if posted.message_id == message_id:
-                del self._latest[game_id]
+        game_id = self._game_of.get(message_id)
+        if game_id is not None:
+            self._forget(game_id)
+
+    def _forget(self, game_id: int) -> Posted | None:
+        posted = self._latest.pop(game_id, None)
+        if posted is not None:
+            self._game_of.pop(posted.message_id, None)
+        return posted
 
     def latest(self, game_id: int) -> Posted | None:
         """The game's message whose controls are live, if known."""
         return self._latest.get(game_id)
 
     def take_unsaved(self) -> dict[int, Posted]:
-        """Each game's latest message since the last call (to be saved for links)."""
-        unsaved, self._unsaved = self._unsaved, {}
+        """Each game's newest message posted since the last call (to be saved)."""
+        unsaved = {g: self._newest[g] for g in self._unsaved if g in self._newest}
+        self._unsaved = set()
         return unsaved
 
     def newest(self, game_id: int) -> Posted | None:
-        """The game's latest message, not saved yet."""
-        return self._unsaved.get(game_id)
+        """The game's newest message posted by this process, if remembered."""
+        return self._newest.get(game_id)
 
     def _queue(self, message: Posted) -> None:
         if len(self._pending) == self._pending.maxlen:

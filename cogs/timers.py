@@ -34,7 +34,12 @@ class TimersCog(commands.Cog):
         """One sweep: what is due now is done and posted."""
         await self.bot.save_board_links()
         for where, replies in await self.bot.service.expire_due():
-            await self.bot.post(where, replies)
+            try:
+                await self.bot.post(where, replies)
+            except Exception:
+                # One channel the bot may no longer write in must not cost the others
+                # their reminders and boards.
+                log.exception("posting in %s after the sweep failed", where)
 
     @tasks.loop(seconds=SWEEP_SECONDS)
     async def sweep(self) -> None:

@@ -48,6 +48,13 @@ def next_reminder(
     return min(later) if later else None
 
 
+def can_claim(state: GameState[Any], players: Sequence[User]) -> bool:
+    """Whether a person waits in a game of two, who may claim the win if time runs out."""
+    return len(players) == 2 and any(
+        not p.is_bot and seat not in state.to_act for seat, p in enumerate(players)
+    )
+
+
 def first_deadline(
     game: Game[Any],
     state: GameState[Any],
@@ -55,10 +62,16 @@ def first_deadline(
     options: GameOptions,
     now: float,
 ) -> Timer | None:
-    """A new clock for the decision pending in `state`, if a person must make one."""
+    """A new clock for the decision pending in `state`, if a person must make one and
+    something can happen when it runs out: a default to play, or a person to claim the
+    win (a game against the computer alone waits, as a solo game does)."""
     seconds = decision_seconds(game, options)
     waiting = [s for s in state.to_act if not players[s].is_bot]
     if not seconds or not waiting:
+        return None
+    if not any(state.timeout_move(s) is not None for s in waiting) and not can_claim(
+        state, players
+    ):
         return None
     deadline = now + float(seconds)
     return Timer(now, deadline, next_reminder(now, deadline, now, options.remind_before))

@@ -14,7 +14,7 @@ from engine.text import t
 from host.live import Loaded, record_of, user_of
 from host.model import Choice, Reply, ServiceError, User
 from host.payloads import Action, Payload
-from host.settings import SettingsStore
+from host.settings import SettingsStore, keep_bounded
 
 
 class FollowsRepository(Protocol):
@@ -39,7 +39,7 @@ class Following:
         if cached is not None and cached[0] > self.clock():
             return cached[1]
         followers = tuple(user_of(u) for u in await self.repository.followers(game_id))
-        self._cache[game_id] = (self.clock() + self.TTL, followers)
+        keep_bounded(self._cache, game_id, (self.clock() + self.TTL, followers))
         return followers
 
     async def audience(self, loaded: Loaded) -> tuple[tuple[User, ...], tuple[User, ...]]:

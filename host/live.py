@@ -87,7 +87,9 @@ class Loaded:
             return True
         if ply > self.record.ply or not seats & self.state.to_act:
             return False
-        return not seats & set(self.movers[ply:])
+        since = set(self.movers[ply:])
+        # A takeback since changes the position under everyone's feet.
+        return UNDONE not in since and not seats & since
 
 
 @lru_cache(maxsize=256)

@@ -41,9 +41,11 @@ class Channel:
 
 @dataclass(frozen=True, slots=True)
 class Direct:
-    """A direct message to one person (turns, reminders, followed games)."""
+    """A direct message to one person (turns, reminders, followed games); where the
+    person takes none, the message goes to `fallback` instead, if there is one."""
 
     user: User
+    fallback: Channel | None = None
 
 
 #: Where a reply is posted outside any command.

@@ -83,7 +83,7 @@ class Offers:
                 other,
                 t("Takeback asked"),
                 t(
-                    "{name} asks to take back {move}. {other}: allow or refuse. The request "
+                    "{name} asks to take back {move}. {other}: accept or decline. The request "
                     "lapses when a move is made.",
                     name=user.name,
                     move=move,

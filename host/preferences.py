@@ -41,7 +41,7 @@ class Preferences:
                         known=", ".join(lst.game.id for lst in catalog.all_listings()),
                     )
                 ) from None
-        current = await self.settings.server(channel.guild_id)
+        current = await self.settings.server(channel.guild_id, fresh=True)
         try:
             new = current.changed(change)
         except SettingError as exc:
@@ -59,7 +59,7 @@ class Preferences:
         self, user: User, *, reminders: bool | None = None, dm: bool | None = None
     ) -> Reply:
         """Show `user`'s notifications, changed first by whatever is given."""
-        current = await self.settings.player(user.id)
+        current = await self.settings.player(user.id, fresh=True)
         new = current
         if reminders is not None:
             new = replace(new, reminders=reminders)
@@ -76,14 +76,17 @@ class Preferences:
 
     async def direct_messages_closed(self, user: User) -> None:
         """A direct message to `user` was refused: stop trying."""
-        current = await self.settings.player(user.id)
+        current = await self.settings.player(user.id, fresh=True)
         if not current.dm_closed:
             closed = replace(current, dm_closed=True, dm_closed_told=False)
             await self.settings.save_player(user.id, closed)
 
     async def notices(self, user: User) -> list[Reply]:
         """What `user` must be told once, privately, at their next command."""
-        current = await self.settings.player(user.id)
+        cached = await self.settings.player(user.id)
+        if not cached.dm_closed or cached.dm_closed_told:
+            return []
+        current = await self.settings.player(user.id, fresh=True)
         if not current.dm_closed or current.dm_closed_told:
             return []
         await self.settings.save_player(user.id, replace(current, dm_closed_told=True))
@@ -161,7 +164,14 @@ def player_text(settings: PlayerSettings) -> str:
             str(t("Direct messages: on, but yours are closed to me, so you are pinged instead."))
         )
     elif settings.dm:
-        lines.append(str(t("Turns and reminders come as direct messages.")))
+        lines.append(
+            str(
+                t(
+                    "Your turns: a ping in the game's channel and a direct message. "
+                    "Reminders: a direct message."
+                )
+            )
+        )
     else:
         lines.append(str(t("Turns and reminders come as pings in the game's channel.")))
     lines.append(str(t("Change with /notify reminders: dm:.")))

@@ -184,6 +184,8 @@ class Presenter:
         if record.expired_at is not None:
             late = ", ".join(self.seat_label(loaded, s) for s in humans)
             claiming = ", ".join(s.user.name for s in self.claimants(loaded))
+            if not claiming:
+                return [str(t("{late} ran out of time; the game waits.", late=late))]
             return [
                 str(
                     t(
@@ -221,6 +223,19 @@ class Presenter:
         if record.deadline_at is not None:
             lines.append(str(t("Time runs out <t:{when}:R>.", when=int(record.deadline_at))))
         return self._notice(loaded, t("{game}: your move", game=loaded.game.name), lines, "turn")
+
+    def challenged(self, loaded: Loaded) -> Reply:
+        """A direct message: a challenge waits for your answer, and where."""
+        record = loaded.record
+        challenger = next(s.user.name for s in record.seats if s.user.id == record.created_by)
+        line = t(
+            "{name} challenges you to {game} in <#{channel}>: accept or decline there.",
+            name=challenger,
+            game=loaded.game.name,
+            channel=record.channel_id,
+        )
+        title = t("{game}: a challenge", game=loaded.game.name)
+        return self._notice(loaded, title, [str(line)], "turn")
 
     def follow_message(self, loaded: Loaded) -> Reply:
         """A direct message to a follower: the game they follow has moved on, or ended."""

@@ -211,8 +211,9 @@ class GameService:
     async def turn_messages(
         self, game_id: int, people: Sequence[User]
     ) -> list[tuple[Where, list[Reply]]]:
-        """Direct messages to those of `people` (just asked to act in the game) who want
-        them (`/notify dm:on`): whose turn, where, and a link to the board."""
+        """Direct messages to those of `people` (just pinged about the game) who want them
+        (`/notify dm:on`): that it is their turn, or that they are challenged, with where
+        and a link. Only to someone who has something to do there now."""
         wanting = []
         for person in people:
             if not person.is_bot and (await self.settings.player(person.id)).direct:
@@ -220,7 +221,16 @@ class GameService:
         if not wanting:
             return []
         loaded = await self.live.locked_load(game_id)
-        return [(Direct(p), [self.presenter.turn_message(loaded, p)]) for p in wanting]
+        record = loaded.record
+        messages: list[tuple[Where, list[Reply]]] = []
+        for person in wanting:
+            seats = set(record.seats_of(person.id))
+            if record.status == "challenge":
+                if any(not record.seats[s].accepted for s in seats):
+                    messages.append((Direct(person), [self.presenter.challenged(loaded)]))
+            elif record.status == "active" and seats & loaded.state.to_act:
+                messages.append((Direct(person), [self.presenter.turn_message(loaded, person)]))
+        return messages
 
     async def follow_messages(
         self, game_id: int, followers: Sequence[User]

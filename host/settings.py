@@ -119,25 +119,26 @@ class ServerSettings:
         remind_before = _times(change.remind_minutes, MINUTE)
         if deadline is not None:
             if game is None:
-                raise SettingError(t("deadline: say which game it is for (game:)."))
-            _check("deadline", deadline, DEADLINE_RANGE)
+                raise SettingError(t("deadline_hours: say which game it is for (game:)."))
+            _check("deadline_hours", deadline, (HOUR, DEADLINE_RANGE[1]))
             new = replace(new, deadlines={**new.deadlines, game: deadline})
         if min_deadline is not None:
-            _check("min_deadline", min_deadline, DEADLINE_RANGE)
+            _check("min_minutes", min_deadline, DEADLINE_RANGE)
             new = replace(new, min_deadline=min_deadline)
         if max_deadline is not None:
-            _check("max_deadline", max_deadline, DEADLINE_RANGE)
+            _check("max_hours", max_deadline, (HOUR, DEADLINE_RANGE[1]))
             new = replace(new, max_deadline=max_deadline)
         if new.min_deadline > new.max_deadline:
             raise SettingError(
                 t(
-                    "min_deadline ({low}) must not be longer than max_deadline ({high}).",
+                    "min_minutes ({low}) must not be longer than max_hours ({high}): the "
+                    "shortest deadline /play may choose would be above the longest.",
                     low=duration(new.min_deadline),
                     high=duration(new.max_deadline),
                 )
             )
         if remind_before is not None:
-            _check("remind_before", remind_before, REMIND_BEFORE_RANGE)
+            _check("remind_minutes", remind_before, REMIND_BEFORE_RANGE)
             new = replace(new, remind_before=remind_before)
         if threads is not None:
             new = replace(new, threads=threads)
@@ -235,31 +236,44 @@ class SettingsStore:
         self._servers: dict[int, tuple[float, ServerSettings]] = {}
         self._players: dict[int, tuple[float, PlayerSettings]] = {}
 
-    async def server(self, guild_id: int | None) -> ServerSettings:
+    async def server(self, guild_id: int | None, *, fresh: bool = False) -> ServerSettings:
         if guild_id is None:
             return ServerSettings()  # a direct message: the defaults
         cached = self._servers.get(guild_id)
-        if cached is not None and cached[0] > self.clock():
+        if cached is not None and cached[0] > self.clock() and not fresh:
             return cached[1]
         settings = ServerSettings.from_stored(await self.repository.settings("guild", guild_id))
-        self._servers[guild_id] = (self.clock() + self.TTL, settings)
+        keep_bounded(self._servers, guild_id, (self.clock() + self.TTL, settings))
         return settings
 
     async def save_server(self, guild_id: int, settings: ServerSettings) -> None:
         await self.repository.save_settings("guild", guild_id, settings.to_stored())
-        self._servers[guild_id] = (self.clock() + self.TTL, settings)
+        keep_bounded(self._servers, guild_id, (self.clock() + self.TTL, settings))
 
-    async def player(self, user_id: int) -> PlayerSettings:
+    async def player(self, user_id: int, *, fresh: bool = False) -> PlayerSettings:
+        """A player's settings; `fresh` reads them from the database, as a change must
+        (another process may have saved them within the cache's time)."""
         cached = self._players.get(user_id)
-        if cached is not None and cached[0] > self.clock():
+        if cached is not None and cached[0] > self.clock() and not fresh:
             return cached[1]
         settings = PlayerSettings.from_stored(await self.repository.settings("user", user_id))
-        self._players[user_id] = (self.clock() + self.TTL, settings)
+        keep_bounded(self._players, user_id, (self.clock() + self.TTL, settings))
         return settings
 
     async def save_player(self, user_id: int, settings: PlayerSettings) -> None:
         await self.repository.save_settings("user", user_id, settings.to_stored())
-        self._players[user_id] = (self.clock() + self.TTL, settings)
+        keep_bounded(self._players, user_id, (self.clock() + self.TTL, settings))
+
+
+#: Entries a cache of settings keeps at most; the oldest written go first.
+CACHE_SIZE = 10_000
+
+
+def keep_bounded(cache: dict[int, Any], key: int, value: Any) -> None:
+    cache.pop(key, None)
+    cache[key] = value
+    while len(cache) > CACHE_SIZE:
+        del cache[next(iter(cache))]
 
 
 class SettingsRepository(Protocol):

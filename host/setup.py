@@ -65,6 +65,8 @@ class GameOptions:
     taken_over: tuple[int, ...] = ()
     #: The last reminder comes this long before a decision runs out (0: only half-way).
     remind_before: int = REMIND_BEFORE_SECONDS
+    #: The deadline was chosen for this game (`/play deadline:`), not the server's.
+    deadline_chosen: bool = False
 
     @classmethod
     def of(cls, setup: GameSetup) -> Self:
@@ -80,6 +82,8 @@ class GameOptions:
             stored["taken_over"] = list(self.taken_over)
         if self.remind_before != REMIND_BEFORE_SECONDS:
             stored["remind_before"] = self.remind_before
+        if self.deadline_chosen:
+            stored["deadline_chosen"] = True
         return stored
 
     @classmethod
@@ -93,4 +97,5 @@ class GameOptions:
             deadline if isinstance(deadline, int) and deadline > 0 else None,
             tuple(s for s in taken if isinstance(s, int)) if isinstance(taken, list) else (),
             remind if isinstance(remind, int) and remind >= 0 else REMIND_BEFORE_SECONDS,
+            stored.get("deadline_chosen") is True,
         )

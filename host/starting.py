@@ -112,7 +112,9 @@ class Starting:
         players = [user_of(s.user) for s in record.seats]
         players = [*players[1:], *players[:1]]
         options = finished.options
-        minutes = -(-options.deadline_seconds // 60) if options.deadline_seconds else None
+        # A deadline chosen for the game is kept; else the server's, as it is now.
+        chosen = options.deadline_seconds if options.deadline_chosen else None
+        minutes = -(-chosen // 60) if chosen else None
         setup = GameSetup(
             record.game,
             variant=record.variant,
@@ -151,7 +153,10 @@ class Starting:
         except SettingError as exc:
             raise ServiceError(exc.text) from None
         options = replace(
-            GameOptions.of(setup), deadline_seconds=seconds, remind_before=server.remind_before
+            GameOptions.of(setup),
+            deadline_seconds=seconds,
+            remind_before=server.remind_before,
+            deadline_chosen=setup.deadline_minutes is not None,
         )
         now = self.clock()
         timer = first_deadline(game, state, players, options, now) if all(accepted) else None

@@ -67,7 +67,11 @@ class Timeouts:
             if post is not None:
                 posts.append(post)
         for game_id in await self.live.repository.stale_challenges(now - CHALLENGE_SECONDS):
-            closed = await self._close_challenge(game_id, now)
+            try:
+                closed = await self._close_challenge(game_id, now)
+            except Exception:
+                log.exception("game %s: closing an unanswered challenge failed", game_id)
+                continue
             if closed is not None:
                 posts.append(closed)
         return posts
@@ -105,7 +109,11 @@ class Timeouts:
             if not settings.reminders:
                 continue
             if settings.direct:
-                posts.append((Direct(person), [self.presenter.reminder(loaded, [person])]))
+                fallback = (
+                    Channel(record.channel_id, record.guild_id) if record.channel_id else None
+                )
+                reminder = self.presenter.reminder(loaded, [person])
+                posts.append((Direct(person, fallback), [reminder]))
             else:
                 in_channel.append(person)
         if in_channel and record.channel_id is not None:
@@ -169,9 +177,9 @@ class Timeouts:
         assert record.deadline_at is not None
         stored = replace(record, expired_at=record.deadline_at, deadline_at=None, remind_at=None)
         loaded = self.live.remember(replace(loaded, record=stored))
-        if record.channel_id is None:
-            return None
         waiting = self.presenter.claimants(loaded)
+        if record.channel_id is None or not waiting:
+            return None  # the clock is stopped; nobody to offer the win to
         board = await self.presenter.board(loaded, (), tuple(user_of(u.user) for u in waiting))
         return Channel(record.channel_id, record.guild_id), [board]
 

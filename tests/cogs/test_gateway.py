@@ -454,7 +454,7 @@ async def test_admins_see_and_change_the_servers_settings(
     assert refused.ephemeral and "Only admins (Manage Server)" in refused.message.text
     crossed = await fake.slash(admin, "admin settings", min_minutes=600, max_hours=1)
     assert crossed.ephemeral
-    assert "min_deadline (10 hours) must not be longer than max_deadline (1 hour)" in (
+    assert "min_minutes (10 hours) must not be longer than max_hours (1 hour)" in (
         crossed.message.text
     )
     shown = await fake.slash(admin, "admin settings", game="hokito", deadline_hours=12)
@@ -499,7 +499,7 @@ async def test_closed_direct_messages_stop_and_the_player_is_told_once(
     clock = Clock()
     async with hilltop(fake, db, clock) as bot:
         on = await fake.slash(alice, "notify", dm="on")
-        assert on.ephemeral and "direct messages" in on.message.text
+        assert on.ephemeral and "a direct message" in on.message.text
         fake.closed_dms.add(alice.id)
         await start_hokito(fake, alice, bob)  # her turn: a direct message is tried
         for _ in range(100):
@@ -614,3 +614,24 @@ async def test_anyone_may_follow_a_board_and_is_pinged_at_the_next_move(
     stopped = await fake.click(carol, followed.message, label="Unfollow")
     assert stopped.callback_type == CallbackType.UPDATE_MESSAGE
     assert "no longer follow" in stopped.message.text
+
+
+async def test_a_reminder_that_cannot_be_sent_directly_is_a_ping_in_the_channel(
+    fake: FakeDiscord, db: Database, players: Players
+) -> None:
+    alice, bob, _ = players
+    clock = Clock()
+    async with hilltop(fake, db, clock) as bot:
+        await fake.slash(alice, "notify", dm="on")
+        await start_hokito(fake, alice, bob)
+        await fake.wait_until(
+            lambda: bool(fake.direct_messages(alice)), within=5, what="her turn by DM"
+        )
+        fake.closed_dms.add(alice.id)  # she closes them afterwards
+        before = len(fake.channel_messages())
+        clock.now += 1.5 * DAY
+        await bot.get_cog("TimersCog").tick()  # type: ignore[union-attr]
+        [reminder] = fake.channel_messages()[before:]
+        assert reminder.pinged == (alice.id,) and "Reminder: alice" in reminder.text
+        assert [reason for _, reason in fake.rejections] == ["Cannot send messages to this user"]
+        fake.rejections.clear()

@@ -8,7 +8,7 @@ import pytest
 
 from data.db import Database
 from data.games import SqliteGameRepository
-from host.model import ServiceError
+from host.model import Direct, ServiceError
 from host.service import GameService
 from host.settings import ServerChange
 from host.setup import GameSetup
@@ -201,8 +201,8 @@ async def test_admins_set_deadlines_per_game_and_the_bounds_of_play(db: Database
         await service.server_settings(HERE, ALICE, ServerChange(game="hokito", deadline_hours=12))
     with pytest.raises(
         ServiceError,
-        match=r"deadline: 31 days is out of range; choose from "
-        r"1 minute to 30 days",
+        match=r"deadline_hours: 31 days is out of range; choose from "
+        r"1 hour to 30 days",
     ):
         await service.server_settings(
             HERE, ADMIN, ServerChange(game="hokito", deadline_hours=31 * 24)
@@ -228,3 +228,28 @@ async def test_admins_set_deadlines_per_game_and_the_bounds_of_play(db: Database
     # Read back by another process: the settings are in the database.
     [again] = await clocked(db, clock).server_settings(HERE, ADMIN)
     assert "Hokito: 12 hours per decision." in again.text and "Nothing changed" in again.text
+
+
+async def test_a_game_against_the_computer_waits_for_its_person(db: Database) -> None:
+    clock = Clock()
+    service = clocked(db, clock)
+    [board] = await service.start(HERE, ALICE, GameSetup("hokito", seed=1, seat="first"), [BOT])
+    record = await service.repository.live_game_in_channel(HERE.channel_id)
+    assert record is not None and record.deadline_at is None and "<t:" not in board.text
+    clock.now += 30 * DAY
+    assert await service.expire_due() == []
+
+
+async def test_direct_messages_go_only_to_who_has_something_to_do(db: Database) -> None:
+    clock = Clock()
+    service = clocked(db, clock)
+    await service.notify(BOB, dm=True)
+    [challenge] = await service.start(HERE, ALICE, GameSetup("hokito", seed=1, seat="first"), [BOB])
+    game_id = challenge.game_id or 0
+    [(where, [dm])] = await service.turn_messages(game_id, [BOB])
+    assert where == Direct(BOB) and "alice challenges you to Hokito in <#500>" in dm.text
+    await service.accept(HERE, BOB)  # alice to move: bob has nothing to do
+    assert await service.turn_messages(game_id, [BOB]) == []
+    clock.now += 3 * DAY + 1
+    await service.expire_due()  # bob is offered the win, which is no turn of his
+    assert await service.turn_messages(game_id, [BOB]) == []

@@ -12,8 +12,9 @@ from data.db import Database
 from host.model import Reply, ServiceError, User
 from host.payloads import Action, Payload
 from host.service import GameService
+from host.settings import ServerChange
 from host.setup import GameSetup
-from tests.host.conftest import ALICE, BOB, BOT, CAROL, HERE, make_service
+from tests.host.conftest import ADMIN, ALICE, BOB, BOT, CAROL, HERE, make_service
 
 
 def action(reply: Reply, label: str) -> Payload:
@@ -166,3 +167,33 @@ async def test_an_offer_made_before_a_restart_is_answered_after_it(db: Database)
     after = make_service(db)  # a new process: the offer lives in its buttons
     [_, end] = await after.press(HERE, BOB, action(offer, "Accept"))
     assert "alice and bob agreed a draw." in end.text
+
+
+async def test_boards_from_before_a_takeback_are_stale(service: GameService) -> None:
+    await duel(service)
+    await first_move(service)
+    [bobs, *_] = await service.suggest_moves(HERE, BOB, "")  # offered at ply 1
+    [ask] = await service.takeback(HERE, ALICE)
+    await service.press(HERE, BOB, action(ask, "Accept"))
+    await first_move(service)  # alice plays again: bob to move at ply 3
+    with pytest.raises(ServiceError, match="moved on"):
+        await service.move(HERE, BOB, bobs.value)
+    record = await service.repository.live_game_in_channel(HERE.channel_id)
+    assert record is not None and record.ply == 3
+
+
+async def test_a_rematch_keeps_the_servers_long_deadline_without_tripping_its_bounds(
+    db: Database,
+) -> None:
+    service = make_service(db)
+    long = ServerChange(game="hokito", deadline_hours=240)  # longer than /play may choose
+    await service.server_settings(HERE, ADMIN, long)
+    await duel(service)
+    [end] = await service.resign(HERE, BOB)
+    [_, offer] = await service.press(HERE, BOB, action(end, "Rematch"))
+    assert "bob asks for a rematch" in offer.text
+    [board] = await service.accept(HERE, ALICE)
+    assert "The game begins: bob (Black), alice (White)." in board.text
+    record = await service.repository.live_game_in_channel(HERE.channel_id)
+    assert record is not None and record.deadline_from is not None
+    assert record.deadline_at == record.deadline_from + 240 * 3600
