@@ -18,6 +18,7 @@ from cogs.respond import channel_of, respond, user_of
 from cogs.views import message_parts
 from engine.text import t
 from host.model import Channel, ChannelBusyError, Reply, ServiceError, User
+from host.records import MAX_RECORD_MOVES
 from host.service import GameService
 from host.setup import LEVELS, MAX_COMPUTERS, MAX_DEADLINE_MINUTES, MAX_SEED, GameSetup, SeatChoice
 
@@ -165,6 +166,8 @@ class GamesCog(commands.Cog):
         position="Start from this position (the game's notation, see /rules)",
         level="How strongly the computer plays",
         deadline="Minutes each player has per decision (games with deadlines)",
+        record="A game's record (from /game's Download log) to start from",
+        ply="With record: start after this many of its moves (all by default)",
     )
     @app_commands.autocomplete(game=game_autocomplete, variant=variant_autocomplete)
     @app_commands.choices(seat=SEAT_OPTIONS, level=LEVEL_OPTIONS)
@@ -182,23 +185,26 @@ class GamesCog(commands.Cog):
         position: str | None = None,
         level: str | None = None,
         deadline: app_commands.Range[int, 1, MAX_DEADLINE_MINUTES] | None = None,
+        record: discord.Attachment | None = None,
+        ply: app_commands.Range[int, 0, MAX_RECORD_MOVES] | None = None,
     ) -> None:
         """Start a game here: challenge someone, or play against me."""
         user = user_of(interaction)
         members = [m for m in (opponent, opponent2, opponent3) if m is not None]
 
-        setup = GameSetup(
-            game,
-            computers=computers,
-            seed=seed,
-            seat=seat,
-            variant=variant,
-            position=position,
-            level=level,
-            deadline_minutes=deadline,
-        )
-
         async def start(channel: Channel) -> list[Any]:
+            setup = GameSetup(
+                game,
+                computers=computers,
+                seed=seed,
+                seat=seat,
+                variant=variant,
+                position=position,
+                level=level,
+                deadline_minutes=deadline,
+                record=await record_text(record) if record is not None else None,
+                ply=ply,
+            )
             opponents = [player_of(interaction, m) for m in members]
             return await self.bot.service.start(channel, user, setup, opponents)
 
@@ -344,6 +350,35 @@ class GamesCog(commands.Cog):
 
         await respond(interaction, call, public=False)
 
+    @app_commands.command(name="history")
+    @app_commands.describe(user="Whose games (yours by default)", game="Only this game")
+    @app_commands.autocomplete(game=game_autocomplete)
+    async def history(
+        self,
+        interaction: discord.Interaction[Any],
+        user: discord.User | None = None,
+        game: str | None = None,
+    ) -> None:
+        """Finished games of this server, newest first: yours, or someone's."""
+        whose = player_of(interaction, user) if user is not None else user_of(interaction)
+        await respond(
+            interaction,
+            lambda: self.bot.service.finished(channel_of(interaction), whose, game),
+            public=False,
+        )
+
+    @app_commands.command(name="game")
+    @app_commands.describe(id="The game's number (from /history or a board's footer)")
+    async def game_record(
+        self, interaction: discord.Interaction[Any], id: app_commands.Range[int, 1]
+    ) -> None:
+        """One game's record: players, result, set-up and every move, to download."""
+        await respond(
+            interaction,
+            lambda: self.bot.service.game_record(channel_of(interaction), id),
+            public=False,
+        )
+
     @app_commands.command(name="notify")
     @app_commands.describe(
         reminders="Reminders before your time to move runs out",
@@ -383,6 +418,22 @@ class GamesCog(commands.Cog):
             lambda: self.bot.service.my_games(user_of(interaction)),
             public=False,
         )
+
+
+#: The largest record file read (a long Everest game's record is about 30 KB).
+MAX_RECORD_BYTES = 256 * 1024
+
+
+async def record_text(attachment: discord.Attachment) -> str:
+    """The text of an attached game record; a refusal says what is wrong with it."""
+    if attachment.size > MAX_RECORD_BYTES:
+        raise ServiceError(t("record: the file is too large for a game record (at most 256 KB)."))
+    try:
+        return (await attachment.read()).decode("utf-8")
+    except UnicodeDecodeError:
+        raise ServiceError(t("record: the file is not text; attach a game record.")) from None
+    except discord.HTTPException:
+        raise ServiceError(t("record: the file could not be read; try again.")) from None
 
 
 def _switch(value: str | None) -> bool | None:

@@ -212,6 +212,9 @@ def message_parts(reply: Reply) -> dict[str, Any]:
         parts["view"] = view
     if reply.image is not None:
         parts["file"] = discord.File(io.BytesIO(reply.image), filename=reply.image_name)
+    elif reply.file is not None:
+        name, data = reply.file
+        parts["file"] = discord.File(io.BytesIO(data), filename=name)
     if reply.gallery:
         # Up to ten embeds in one message: the pictures first, the board last.
         embeds, files = [], []

@@ -190,6 +190,29 @@ class SqliteGameRepository:
         )
         return _records(await self.db.fetch(_select(where), (*statuses, user_id)))
 
+    async def finished_games(
+        self,
+        guild_id: int | None,
+        user_id: int | None,
+        game: str | None,
+        limit: int,
+        offset: int,
+    ) -> tuple[list[GameRecord], int]:
+        where = "g.kind = 'channel' AND g.status IN ('finished', 'aborted') AND g.guild_id IS ?"
+        params: list[Any] = [guild_id]
+        if user_id is not None:
+            where += " AND g.id IN (SELECT game_id FROM seats WHERE user_id = ?)"
+            params.append(user_id)
+        if game is not None:
+            where += " AND g.game = ?"
+            params.append(game)
+        count = await self.db.fetch(f"SELECT count(*) FROM games g WHERE {where}", params)
+        page = _select(where).replace(
+            "ORDER BY g.id", "ORDER BY g.finished_at DESC, g.id DESC LIMIT ? OFFSET ?"
+        )
+        rows = await self.db.fetch(page, [*params, limit, offset])
+        return _records(rows), int(count[0][0])
+
     async def settings(self, scope: Literal["guild", "user"], key: int) -> dict[str, Any]:
         table, column = _SETTINGS_TABLES[scope]
         rows = await self.db.fetch(f"SELECT settings FROM {table} WHERE {column} = ?", (key,))

@@ -211,6 +211,19 @@ class GameRepository(Protocol):
         """The user's games with one of `statuses`, in every server and channel."""
         ...
 
+    async def finished_games(
+        self,
+        guild_id: int | None,
+        user_id: int | None,
+        game: str | None,
+        limit: int,
+        offset: int,
+    ) -> tuple[list[GameRecord], int]:
+        """Games that ended (finished or aborted) in a server (or, with None, in direct
+        messages), newest first: those of `user_id` if given, of `game` if given; one page
+        of them and how many there are in all."""
+        ...
+
     async def settings(self, scope: Literal["guild", "user"], key: int) -> dict[str, Any]:
         """A server's or a player's settings ({} if none were saved)."""
         ...

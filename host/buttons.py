@@ -16,6 +16,7 @@ from host.ai_turns import ComputerPlayers
 from host.computer_turns import ComputerTurns
 from host.following import Following
 from host.game_lists import GameLists
+from host.history import History
 from host.lists import move_list, rules_page
 from host.live import LiveGames, Loaded
 from host.model import Channel, Choice, Reply, ServiceError, StaleControlsError, User
@@ -40,6 +41,7 @@ class Buttons:
         presenter: Presenter,
         game_lists: GameLists,
         offers: Offers,
+        history: History,
     ) -> None:
         self.live = live
         self.moves = moves
@@ -49,6 +51,7 @@ class Buttons:
         self.presenter = presenter
         self.game_lists = game_lists
         self.offers = offers
+        self.history = history
 
     @property
     def presenter_following(self) -> Following:
@@ -125,6 +128,15 @@ class Buttons:
         replies = await self.starting.rematch(channel, user, finished)
         done = Reply(edit=True, only_controls=True)
         return [done, *replies]
+
+    # --- finished games -------------------------------------------------------------------
+    async def _history_page(self, channel: Channel, user: User, payload: Payload) -> list[Reply]:
+        """Another page of `/history` (the game field holds whose games, 0: everyone's)."""
+        game = payload.tokens[0] if payload.tokens else None
+        return await self.history.turn_page(channel, payload.game_id, game, payload.ply)
+
+    async def _download(self, channel: Channel, user: User, payload: Payload) -> list[Reply]:
+        return await self.history.download(channel, payload.game_id)
 
     # --- following ------------------------------------------------------------------------
     async def _follow(self, channel: Channel, user: User, payload: Payload) -> list[Reply]:
@@ -228,6 +240,8 @@ HANDLERS: dict[Action, Handler] = {
     Action.RESIGN_CONFIRMED: Buttons._resign,
     Action.CLAIM: Buttons._claim,
     Action.MY_GAMES: Buttons._my_games,
+    Action.HISTORY: Buttons._history_page,
+    Action.DOWNLOAD: Buttons._download,
     Action.REMATCH: Buttons._rematch,
     Action.FOLLOW: Buttons._follow,
     Action.UNFOLLOW: Buttons._follow,

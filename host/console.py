@@ -32,6 +32,7 @@ from host.console_input import (
     bounded_int,
     console_channel,
     console_user,
+    game_number,
     help_text,
     parse_line,
     people,
@@ -137,6 +138,12 @@ class Console:
             "takeback": lambda: svc.takeback(channel, user),
             "rules": lambda: svc.rules(required(o, "game", "rules")),
             "games here": lambda: svc.list_games(channel, user),
+            "history": lambda: svc.finished(
+                channel,
+                console_user(o["user"]) if o.get("user") else user,
+                o.get("game") or None,
+            ),
+            "game": lambda: svc.game_record(channel, game_number(o)),
             "games mine": lambda: svc.my_games(user),
             "notify": lambda: svc.notify(
                 user, reminders=switch(o, "reminders"), dm=switch(o, "dm")
@@ -224,6 +231,12 @@ class Console:
         if reply.image is not None:
             path = self._save_image(cmd.channel, reply)
             self.say(f"  image: {path}")
+        if reply.file is not None:
+            name, data = reply.file
+            self.out_dir.mkdir(parents=True, exist_ok=True)
+            saved = self.out_dir / name
+            saved.write_bytes(data)
+            self.say(f"  file: {saved}")
         choices = [*reply.picks, *reply.actions]
         if choices:
             listing = "  ".join(

@@ -10,9 +10,11 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from pathlib import Path
 
 from engine.rng import seed_from_text
 from host.model import Channel, User
+from host.records import MAX_RECORD_MOVES
 from host.service import BOT_NAME
 from host.settings import ServerChange
 from host.setup import MAX_COMPUTERS, MAX_DEADLINE_MINUTES, MAX_SEED, GameSetup
@@ -34,6 +36,8 @@ COMMANDS: dict[str, tuple[str, ...]] = {
         "position",
         "level",
         "deadline",
+        "record",
+        "ply",
     ),
     "accept": (),
     "decline": (),
@@ -44,6 +48,8 @@ COMMANDS: dict[str, tuple[str, ...]] = {
     "draw": (),
     "takeback": (),
     "rules": ("game",),
+    "history": ("user", "game"),
+    "game": ("id",),
     "games here": (),
     "games mine": (),
     "notify": ("reminders", "dm"),
@@ -85,6 +91,8 @@ NUMBER_RANGES: dict[str, tuple[int, int]] = {
     "min_minutes": (1, MAX_DEADLINE_MINUTES),
     "max_hours": (1, 720),
     "remind_minutes": (0, 2880),
+    "ply": (0, MAX_RECORD_MOVES),
+    "id": (1, MAX_SEED),
 }
 #: Commands of two words: a group and one of its commands.
 GROUPS = ("admin", "games")
@@ -241,7 +249,27 @@ def setup_of(options: dict[str, str], command: str) -> GameSetup:
         position=options.get("position") or None,
         level=options.get("level") or None,
         deadline_minutes=number(options, "deadline"),
+        record=record_file(options.get("record") or None),
+        ply=number(options, "ply"),
     )
+
+
+def game_number(options: dict[str, str]) -> int:
+    """The game's number given to `/game id:`."""
+    required(options, "id", "game")
+    found = number(options, "id")
+    assert found is not None
+    return found
+
+
+def record_file(path: str | None) -> str | None:
+    """The text of a record file named by `record:` (the console's attachment)."""
+    if path is None:
+        return None
+    try:
+        return Path(path).expanduser().read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ConsoleInputError(f"record: cannot read {path!r} ({exc}).") from None
 
 
 def help_text() -> str:

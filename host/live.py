@@ -13,7 +13,7 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections import OrderedDict
-from collections.abc import Hashable
+from collections.abc import Hashable, Sequence
 from dataclasses import dataclass, field, replace
 from functools import lru_cache
 from typing import Any
@@ -122,6 +122,24 @@ def game_of(game_id: str) -> Game[Any]:
         ) from None
 
 
+def replay(
+    start: GameState[Any], entries: Sequence[tuple[int, str]]
+) -> list[tuple[GameState[Any], Hashable | None]]:
+    """The positions a move log reaches from `start`, each with the move that reached it
+    (the first: None). An undo entry (a takeback) steps back one. MoveError (from the
+    game) if an entry is not a legal move there."""
+    reached: list[tuple[GameState[Any], Hashable | None]] = [(start, None)]
+    for seat, text in entries:
+        if text == UNDO:
+            if len(reached) > 1:
+                reached.pop()
+            continue
+        state = reached[-1][0]
+        move = state.parse_move(seat, text)
+        reached.append((state.play(seat, move), move))
+    return reached
+
+
 def start_state(game: Game[Any], record: GameRecord) -> GameState[Any]:
     """The position a stored game started from."""
     if record.start_position:
@@ -196,16 +214,8 @@ class LiveGames:
             raise ServiceError(t("That game does not exist."))
         record, moves = found
         game = game_of(record.game)
-        # The positions reached, each with the move that reached it; an undo entry (a
-        # takeback) steps back one.
-        reached: list[tuple[GameState[Any], Hashable | None]] = [(start_state(game, record), None)]
-        for entry in moves[: record.ply]:
-            if entry.text == UNDO:
-                reached.pop()
-                continue
-            state = reached[-1][0]
-            move = state.parse_move(entry.seat, entry.text)
-            reached.append((state.play(entry.seat, move), move))
+        entries = [(entry.seat, entry.text) for entry in moves[: record.ply]]
+        reached = replay(start_state(game, record), entries)
         state, last_move = reached[-1]
         previous = reached[-2][0] if len(reached) > 1 else None
         if state.to_text() != record.snapshot:

@@ -93,6 +93,8 @@ class Reply:
     text: str = ""
     image: bytes | None = None
     image_name: str = "board.png"
+    #: A file attached (its name and bytes): a game's record.
+    file: tuple[str, bytes] | None = None
     #: Pictures shown before the board, with captions (the steps of a round).
     gallery: tuple[tuple[str, bytes], ...] = ()
     #: Only the user who acted sees it (errors, private panels, move lists).

@@ -54,6 +54,10 @@ class Action(StrEnum):
     #: Follow a game one does not play in (pinged at each move), or stop.
     FOLLOW = "follow"
     UNFOLLOW = "unfollow"
+    #: A page of finished games (game: whose, 0 for everyone's; ply: the page; tokens:
+    #: the game's id, if one game only), and a game's record as a file.
+    HISTORY = "history"
+    DOWNLOAD = "download"
     #: A page of a player's games (game: the player's id; ply: the page).
     MY_GAMES = "mine"
     #: A page of a game's rules (tokens: the game's id and the page's number); no game

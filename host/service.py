@@ -31,6 +31,7 @@ from host.buttons import Buttons
 from host.computer_turns import ComputerTurns, Post
 from host.following import Following
 from host.game_lists import GameLists
+from host.history import History
 from host.lists import move_list, rules_page
 from host.live import LiveGames, Loaded, game_of, search_key
 from host.model import (
@@ -100,6 +101,7 @@ class GameService:
         )
         self.game_lists = GameLists(self.live, self.presenter)
         self.offers = Offers(self.live, self.playing, self.presenter, clock)
+        self.history = History(self.live, self.presenter)
         self.buttons = Buttons(
             self.live,
             self.moves,
@@ -109,6 +111,7 @@ class GameService:
             self.presenter,
             self.game_lists,
             self.offers,
+            self.history,
         )
 
     def close(self) -> None:
@@ -178,6 +181,17 @@ class GameService:
         """Defaults for decisions past their deadline, challenges nobody answered: the
         replies to post, with where."""
         return await self.timeouts.expire_due()
+
+    # --- finished games -------------------------------------------------------------------
+    async def finished(
+        self, channel: Channel, whose: User | None = None, game: str | None = None
+    ) -> list[Reply]:
+        """`/history`: finished games here, newest first (one player's, one game's)."""
+        return await self.history.page(channel, whose, game)
+
+    async def game_record(self, channel: Channel, game_id: int) -> list[Reply]:
+        """`/game id:`: one game's record, with a button to download it."""
+        return await self.history.record(channel, game_id)
 
     # --- offers between players -----------------------------------------------------------
     async def draw(self, channel: Channel, user: User) -> list[Reply]:

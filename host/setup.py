@@ -48,6 +48,10 @@ class GameSetup:
     variant: str | None = None
     #: A starting position in the game's notation, instead of the usual start.
     position: str | None = None
+    #: A game's record (`host.records`) to start from, after `ply` of its moves (all if
+    #: None), instead of the usual start.
+    record: str | None = None
+    ply: int | None = None
     #: How strongly the computer players play (one of `LEVELS`).
     level: str | None = None
     #: Minutes each decision may take before its default is played.

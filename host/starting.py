@@ -24,6 +24,7 @@ from host.deadlines import first_deadline
 from host.live import LiveGames, Loaded, game_of, record_of, start_state, user_of
 from host.model import Channel, ChannelBusyError, Reply, ServiceError, User
 from host.presenter import Happened, Presenter
+from host.records import position_after, read_record
 from host.settings import SettingError, SettingsStore
 from host.setup import GameOptions, GameSetup, SeatChoice
 from render.core import RenderContext
@@ -53,6 +54,7 @@ class Starting:
     ) -> list[Reply]:
         """`/play`: challenge people (or the bot) to a game in this channel."""
         game = game_of(setup.game)
+        setup = from_record(game, setup)
         people = [user, *opponents]
         if len({p.id for p in people}) != len(people):
             raise ServiceError(t("You cannot challenge yourself, or the same player twice."))
@@ -337,6 +339,29 @@ class Starting:
         except StalePlyError:
             raise ServiceError(t("That challenge was already answered.")) from None
         return [self.presenter.challenge_closed(record.id, reason, edit=True)]
+
+
+def from_record(game: Game[Any], setup: GameSetup) -> GameSetup:
+    """A set-up that gives a record: the same, starting where the record is after its
+    chosen ply."""
+    if setup.record is None:
+        if setup.ply is not None:
+            raise ServiceError(t("ply: give it with a record: to start from."))
+        return setup
+    if setup.position is not None:
+        raise ServiceError(t("Give a position or a record, not both."))
+    parsed = read_record(setup.record)
+    if parsed.game.id != game.id:
+        raise ServiceError(
+            t(
+                "record: it is a game of {theirs}, not of {game}; use game:{id}.",
+                theirs=parsed.game.name,
+                game=game.name,
+                id=parsed.game.id,
+            )
+        )
+    position = position_after(parsed, setup.ply).to_text()
+    return replace(setup, position=position, record=None, ply=None)
 
 
 def _seat_choice(seat: str | None, game: Game[Any]) -> SeatChoice:

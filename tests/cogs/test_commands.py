@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 from typing import Any
+from unittest.mock import AsyncMock, create_autospec
 
 import discord
 import pytest
@@ -21,6 +22,7 @@ from tests.cogs.conftest import (
     BOB,
     BOT_ID,
     CAROL,
+    CHANNEL,
     OTHER_BOT,
     buttons,
     embed_text,
@@ -332,3 +334,38 @@ async def test_help_names_every_game_and_how_to_begin(bot: HilltopBot) -> None:
         "/takeback", "Rematch", "Follow", "/notify",
     ):  # fmt: skip
         assert command in text, command
+
+
+async def test_history_a_record_its_download_and_a_game_from_it(bot: HilltopBot) -> None:
+    await start_game(bot)
+    cog = games_cog(bot)
+    inter, sent = interaction(bot, ALICE)
+    await cog.move.callback(cog, inter, text="b2-b1")
+    inter, sent = interaction(bot, BOB)
+    await cog.resign.callback(cog, inter)
+    inter, sent = interaction(bot, ALICE)
+    await cog.history.callback(cog, inter)
+    listing = sent.last()
+    assert listing["ephemeral"] and "alice: 1 finished game" in embed_text(listing)
+    inter, sent = interaction(bot, CAROL)
+    await cog.game_record.callback(cog, inter, id=1)
+    record = sent.last()
+    assert '[Game "hokito"]' in embed_text(record) and "1. Black: b2-b1" in embed_text(record)
+    [download] = buttons(record)
+    assert download.item.label == "Download log"
+    got = await click(bot, CAROL, download)
+    attached: discord.File = got.last()["file"]
+    assert attached.filename == "hilltop-game-1.txt"
+    text = attached.fp.read().decode()
+    assert "1. Black: b2-b1" in text
+
+    upload = create_autospec(discord.Attachment, instance=True)
+    upload.size = len(text)
+    upload.read = AsyncMock(return_value=text.encode())
+    inter, sent = interaction(bot, CAROL)
+    await cog.play.callback(cog, inter, game="hokito", opponent=ALICE, record=upload, ply=1)
+    assert "carol challenges alice to Hokito" in embed_text(sent.last())
+    # Loaded after its one move: where game 1 stood when bob resigned.
+    new = await bot.service.repository.live_game_in_channel(CHANNEL)
+    old = await bot.service.repository.get_game(1)
+    assert new is not None and old is not None and new.start_position == old.snapshot

@@ -1,0 +1,214 @@
+"""A game's record as plain text, like a chess PGN: header lines, then the moves.
+
+    [Game "hokito"]
+    [Id "12"]
+    [Seed "1234"]
+    [Variant "-"]
+    [Start "-"]
+    [Level "normal"]
+    [Seat1 "alice"]
+    [Seat2 "bob"]
+    [Result "Game over. bob resigned. alice (Black) wins."]
+
+    1. Black: b2-b1
+    2. White: e5-e3
+
+Each move is its seat and the move in its game's notation (an `undo` line is a
+takeback); the seat may be left out where only one seat can make the move. `/game` writes it
+for any game anyone may look at; `/play record:` reads it back and starts from any ply,
+to continue or to study. A decision made in secret (Everest's plans) is written only
+once it has been revealed.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Any
+
+from data.repository import GameRecord, MoveRecord
+from engine.core import Game, GameState, MoveError, NotationError
+from engine.text import t
+from host import catalog
+from host.live import UNDO, replay, start_state
+from host.model import ServiceError
+
+_HEADER = re.compile(r'^\[(?P<key>[A-Za-z0-9]+) "(?P<value>[^"\n]*)"\]$')
+_MOVE = re.compile(r"^(?P<number>[0-9]+)\.\s+(?:(?P<seat>[^:]+):\s*)?(?P<text>\S.*)$")
+#: A record read back holds at most this many moves.
+MAX_RECORD_MOVES = 5000
+
+
+@dataclass(frozen=True, slots=True)
+class ParsedRecord:
+    game: Game[Any]
+    start: GameState[Any]
+    #: (seat, notation) per move, in order.
+    moves: tuple[tuple[int, str], ...]
+
+
+def shown_moves(game: Game[Any], record: GameRecord, moves: list[MoveRecord]) -> list[MoveRecord]:
+    """The moves anyone may see: all of them, but for a live game of secret decisions
+    those made in the decision still open (Everest's plans of the round in progress)."""
+    moves = moves[: record.ply]
+    if not record.is_live or not game.secret_decisions or not moves:
+        return moves
+    reached = replay(start_state(game, record), [(m.seat, m.text) for m in moves])
+    shown = len(moves)
+    # Walk back over the moves made while several seats decide together, in the
+    # decision still open now.
+    while shown > 0 and len(reached[shown - 1][0].to_act) > 1:
+        before = reached[shown - 1][0]
+        if not before.to_act >= reached[-1][0].to_act:
+            break
+        shown -= 1
+    return moves[:shown]
+
+
+def write_record(
+    game: Game[Any], record: GameRecord, moves: list[MoveRecord], result_line: str
+) -> str:
+    """The record of a game, as everyone may see it."""
+    options = record.options
+    headers = [
+        ("Game", game.id),
+        ("Id", str(record.id)),
+        ("Seed", str(record.seed) if not record.is_live else "-"),
+        ("Variant", record.variant or "-"),
+        ("Start", record.start_position or "-"),
+        ("Level", str(options.get("level", "-"))),
+        *((f"Seat{s.seat + 1}", s.user.name.replace('"', "'")) for s in record.seats),
+        ("Result", result_line.replace('"', "'").replace("\n", " ") if result_line else "*"),
+    ]
+    lines = [f'[{key} "{value}"]' for key, value in headers]
+    lines.append("")
+    shown = shown_moves(game, record, moves)
+    lines += [f"{n}. {_move_line(game, m)}" for n, m in enumerate(shown, start=1)]
+    if len(shown) < min(record.ply, len(moves)):
+        lines.append(str(t("(decisions not revealed yet are left out)")))
+    return "\n".join(lines) + "\n"
+
+
+def _move_line(game: Game[Any], move: MoveRecord) -> str:
+    if move.text == UNDO or not 0 <= move.seat < len(game.seat_names):
+        return move.text
+    return f"{game.seat_names[move.seat]}: {move.text}"
+
+
+def read_record(text: str) -> ParsedRecord:
+    """A record written by `write_record` (or by hand in its form); ServiceError saying
+    what is wrong and where."""
+    headers: dict[str, str] = {}
+    entries: list[tuple[str | None, str]] = []
+    for number, raw in enumerate(text.splitlines(), start=1):
+        line = raw.strip()
+        if not line or line.startswith("("):
+            continue
+        if line.startswith("["):
+            match = _HEADER.match(line)
+            if match is None:
+                raise ServiceError(
+                    t('record line {n}: write a header as [Name "value"].', n=number)
+                )
+            headers[match["key"]] = match["value"]
+            continue
+        move = _MOVE.match(line)
+        if move is None or int(move["number"]) != len(entries) + 1:
+            raise ServiceError(
+                t(
+                    "record line {n}: expected move {k} as `{k}. <move>`.",
+                    n=number,
+                    k=len(entries) + 1,
+                )
+            )
+        seat = move["seat"].strip() if move["seat"] else None
+        entries.append((seat, move["text"].strip()))
+        if len(entries) > MAX_RECORD_MOVES:
+            raise ServiceError(t("record: at most {n} moves.", n=MAX_RECORD_MOVES))
+    game_id = headers.get("Game", "")
+    try:
+        game = catalog.listing(game_id).game
+    except KeyError:
+        raise ServiceError(t('record: the header [Game "…"] names no game of mine.')) from None
+    seats = sum(1 for key in headers if re.fullmatch(r"Seat[0-9]+", key))
+    start = _start(game, headers, seats)
+    moves = tuple(_seated(game, start, entries))
+    return ParsedRecord(game, start, moves)
+
+
+def position_after(parsed: ParsedRecord, ply: int | None) -> GameState[Any]:
+    """The position after `ply` moves of the record (all of them if None)."""
+    count = len(parsed.moves) if ply is None else ply
+    if not 0 <= count <= len(parsed.moves):
+        raise ServiceError(
+            t("ply: the record has {n} moves; choose from 0 to {n}.", n=len(parsed.moves))
+        )
+    return replay(parsed.start, parsed.moves[:count])[-1][0]
+
+
+def _start(game: Game[Any], headers: dict[str, str], seats: int) -> GameState[Any]:
+    start = headers.get("Start", "-")
+    if start == "-" and headers.get("Seed", "-") == "-":
+        raise ServiceError(
+            t(
+                "record: this game was still being played when its record was written, so "
+                "its seed (its dice and hills to come) was secret. Load the record of a "
+                "finished game."
+            )
+        )
+    try:
+        if start != "-":
+            return game.from_text(start)
+        seed = int(headers.get("Seed", ""))
+        variant = headers.get("Variant", "-")
+        return game.new_state(seed, seats, None if variant == "-" else variant)
+    except (NotationError, ValueError) as exc:
+        raise ServiceError(
+            t(
+                "record: its start cannot be set up ({why}). A record needs its Seed and "
+                "its players, or a Start position.",
+                why=str(exc),
+            )
+        ) from None
+
+
+def _seated(
+    game: Game[Any], start: GameState[Any], entries: list[tuple[str | None, str]]
+) -> list[tuple[int, str]]:
+    """Each move with the seat that made it: the one named, else the one seat to act
+    whose move it can be."""
+    names = [name.lower() for name in game.seat_names]
+    out: list[tuple[int, str]] = []
+    reached = [start]
+    for number, (named, text) in enumerate(entries, start=1):
+        state = reached[-1]
+        if text == UNDO:
+            out.append((-1, text))
+            if len(reached) > 1:
+                reached.pop()
+            continue
+        if named is not None and named.lower() not in names:
+            raise ServiceError(
+                t(
+                    "record move {n}: {seat} is no seat of {game} ({seats}).",
+                    n=number,
+                    seat=named,
+                    game=game.name,
+                    seats=", ".join(game.seat_names),
+                )
+            )
+        seats = [names.index(named.lower())] if named is not None else sorted(state.to_act)
+        last: MoveError | None = None
+        for seat in seats:
+            try:
+                move = state.parse_move(seat, text)
+            except MoveError as exc:
+                last = exc
+                continue
+            out.append((seat, text))
+            reached.append(state.play(seat, move))
+            break
+        else:
+            why = str(last.text) if last is not None else str(t("the game is over"))
+            raise ServiceError(t("record move {n} ({move}): {why}", n=number, move=text, why=why))
+    return out

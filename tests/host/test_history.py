@@ -1,0 +1,129 @@
+"""Finished games: /history lists a server's, /game shows one's record, whose download
+/play record: loads again; another server's games stay unseen, and a game in progress
+shows only what every player may see."""
+
+from __future__ import annotations
+
+import pytest
+
+from data.db import Database
+from engine.everest import Stage
+from host.history import PAGE_SIZE
+from host.model import Channel, ServiceError, User
+from host.payloads import Action
+from host.records import read_record
+from host.service import GameService
+from host.setup import GameSetup
+from tests.host.conftest import ALICE, BOB, CAROL, HERE, make_service
+
+ELSEWHERE = Channel(channel_id=800, guild_id=8, name="another-server")
+
+
+async def play_moves(service: GameService, where: Channel, players: list[User], n: int) -> None:
+    for i in range(n):
+        user = players[i % len(players)]
+        [move, *_] = await service.suggest_moves(where, user, "")
+        await service.move(where, user, move.value)
+
+
+async def finished_duel(service: GameService, where: Channel = HERE, moves: int = 4) -> int:
+    [challenge] = await service.start(
+        where, ALICE, GameSetup("hokito", seed=5, seat="first"), [BOB]
+    )
+    await service.accept(where, BOB)
+    await play_moves(service, where, [ALICE, BOB], moves)
+    await service.resign(where, BOB)
+    return challenge.game_id or 0
+
+
+async def test_history_lists_this_servers_games_newest_first(service: GameService) -> None:
+    first = await finished_duel(service)
+    second = await finished_duel(service)
+    await finished_duel(service, ELSEWHERE)
+    [mine] = await service.finished(HERE, ALICE)
+    assert mine.title == "alice: 2 finished games" and mine.ephemeral
+    lines = mine.text.splitlines()
+    assert lines[0].startswith(f"`#{second}`") and lines[1].startswith(f"`#{first}`")
+    assert "**Hokito** · alice vs bob: bob resigned." in lines[0]
+    [carols] = await service.finished(HERE, CAROL)
+    assert "No finished games here yet." in carols.text
+    with pytest.raises(ServiceError, match="There is no game 'chess'"):
+        await service.finished(HERE, ALICE, "chess")
+
+
+async def test_history_pages_with_buttons(service: GameService) -> None:
+    for _ in range(PAGE_SIZE + 1):
+        await finished_duel(service, moves=0)
+    [first] = await service.finished(HERE, BOB)
+    assert first.footer == "Page 1 of 2" and first.text.count("`#") == PAGE_SIZE
+    back, forward = first.actions
+    assert back.disabled and forward.payload.action == Action.HISTORY
+    [second] = await service.press(HERE, CAROL, forward.payload)
+    assert second.edit and second.title == "bob: 11 finished games"
+    assert second.text.count("`#") == 1
+
+
+async def test_a_games_record_downloads_and_loads_again_from_any_ply(
+    service: GameService,
+) -> None:
+    game_id = await finished_duel(service, moves=4)
+    [shown] = await service.game_record(HERE, game_id)
+    assert '[Game "hokito"]' in shown.text and '[Seat1 "alice"]' in shown.text
+    assert "1. Black: " in shown.text and "4. White: " in shown.text
+    assert "bob resigned." in shown.text
+    [download] = await service.press(HERE, CAROL, shown.actions[0].payload)
+    assert download.file is not None
+    name, data = download.file
+    assert name == f"hilltop-game-{game_id}.txt"
+    record = data.decode()
+    parsed = read_record(record)
+    assert len(parsed.moves) == 4
+    # Loaded again after two of its moves: the same position as the game had then.
+    [again] = await service.start(HERE, CAROL, GameSetup("hokito", record=record, ply=2), [ALICE])
+    await service.accept(HERE, ALICE)
+    loaded = await service.live.in_channel(HERE)
+    original = await service.live.load(game_id)
+    assert loaded.state.to_text() != original.state.to_text()
+    assert loaded.record.start_position is not None
+    assert "carol challenges alice" in again.text
+
+
+async def test_a_bad_record_is_refused_with_where_it_is_wrong(service: GameService) -> None:
+    game_id = await finished_duel(service, moves=2)
+    [download] = await service.press(
+        HERE, ALICE, (await service.game_record(HERE, game_id))[0].actions[0].payload
+    )
+    assert download.file is not None
+    record = download.file[1].decode()
+    broken = record.replace("2. White: ", "2. White: z9-z9 ")
+    with pytest.raises(ServiceError, match="record move 2"):
+        await service.start(HERE, ALICE, GameSetup("hokito", record=broken), [BOB])
+    with pytest.raises(ServiceError, match="it is a game of Hokito, not of Mole Hill"):
+        await service.start(HERE, ALICE, GameSetup("molehill", record=record), [BOB])
+    with pytest.raises(ServiceError, match="ply: the record has 2 moves"):
+        await service.start(HERE, ALICE, GameSetup("hokito", record=record, ply=3), [BOB])
+    assert await service.repository.live_game_in_channel(HERE.channel_id) is None
+
+
+async def test_another_servers_game_is_not_shown(service: GameService) -> None:
+    theirs = await finished_duel(service, ELSEWHERE)
+    with pytest.raises(ServiceError, match=f"There is no game {theirs} here"):
+        await service.game_record(HERE, theirs)
+    with pytest.raises(ServiceError, match="There is no game 999 here"):
+        await service.game_record(HERE, 999)
+
+
+async def test_a_live_games_record_hides_the_plans_not_revealed(db: Database) -> None:
+    service = make_service(db)
+    [challenge] = await service.start(HERE, ALICE, GameSetup("everest", seed=1), [BOB])
+    await service.accept(HERE, BOB)
+    game_id = challenge.game_id or 0
+    [plan, *_] = await service.suggest_moves(HERE, ALICE, "")
+    await service.move(HERE, ALICE, plan.value)
+    loaded = await service.live.in_channel(HERE)
+    assert loaded.state.stage == Stage.PLAN and loaded.record.ply == 1
+    [shown] = await service.game_record(HERE, game_id)
+    secret = plan.value.split(" @")[0]
+    assert secret not in shown.text
+    assert "(decisions not revealed yet are left out)" in shown.text
+    assert '[Seed "-"]' in shown.text  # the dice to come stay unknown too
