@@ -362,6 +362,12 @@ class GameService:
             ),
             str(
                 t(
+                    "**Finished games**: `/history` lists them, `/game id:` shows one's record "
+                    "(with a log to download), and `/play record:` starts from any of its moves."
+                )
+            ),
+            str(
+                t(
                     "**Your games**: `/games mine` lists every game you play, in every server, "
                     "with a link to its board; `/games here` this server's games. `/notify` "
                     "sets reminders and direct messages."
