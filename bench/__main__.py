@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from bench import discord_load
 from bench.common import cores, row
 from bench.engine_bench import playouts_per_second
-from bench.render_bench import games_with_renderers, render_figures
+from bench.render_bench import games_with_renderers, render_figures, replay_figures
 from bench.service_bench import committed_moves_per_second, move_through_service
 from bench.strength import timing_rows
 from engine import registry
@@ -99,6 +99,18 @@ def figures(budget: Budget) -> Iterator[str]:
             )
 
         yield from guarded(f"{game.id}: one move through the service", where, service)
+    where = "a seeded random Hokito game of 60 moves, drawn and encoded in this process"
+
+    def replays() -> Iterator[str]:
+        seconds, size, moves = replay_figures("hokito", 60)
+        yield row(
+            "replay: a whole game as an animated GIF",
+            where.replace("60 moves", f"{moves} moves"),
+            f"{seconds:.2f} s, {size / 1024 / 1024:.2f} MB",
+            "≤ 2 s, ≤ 3 MB",
+        )
+
+    yield from guarded("replay: a whole game as an animated GIF", where, replays)
     where = f"{budget.commits:,} moves, one after another"
 
     def commits() -> Iterator[str]:

@@ -5,6 +5,7 @@ that draw a resolution step by step (Everest)."""
 
 from __future__ import annotations
 
+import time
 from typing import Any
 
 from bench.common import percentiles, time_calls
@@ -12,6 +13,7 @@ from engine import registry
 from engine.core import GameState
 from engine.rng import Rng
 from host.catalog import all_listings, listing
+from host.painting import draw_replay
 from render.core import RenderContext
 
 NAMES = ("alice", "bob", "carol", "dave")
@@ -77,6 +79,36 @@ def step_figures(game_id: str, count: int = 100) -> tuple[float, float, int, int
     samples = time_calls(lambda: step_pngs(state, ctx), count)
     p50, p95, _ = percentiles(samples)
     return p50, p95, len(pngs), max(len(png) for png in pngs)
+
+
+def long_game(game_id: str, plies: int) -> list[tuple[GameState[Any], RenderContext, bool]]:
+    """Replay frames of a seeded random game of at least `plies` moves (the longest of
+    the first seeds tried, if none is that long)."""
+    game = registry.get(game_id)
+    best: list[tuple[GameState[Any], RenderContext, bool]] = []
+    for seed in range(1, 200):
+        state = game.new_state(seed, game.min_players, None)
+        frames = [(state, RenderContext(names=NAMES), False)]
+        rng = Rng(seed)
+        while state.to_act and len(frames) <= plies:
+            seat, rng = rng.choice(sorted(state.to_act))
+            move, rng = rng.choice(state.legal_moves(seat))
+            previous, state = state, state.play(seat, move)
+            ctx = RenderContext(names=NAMES, last_move=move, previous=previous)
+            frames.append((state, ctx, state.outcome() is not None))
+        if len(frames) > len(best):
+            best = frames
+        if len(best) > plies:
+            break
+    return best
+
+
+def replay_figures(game_id: str, plies: int) -> tuple[float, int, int]:
+    """(seconds, GIF bytes, moves) of a whole game's replay, drawn in this process."""
+    frames = long_game(game_id, plies)
+    started = time.perf_counter()
+    gif = draw_replay(frames)
+    return time.perf_counter() - started, len(gif), len(frames) - 1
 
 
 def games_with_renderers() -> list[str]:

@@ -379,6 +379,14 @@ class GamesCog(commands.Cog):
             public=False,
         )
 
+    @app_commands.command(name="replay")
+    @app_commands.describe(id="The game's number (from /history or a board's footer)")
+    async def replay(
+        self, interaction: discord.Interaction[Any], id: app_commands.Range[int, 1]
+    ) -> None:
+        """A game as an animated picture, every move drawn; step through it privately."""
+        await respond(interaction, lambda: self.bot.service.replay(channel_of(interaction), id))
+
     @app_commands.command(name="notify")
     @app_commands.describe(
         reminders="Reminders before your time to move runs out",

@@ -135,6 +135,10 @@ class Buttons:
         game = payload.tokens[0] if payload.tokens else None
         return await self.history.turn_page(channel, payload.game_id, game, payload.ply)
 
+    async def _replay_step(self, channel: Channel, user: User, payload: Payload) -> list[Reply]:
+        opening = payload.tokens == ("open",)
+        return await self.history.step(channel, payload.game_id, payload.ply, opening)
+
     async def _download(self, channel: Channel, user: User, payload: Payload) -> list[Reply]:
         return await self.history.download(channel, payload.game_id)
 
@@ -242,6 +246,7 @@ HANDLERS: dict[Action, Handler] = {
     Action.MY_GAMES: Buttons._my_games,
     Action.HISTORY: Buttons._history_page,
     Action.DOWNLOAD: Buttons._download,
+    Action.REPLAY: Buttons._replay_step,
     Action.REMATCH: Buttons._rematch,
     Action.FOLLOW: Buttons._follow,
     Action.UNFOLLOW: Buttons._follow,

@@ -144,6 +144,7 @@ class Console:
                 o.get("game") or None,
             ),
             "game": lambda: svc.game_record(channel, game_number(o)),
+            "replay": lambda: svc.replay(channel, game_number(o)),
             "games mine": lambda: svc.my_games(user),
             "notify": lambda: svc.notify(
                 user, reminders=switch(o, "reminders"), dm=switch(o, "dm")
@@ -267,11 +268,13 @@ class Console:
 
     def _save_image(self, channel: str, reply: Reply) -> Path:
         self.out_dir.mkdir(parents=True, exist_ok=True)
-        path = self.out_dir / f"{self._stem(channel, reply)}.png"
+        suffix = Path(reply.image_name).suffix or ".png"
+        path = self.out_dir / f"{self._stem(channel, reply)}{suffix}"
         assert reply.image is not None
         path.write_bytes(reply.image)
-        latest = self.out_dir / f"{channel}-latest.png"
-        latest.write_bytes(reply.image)
+        if suffix == ".png":
+            latest = self.out_dir / f"{channel}-latest.png"
+            latest.write_bytes(reply.image)
         return path
 
     async def run(self, lines: TextIO, interactive: bool) -> None:

@@ -50,6 +50,7 @@ COMMANDS: dict[str, tuple[str, ...]] = {
     "rules": ("game",),
     "history": ("user", "game"),
     "game": ("id",),
+    "replay": ("id",),
     "games here": (),
     "games mine": (),
     "notify": ("reminders", "dm"),

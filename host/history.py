@@ -7,17 +7,22 @@ direct messages), and a game in progress only as everyone may see it."""
 from __future__ import annotations
 
 from datetime import UTC, datetime
+from typing import Any
 
 from data.repository import GameRecord, MoveRecord
+from engine.core import GameState
 from engine.text import t, tn
-from host.live import LiveGames, game_of
+from host.live import LiveGames, game_of, replay, start_state
 from host.model import Channel, Choice, Reply, ServiceError, User
 from host.payloads import Action, Payload
 from host.presenter import Presenter
-from host.records import write_record
+from host.records import shown_moves, write_record
+from render.core import RenderContext
 
 #: Games on one page of `/history`.
 PAGE_SIZE = 10
+#: Discord's limit for an attachment.
+MAX_REPLAY_BYTES = 8 * 1024 * 1024
 
 
 class History:
@@ -146,6 +151,91 @@ class History:
                 file=(f"hilltop-game-{game_id}.txt", text.encode()),
             )
         ]
+
+    # --- replays ---------------------------------------------------------------------------
+    async def replay(self, channel: Channel, game_id: int) -> list[Reply]:
+        """The whole game as an animated picture, one frame per move with the move drawn
+        (Everest: each step of each round); a game in progress only as far as everyone
+        may see it. A button opens a private board to step through."""
+        record, frames = await self._frames(channel, game_id)
+        gif = await self.presenter.painter.replay(frames)
+        # Discord takes attachments up to 8 MB: a longer game shows every other move.
+        every = 2
+        while len(gif) > MAX_REPLAY_BYTES and every <= len(frames):
+            kept = [f for i, f in enumerate(frames) if i % every == 0 or f[2]]
+            gif = await self.presenter.painter.replay([*kept, frames[-1]])
+            every *= 2
+        game = game_of(record.game)
+        step = Payload(Action.REPLAY, game_id, 0, ("open",))
+        moves = len(frames) - 1
+        return [
+            Reply(
+                title=str(t("Replay of game {id}: {game}", id=game_id, game=game.name)),
+                text=str(
+                    tn(
+                        "{players}: {n} move, each drawn.",
+                        "{players}: {n} moves, each drawn.",
+                        n=moves,
+                        players=" vs ".join(s.user.name for s in record.seats),
+                    )
+                ),
+                image=gif,
+                image_name="replay.gif",
+                actions=(Choice(step, str(t("Step through"))),),
+            )
+        ]
+
+    async def step(self, channel: Channel, game_id: int, ply: int, opening: bool) -> list[Reply]:
+        """A private board at `ply` of a game, with buttons to the first, the previous,
+        the next and the last position."""
+        record, frames = await self._frames(channel, game_id)
+        last = len(frames) - 1
+        ply = max(0, min(last, ply))
+        state, ctx, _ = frames[ply]
+        board = await self.presenter.painter.board(state, ctx, None)
+        actions = []
+        for label, target in (("⏮", 0), ("◀", ply - 1), ("▶", ply + 1), ("⏭", last)):
+            payload = Payload(Action.REPLAY, game_id, max(0, min(last, target)))
+            still = target == ply or not 0 <= target <= last
+            actions.append(Choice(payload, label, disabled=still))
+        game = game_of(record.game)
+        return [
+            Reply(
+                title=str(
+                    t(
+                        "Game {id}: {game} · ply {ply} of {last}",
+                        id=game_id,
+                        game=game.name,
+                        ply=ply,
+                        last=last,
+                    )
+                ),
+                image=board.board,
+                ephemeral=True,
+                actions=tuple(actions),
+                edit=not opening,
+            )
+        ]
+
+    async def _frames(
+        self, channel: Channel, game_id: int
+    ) -> tuple[GameRecord, list[tuple[GameState[Any], RenderContext, bool]]]:
+        """Each position everyone may see, with what its picture shows, and whether it is
+        a moment to dwell on (a move that set something off, the end)."""
+        record, moves = await self._readable(channel, game_id)
+        game = game_of(record.game)
+        loaded = await self.live.locked_load(game_id)
+        names = tuple(self.presenter.names(loaded))
+        shown = shown_moves(game, record, moves)
+        reached = replay(start_state(game, record), [(m.seat, m.text) for m in shown])
+        frames: list[tuple[GameState[Any], RenderContext, bool]] = []
+        for number, (state, move) in enumerate(reached):
+            public = state.view(None)
+            previous = reached[number - 1][0].view(None) if number else None
+            ctx = RenderContext(names=names, last_move=move, previous=previous)
+            key = state.outcome() is not None or bool(public.report(previous, names))
+            frames.append((public, ctx, key))
+        return record, frames
 
     async def _readable(
         self, channel: Channel, game_id: int

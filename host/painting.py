@@ -15,10 +15,13 @@ Rendering is a pure function of its inputs, so both give the same bytes.
 from __future__ import annotations
 
 import asyncio
+import io
 from collections.abc import Callable
 from concurrent.futures import Executor, ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any, TypeVar
+
+from PIL import Image
 
 from engine.core import GameState
 from host.catalog import listing_of
@@ -49,6 +52,49 @@ def draw_board(state: GameState[Any], ctx: RenderContext, chooser: int | None) -
     )
 
 
+#: How long a replay shows each kind of frame, in milliseconds.
+PLY_MS = 700
+KEY_MS = 1600
+LAST_MS = 4000
+
+
+def draw_replay(
+    frames: list[tuple[GameState[Any], RenderContext, bool]],
+) -> bytes:
+    """An animated GIF of a game: one frame per position (and, for a move that set steps
+    off, each step), with its last move drawn; `key` frames (and the last) stay longer.
+    Frames of another size are centred on the largest."""
+    pictures: list[tuple[Image.Image, int]] = []
+    for number, (state, ctx, key) in enumerate(frames):
+        renderer = listing_of(state).renderer
+        if renderer.steps is not None and ctx.previous is not None:
+            pictures += [(step.picture, KEY_MS) for step in renderer.steps(state, ctx)]
+        last = number == len(frames) - 1
+        pictures.append(
+            (renderer.board(state, ctx), LAST_MS if last else KEY_MS if key else PLY_MS)
+        )
+    width = max(p.width for p, _ in pictures)
+    height = max(p.height for p, _ in pictures)
+    images = []
+    for picture, _ in pictures:
+        if picture.size != (width, height):
+            canvas = Image.new("RGB", (width, height), picture.convert("RGB").getpixel((0, 0)))
+            canvas.paste(picture.convert("RGB"), ((width - picture.width) // 2, 0))
+            picture = canvas.quantize(colors=256, method=Image.Quantize.MEDIANCUT)
+        images.append(picture)
+    out = io.BytesIO()
+    images[0].save(
+        out,
+        format="GIF",
+        save_all=True,
+        append_images=images[1:],
+        duration=[ms for _, ms in pictures],
+        loop=0,
+        optimize=False,
+    )
+    return out.getvalue()
+
+
 def draw_options(
     state: GameState[Any], seat: int, prefix: tuple[str, ...], ctx: RenderContext
 ) -> bytes | None:
@@ -65,6 +111,9 @@ class Painter:
         self, state: GameState[Any], ctx: RenderContext, chooser: int | None
     ) -> BoardImages:
         return await self._run(draw_board, state, ctx, chooser)
+
+    async def replay(self, frames: list[tuple[GameState[Any], RenderContext, bool]]) -> bytes:
+        return await self._run(draw_replay, frames)
 
     async def options(
         self, state: GameState[Any], seat: int, prefix: tuple[str, ...], ctx: RenderContext

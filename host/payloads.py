@@ -58,6 +58,9 @@ class Action(StrEnum):
     #: the game's id, if one game only), and a game's record as a file.
     HISTORY = "history"
     DOWNLOAD = "download"
+    #: A game's replay, stepped through privately (ply: the position to show; tokens:
+    #: "open" from the public replay).
+    REPLAY = "replay"
     #: A page of a player's games (game: the player's id; ply: the page).
     MY_GAMES = "mine"
     #: A page of a game's rules (tokens: the game's id and the page's number); no game

@@ -4,7 +4,10 @@ shows only what every player may see."""
 
 from __future__ import annotations
 
+import io
+
 import pytest
+from PIL import Image, ImageSequence
 
 from data.db import Database
 from engine.everest import Stage
@@ -127,3 +130,39 @@ async def test_a_live_games_record_hides_the_plans_not_revealed(db: Database) ->
     assert secret not in shown.text
     assert "(decisions not revealed yet are left out)" in shown.text
     assert '[Seed "-"]' in shown.text  # the dice to come stay unknown too
+
+
+def gif_frames(data: bytes) -> list[int]:
+    """The duration of each frame of a GIF, in milliseconds."""
+    with Image.open(io.BytesIO(data)) as gif:
+        return [frame.info["duration"] for frame in ImageSequence.Iterator(gif)]
+
+
+async def test_a_replay_draws_every_move_and_dwells_on_the_end(db: Database) -> None:
+    service = make_service(db, images=True)
+    game_id = await finished_duel(service, moves=4)
+    [replay] = await service.replay(HERE, game_id)
+    assert not replay.ephemeral and replay.image_name == "replay.gif"
+    assert replay.image is not None and replay.image.startswith(b"GIF89a")
+    durations = gif_frames(replay.image)
+    assert len(durations) == 5  # the start and four moves
+    assert durations[-1] == 4000 and durations[1] == 700
+    [step] = replay.actions
+    [opened] = await service.press(HERE, CAROL, step.payload)
+    assert opened.ephemeral and not opened.edit and "ply 0 of 4" in opened.title
+    assert [a.disabled for a in opened.actions] == [True, True, False, False]
+    [last] = await service.press(HERE, CAROL, opened.actions[3].payload)
+    assert last.edit and "ply 4 of 4" in last.title
+    assert last.image is not None and last.image != opened.image
+    with pytest.raises(ServiceError, match="There is no game"):
+        await service.replay(ELSEWHERE, game_id)
+
+
+async def test_a_live_games_replay_stops_before_plans_not_revealed(db: Database) -> None:
+    service = make_service(db, images=True)
+    [challenge] = await service.start(HERE, ALICE, GameSetup("everest", seed=1), [BOB])
+    await service.accept(HERE, BOB)
+    [plan, *_] = await service.suggest_moves(HERE, ALICE, "")
+    await service.move(HERE, ALICE, plan.value)
+    [replay] = await service.replay(HERE, challenge.game_id or 0)
+    assert replay.image is not None and len(gif_frames(replay.image)) == 1  # the start only
