@@ -367,7 +367,8 @@ class GameService:
             str(
                 t(
                     "**Finished games**: `/history` lists them, `/game id:` shows one's record "
-                    "(with a log to download), and `/play record:` starts from any of its moves."
+                    "(with a log to download), `/replay id:` animates it, and `/play record:` "
+                    "starts from any of its moves."
                 )
             ),
             str(
