@@ -4,11 +4,13 @@ every server and channel (`/games mine`), those waiting for the player first."""
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import partial
 
 from data.repository import GameRecord
 from engine.text import t
+from host.lists import paged
 from host.live import LiveGames, game_of
-from host.model import Channel, Choice, Reply, ServiceError, User
+from host.model import Channel, Reply, ServiceError, User
 from host.payloads import Action, Payload
 from host.presenter import Presenter
 
@@ -55,22 +57,8 @@ class GameLists:
             text = _sections(lines[page * PAGE_SIZE : (page + 1) * PAGE_SIZE])
         waiting = sum(line.waiting_on_you for line in lines)
         title = t("Your games: {n} waiting for you", n=waiting) if waiting else t("Your games")
-        actions = []
-        if pages > 1:
-            for label, target in (("◀", page - 1), ("▶", page + 1)):
-                payload = Payload(Action.MY_GAMES, user.id, max(0, min(pages - 1, target)))
-                actions.append(Choice(payload, label, disabled=not 0 <= target < pages))
-        footer = str(t("Page {page} of {pages}", page=page + 1, pages=pages)) if pages > 1 else ""
-        return [
-            Reply(
-                title=str(title),
-                text=text,
-                ephemeral=True,
-                actions=tuple(actions),
-                footer=footer,
-                edit=edit,
-            )
-        ]
+        turn = partial(Payload, Action.MY_GAMES, user.id)
+        return [paged(str(title), text, page, pages, turn, edit=edit)]
 
     async def _line(self, record: GameRecord, user: User) -> _Line:
         game = game_of(record.game)

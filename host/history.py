@@ -12,6 +12,7 @@ from typing import Any
 from data.repository import GameRecord, MoveRecord
 from engine.core import GameState
 from engine.text import t, tn
+from host.lists import paged
 from host.live import LiveGames, game_of, replay, start_state
 from host.model import Channel, Choice, Reply, ServiceError, User
 from host.payloads import Action, Payload
@@ -77,22 +78,11 @@ class History:
             title = t("{name}: {games}", name=whose.name, games=str(title))
         tokens = (game,) if game else ()
         owner = whose.id if whose is not None else 0
-        actions = []
-        if pages > 1:
-            for label, target in (("◀", page - 1), ("▶", page + 1)):
-                payload = Payload(Action.HISTORY, owner, max(0, min(pages - 1, target)), tokens)
-                actions.append(Choice(payload, label, disabled=not 0 <= target < pages))
-        footer = str(t("Page {page} of {pages}", page=page + 1, pages=pages)) if pages > 1 else ""
-        return [
-            Reply(
-                title=str(title),
-                text=text,
-                ephemeral=True,
-                actions=tuple(actions),
-                footer=footer,
-                edit=edit,
-            )
-        ]
+
+        def turn(target: int) -> Payload:
+            return Payload(Action.HISTORY, owner, target, tokens)
+
+        return [paged(str(title), text, page, pages, turn, edit=edit)]
 
     async def turn_page(
         self, channel: Channel, owner_id: int, game: str | None, page: int

@@ -3,6 +3,8 @@ pages."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from engine.text import t
 from host.catalog import Listing
 from host.live import Loaded, search_key
@@ -110,4 +112,26 @@ async def rules_page(
         actions=actions,
         edit=edit,
         footer=str(t("Page {n} of {total}", n=page + 1, total=len(pages))),
+    )
+
+
+def paged(
+    title: str,
+    text: str,
+    page: int,
+    pages: int,
+    turn: Callable[[int], Payload],
+    *,
+    edit: bool,
+) -> Reply:
+    """A private list, one page of it, with ◀ ▶ buttons (`turn(page)` is the payload
+    that shows another page) and the page's number when there are several."""
+    actions = []
+    if pages > 1:
+        for label, target in (("◀", page - 1), ("▶", page + 1)):
+            payload = turn(max(0, min(pages - 1, target)))
+            actions.append(Choice(payload, label, disabled=not 0 <= target < pages))
+    footer = str(t("Page {page} of {pages}", page=page + 1, pages=pages)) if pages > 1 else ""
+    return Reply(
+        title=title, text=text, ephemeral=True, actions=tuple(actions), footer=footer, edit=edit
     )
