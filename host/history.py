@@ -219,10 +219,13 @@ class History:
         shown = shown_moves(game, record, moves)
         reached = replay(start_state(game, record), [(m.seat, m.text) for m in shown])
         frames: list[tuple[GameState[Any], RenderContext, bool]] = []
+        # A game ended off the board (resigned, claimed, agreed) says so on its last frame.
+        ending = str((record.result or {}).get("reason", "")) if not record.is_live else ""
         for number, (state, move) in enumerate(reached):
             public = state.view(None)
             previous = reached[number - 1][0].view(None) if number else None
-            ctx = RenderContext(names=names, last_move=move, previous=previous)
+            caption = ending if number == len(reached) - 1 and state.to_act else ""
+            ctx = RenderContext(names=names, last_move=move, previous=previous, caption=caption)
             key = state.outcome() is not None or bool(public.report(previous, names))
             frames.append((public, ctx, key))
         return record, frames

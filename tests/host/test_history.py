@@ -146,6 +146,9 @@ async def test_a_replay_draws_every_move_and_dwells_on_the_end(db: Database) -> 
     assert replay.image is not None and replay.image.startswith(b"GIF89a")
     durations = gif_frames(replay.image)
     assert len(durations) == 5  # the start and four moves
+    # The game ended off the board: its last frame says how.
+    _, frames = await service.history._frames(HERE, game_id)
+    assert [ctx.caption for _, ctx, _ in frames] == ["", "", "", "", "bob resigned."]
     assert durations[-1] == 4000 and durations[1] == 700
     [step] = replay.actions
     [opened] = await service.press(HERE, CAROL, step.payload)
