@@ -102,10 +102,14 @@ def draw_options(
 
 
 class Painter:
-    """Runs the drawing functions above in an executor."""
+    """Runs the drawing functions above in an executor. Long drawings (a whole game's
+    replay, seconds for a long Everest game) run in an executor of their own, made on
+    first use, so that no move's board waits behind them."""
 
-    def __init__(self, executor: Executor) -> None:
+    def __init__(self, executor: Executor, long_work: Callable[[], Executor]) -> None:
         self._executor = executor
+        self._make_long_work = long_work
+        self._long_work: Executor | None = None
 
     async def board(
         self, state: GameState[Any], ctx: RenderContext, chooser: int | None
@@ -113,7 +117,10 @@ class Painter:
         return await self._run(draw_board, state, ctx, chooser)
 
     async def replay(self, frames: list[tuple[GameState[Any], RenderContext, bool]]) -> bytes:
-        return await self._run(draw_replay, frames)
+        if self._long_work is None:
+            self._long_work = self._make_long_work()
+        loop = asyncio.get_running_loop()
+        return await loop.run_in_executor(self._long_work, draw_replay, frames)
 
     async def options(
         self, state: GameState[Any], seat: int, prefix: tuple[str, ...], ctx: RenderContext
@@ -125,6 +132,8 @@ class Painter:
 
     def close(self) -> None:
         self._executor.shutdown(wait=False, cancel_futures=True)
+        if self._long_work is not None:
+            self._long_work.shutdown(wait=False, cancel_futures=True)
 
 
 class ThreadPainter(Painter):
@@ -132,13 +141,18 @@ class ThreadPainter(Painter):
         # Every renderer was imported with the catalogue, in the importing thread: a module
         # compiled in a worker thread while the main thread compiles too trips a CPython
         # 3.11 bug (a shared AST recursion counter).
-        super().__init__(ThreadPoolExecutor(max_workers=1, thread_name_prefix="render"))
+        super().__init__(
+            ThreadPoolExecutor(max_workers=1, thread_name_prefix="render"),
+            lambda: ThreadPoolExecutor(max_workers=1, thread_name_prefix="render-long"),
+        )
 
 
 class ProcessPainter(Painter):
     def __init__(self, workers: int = 1) -> None:
         pool = worker_pool(workers, warm=warm_up)
-        super().__init__(pool)
+        # Replays are drawn in a worker of their own, at background priority: the boards
+        # of moves go first.
+        super().__init__(pool, lambda: worker_pool(1, background=True, warm=warm_up))
         # Start the workers now, not on the first move: spawning takes a second.
         for _ in range(workers):
             pool.submit(warm_up)

@@ -45,6 +45,31 @@ async def test_a_board_drawn_in_a_worker_process_is_the_same_picture() -> None:
     assert remote == local
 
 
+async def test_a_replay_is_drawn_in_a_worker_of_its_own_and_is_the_same_picture() -> None:
+    game = registry.get("hokito")
+    state = game.new_state(4, 2, None)
+    move = state.legal_moves(0)[3]
+    after = state.play(0, move)
+    names = ("alice", "bob")
+    frames = [
+        (state, RenderContext(names=names), False),
+        (after, RenderContext(names=names, last_move=move, previous=state), True),
+    ]
+    here, there = ThreadPainter(), ProcessPainter()
+    try:
+        local = await here.replay(frames)
+        remote = await there.replay(frames)
+        # The boards' own worker never drew it: the replay's worker is another process.
+        board_pid = there._executor.submit(os.getpid).result()
+        assert there._long_work is not None
+        replay_pid = there._long_work.submit(os.getpid).result()
+    finally:
+        here.close()
+        there.close()
+    assert remote.startswith(b"GIF89a") and remote == local
+    assert board_pid != replay_pid
+
+
 def test_workers_exit_when_the_bot_process_is_killed() -> None:
     script = textwrap.dedent(
         """
