@@ -65,6 +65,12 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
         "Discord and WARNING in the console)",
     )
     parser.add_argument(
+        "--recompute-ratings",
+        action="store_true",
+        help="compute every rating again from the stored results, then exit (safe while "
+        "the bot runs: the tables change in one transaction)",
+    )
+    parser.add_argument(
         "--healthcheck",
         action="store_true",
         help="exit 0 if the bot is connected: its heartbeat file ($HILLTOP_HEARTBEAT) is "
@@ -119,6 +125,7 @@ async def run_console(args: argparse.Namespace) -> None:
     from data.daily import SqliteDailyRepository
     from data.db import Database, default_path
     from data.games import SqliteGameRepository
+    from data.ratings import SqliteRatingRepository
     from host.console import Console
     from host.console_input import bot_user
     from host.daily import DailyService
@@ -126,7 +133,9 @@ async def run_console(args: argparse.Namespace) -> None:
 
     db = await Database.open(args.db or default_path())
     try:
-        service = GameService(SqliteGameRepository(db), bot_user=bot_user())
+        service = GameService(
+            SqliteGameRepository(db), bot_user=bot_user(), ratings=SqliteRatingRepository(db)
+        )
         daily = DailyService(service, SqliteDailyRepository(db), secret=daily_secret())
         console = Console(
             service, daily, SqliteConsoleRepository(db), args.out or Path("var") / "console"
@@ -146,12 +155,14 @@ async def run_discord(token: str, args: argparse.Namespace) -> None:
     from data.daily import SqliteDailyRepository
     from data.db import Database, default_path
     from data.games import SqliteGameRepository
+    from data.ratings import SqliteRatingRepository
 
     db = await Database.open(args.db or default_path())
     try:
         bot = HilltopBot(
             SqliteGameRepository(db),
             SqliteDailyRepository(db),
+            SqliteRatingRepository(db),
             daily_secret=daily_secret(),
             dev_guild_id=_int_env("DEV_GUILD_ID"),
         )
@@ -168,6 +179,19 @@ async def run_discord(token: str, args: argparse.Namespace) -> None:
         await commands_under_way()
     finally:
         await db.close()
+
+
+async def recompute_ratings(args: argparse.Namespace) -> None:
+    from data.db import Database, default_path
+    from data.ratings import SqliteRatingRepository
+    from host.ratings import Ratings
+
+    db = await Database.open(args.db or default_path())
+    try:
+        rated = await Ratings(SqliteRatingRepository(db)).recompute()
+    finally:
+        await db.close()
+    print(f"Ratings recomputed from {rated} rated games.")
 
 
 async def commands_under_way() -> None:
@@ -236,6 +260,10 @@ def main(argv: Sequence[str] | None = None) -> None:
     args = parse_args(argv)
     if args.healthcheck:
         raise SystemExit(healthcheck())
+    if args.recompute_ratings:
+        setup_logging(args.log_level, True)
+        asyncio.run(recompute_ratings(args))
+        return
     token = os.environ.get("DISCORD_TOKEN", "").strip()
     use_console = args.console or not token
     setup_logging(args.log_level, use_console)

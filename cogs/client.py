@@ -18,6 +18,7 @@ from cogs.respond import channel_of, note_posted, respond, user_of
 from cogs.stale_boards import Posted, StaleBoards
 from cogs.views import PayloadButton, PayloadSelect, UnknownButton, message_parts
 from data.daily import DailyRepository
+from data.ratings import RatingRepository
 from data.repository import GameRecord, GameRepository
 from engine.text import t
 from host.ai_turns import ComputerPlayers, PooledComputers
@@ -25,11 +26,12 @@ from host.daily import DailyService
 from host.model import Direct, Reply, User, Where
 from host.painting import Painter, ProcessPainter, ThreadPainter
 from host.payloads import Payload
+from host.rating_pages import RatingPages
 from host.service import GameService
 
 log = logging.getLogger("hilltop.discord")
 
-EXTENSIONS = ("cogs.games", "cogs.daily", "cogs.admin", "cogs.timers")
+EXTENSIONS = ("cogs.games", "cogs.daily", "cogs.ratings", "cogs.admin", "cogs.timers")
 #: Seconds a reply waits for the computer players' answer: a quick answer joins the
 #: reply; a longer search is posted when done, so a move is never answered slowly.
 COMPUTER_WAIT = 0.2
@@ -51,6 +53,7 @@ class HilltopBot(commands.Bot):
         self,
         games: GameRepository,
         daily: DailyRepository,
+        ratings: RatingRepository,
         *,
         daily_secret: str | None = None,
         dev_guild_id: int | None = None,
@@ -61,11 +64,13 @@ class HilltopBot(commands.Bot):
         super().__init__(command_prefix=commands.when_mentioned, intents=intents, help_command=None)
         self.games_repo = games
         self.daily_repo = daily
+        self.ratings_repo = ratings
         self.daily_secret = daily_secret
         self.dev_guild_id = dev_guild_id
         self.clock = clock
         self._service: GameService | None = None
         self._daily: DailyService | None = None
+        self._rating_pages: RatingPages | None = None
         #: Takes the controls off each game's boards left behind.
         self.stale_boards = StaleBoards(self._retire)
         self._background: set[asyncio.Task[None]] = set()
@@ -82,6 +87,12 @@ class HilltopBot(commands.Bot):
             raise RuntimeError("the daily service exists once the bot has logged in")
         return self._daily
 
+    @property
+    def rating_pages(self) -> RatingPages:
+        if self._rating_pages is None:
+            raise RuntimeError("the ratings exist once the bot has logged in")
+        return self._rating_pages
+
     def build_services(
         self,
         bot_user: User,
@@ -96,10 +107,13 @@ class HilltopBot(commands.Bot):
             painter=painter,
             computer_wait=computer_wait,
             clock=self.clock,
+            ratings=self.ratings_repo,
         )
         self._service.post = self.post
         self._service.presenter.link = self.board_link
         self._daily = DailyService(self._service, self.daily_repo, secret=self.daily_secret)
+        assert self._service.ratings is not None
+        self._rating_pages = RatingPages(self._service.ratings, self.daily_repo)
 
     async def post(self, where: Where, replies: list[Reply]) -> None:
         """Post replies outside any command (deadlines, reminders, computers): in a

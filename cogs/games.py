@@ -360,12 +360,13 @@ class GamesCog(commands.Cog):
         game: str | None = None,
     ) -> None:
         """Finished games of this server, newest first: yours, or someone's."""
-        whose = player_of(interaction, user) if user is not None else user_of(interaction)
-        await respond(
-            interaction,
-            lambda: self.bot.service.finished(channel_of(interaction), whose, game),
-            public=False,
-        )
+
+        async def call() -> list[Reply]:
+            # Inside the call: naming another bot is refused like any bad input.
+            whose = player_of(interaction, user) if user is not None else user_of(interaction)
+            return await self.bot.service.finished(channel_of(interaction), whose, game)
+
+        await respond(interaction, call, public=False)
 
     @app_commands.command(name="game")
     @app_commands.describe(id="The game's number (from /history or a board's footer)")

@@ -1,6 +1,7 @@
 """Time passing, on a `discord.ext.tasks` loop: every half minute, reminders that are
 due are sent, decisions past their deadline get their default (or the win is offered),
-and each game's latest board message is saved for links to it. The work itself is the
+each game's latest board message is saved for links to it, and games that finished
+without a reply to carry their rating (a computer's last move) are rated. The work itself is the
 service's and is stored, so a restart neither loses nor repeats any of it."""
 
 from __future__ import annotations
@@ -40,6 +41,10 @@ class TimersCog(commands.Cog):
                 # One channel the bot may no longer write in must not cost the others
                 # their reminders and boards.
                 log.exception("posting in %s after the sweep failed", where)
+        try:
+            await self.bot.service.settle_ratings()
+        except Exception:
+            log.exception("rating the finished games failed; the next sweep tries again")
 
     @tasks.loop(seconds=SWEEP_SECONDS)
     async def sweep(self) -> None:

@@ -358,6 +358,22 @@ async def load_game(conn: aiosqlite.Connection, game_id: int) -> GameRecord:
     return _records(await conn.execute_fetchall(_select("g.id = ?"), (game_id,)))[0]
 
 
+_FINISHED = "g.kind = 'channel' AND g.status = 'finished'"
+_BY_FINISH = "ORDER BY g.finished_at, g.id"
+
+
+async def unrated_finished(db: Database, limit: int) -> list[GameRecord]:
+    """Finished games not through the rating yet, in the order they finished."""
+    where = f"{_FINISHED} AND g.rated_at IS NULL"
+    query = _select(where).replace("ORDER BY g.id", f"{_BY_FINISH} LIMIT ?")
+    return _records(await db.fetch(query, (limit,)))
+
+
+async def finished_in_order(db: Database) -> list[GameRecord]:
+    """Every finished game, in the order they finished."""
+    return _records(await db.fetch(_select(_FINISHED).replace("ORDER BY g.id", _BY_FINISH)))
+
+
 _LIVE_IN_CHANNEL = "g.channel_id = ? AND g.kind = 'channel' AND g.status IN ('challenge', 'active')"
 _SEATS = (
     "(SELECT json_group_array(json_array(s.seat, s.accepted, u.id, u.name, s.is_bot))"

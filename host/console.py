@@ -44,6 +44,7 @@ from host.console_input import (
 from host.daily import DailyService
 from host.model import Channel, Direct, Reply, ServiceError, User
 from host.payloads import Payload
+from host.rating_pages import RatingPages
 from host.service import BOT_NAME, GameService
 
 log = logging.getLogger(__name__)
@@ -67,6 +68,8 @@ class Console:
         self.out_dir = out_dir
         self.stream = stream
         self._named: set[int] = set()
+        assert service.ratings is not None, "the console keeps ratings"
+        self.ratings = RatingPages(service.ratings, daily.daily)
         self._stopping = asyncio.Event()
 
     def stop(self) -> None:
@@ -100,6 +103,7 @@ class Console:
 
     async def expire_deadlines(self) -> None:
         """Decisions past their deadline get their default, as the bot's timer does."""
+        await self.service.settle_ratings()
         for where, replies in await self.service.expire_due():
             if isinstance(where, Direct):
                 name = f"@{where.user.name}"  # a direct message
@@ -163,6 +167,15 @@ class Console:
             ),
             "stats": lambda: self.daily.stats(
                 channel, user, console_user(o["user"]) if o.get("user") else None
+            ),
+            "ratings": lambda: self.ratings.table(
+                channel, user, required(o, "game", "ratings"), o.get("scope") or "server"
+            ),
+            "profile": lambda: self.ratings.profile(
+                channel,
+                user,
+                console_user(o["user"]) if o.get("user") else None,
+                console_user(o["opponent"]) if o.get("opponent") else None,
             ),
             "press": lambda: self.press(cmd, channel, user),
             "help": lambda: _ready([*svc.help(), Reply(title="Commands", text=help_text())]),

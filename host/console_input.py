@@ -79,6 +79,8 @@ COMMANDS: dict[str, tuple[str, ...]] = {
     "daily": ("move",),
     "leaderboard": ("period", "scope"),
     "stats": ("user",),
+    "ratings": ("game", "scope"),
+    "profile": ("user", "opponent"),
     "press": ("button",),
     "help": (),
 }

@@ -20,6 +20,7 @@ from host.live import LiveGames, Loaded, record_of
 from host.model import Reply, ServiceError, StaleControlsError, User
 from host.moves import GAME_OVER, Moves
 from host.presenter import Happened, Presenter
+from host.ratings import Ratings
 
 #: Called after a move finishes a game; their replies follow the final board.
 FinishHook = Callable[[Loaded], Awaitable[list[Reply]]]
@@ -42,6 +43,8 @@ class Playing:
         self.bot_user = bot_user
         self.clock = clock
         self.finish_hooks: list[FinishHook] = []
+        #: Rates each game between people as it finishes (None: no ratings kept).
+        self.ratings: Ratings | None = None
 
     async def move(self, game_id: int, ply: int | None, user: User, text: str) -> list[Reply]:
         """Play `text` for `user`. With `ply` (a button), the game must still be where the
@@ -64,7 +67,8 @@ class Playing:
         told = [*caught_up, self.presenter.moved(before, loaded, seat, move, user.name)]
         loaded, answered = await self.computers.answer(loaded)
         pings = self.presenter.pings(loaded, before.state.to_act, {seat})
-        replies = [await self.presenter.board(loaded, told + answered, pings)]
+        ending = await self.rating_lines(loaded)
+        replies = [await self.presenter.board(loaded, told + answered + ending, pings)]
         if loaded.record.status == "finished":
             for hook in self.finish_hooks:
                 replies += await hook(loaded)
@@ -96,7 +100,12 @@ class Playing:
     async def _hand_over(self, loaded: Loaded, seats: tuple[int, ...]) -> Loaded:
         """A computer takes over the resigner's seats; the resigner can no longer win.
         Call under the game's lock."""
-        options = replace(loaded.options, taken_over=(*loaded.options.taken_over, *seats))
+        people = [loaded.record.seats[s].user.id for s in seats[:1]]
+        options = replace(
+            loaded.options,
+            taken_over=(*loaded.options.taken_over, *seats),
+            resigned=(*loaded.options.resigned, *people),
+        )
         record = await self.live.repository.replace_seats(
             loaded.id, seats, record_of(self.bot_user), options.stored()
         )
@@ -158,7 +167,14 @@ class Playing:
         except StalePlyError:
             raise ServiceError(t("The game moved on; try again.")) from None
         loaded = self.live.remember(replace(loaded, record=record))
-        return [await self.presenter.board(loaded)]
+        return [await self.presenter.board(loaded, await self.rating_lines(loaded))]
+
+    async def rating_lines(self, loaded: Loaded) -> list[Happened]:
+        """For a game that just finished: how it moved its players' ratings."""
+        if loaded.record.status != "finished" or self.ratings is None:
+            return []
+        line = await self.ratings.line_for(loaded.record)
+        return [Happened(line)] if line is not None else []
 
 
 def _resigned(loaded: Loaded, seats: tuple[int, ...]) -> dict[str, Any]:

@@ -23,6 +23,7 @@ import time
 from collections.abc import Callable, Sequence
 from itertools import islice
 
+from data.ratings import RatingRepository
 from data.repository import GameRepository
 from engine.text import Text, t, tn
 from host import catalog
@@ -51,6 +52,7 @@ from host.payloads import Payload
 from host.playing import FinishHook, Playing
 from host.preferences import Preferences
 from host.presenter import MAX_PICKS, Happened, Presenter
+from host.ratings import Ratings
 from host.settings import ServerChange, SettingsStore
 from host.setup import GameSetup
 from host.starting import Starting
@@ -70,6 +72,7 @@ class GameService:
         computers: ComputerPlayers | None = None,
         painter: Painter | None = None,
         computer_wait: float | None = None,
+        ratings: RatingRepository | None = None,
     ) -> None:
         self.repository = games
         self.bot_user = bot_user
@@ -96,6 +99,9 @@ class GameService:
         self.playing = Playing(
             self.live, self.moves, self.computers, self.presenter, bot_user, clock
         )
+        #: Ratings of games between people (None: this service keeps none).
+        self.ratings = Ratings(ratings, clock) if ratings is not None else None
+        self.playing.ratings = self.ratings
         self.timeouts = Timeouts(
             self.live, self.moves, self.computers, self.presenter, self.settings, clock
         )
@@ -128,6 +134,12 @@ class GameService:
     @post.setter
     def post(self, post: Post | None) -> None:
         self.computers.post = post
+
+    async def settle_ratings(self) -> None:
+        """Rate the finished games not rated yet (those a computer finished in the
+        background, or that a restart interrupted)."""
+        if self.ratings is not None:
+            await self.ratings.settle()
 
     @property
     def finish_hooks(self) -> list[FinishHook]:

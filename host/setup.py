@@ -71,6 +71,9 @@ class GameOptions:
     remind_before: int = REMIND_BEFORE_SECONDS
     #: The deadline was chosen for this game (`/play deadline:`), not the server's.
     deadline_chosen: bool = False
+    #: The people who resigned and left their seats to a computer (user ids, in order):
+    #: the rating counts them behind everyone still playing.
+    resigned: tuple[int, ...] = ()
 
     @classmethod
     def of(cls, setup: GameSetup) -> Self:
@@ -88,6 +91,8 @@ class GameOptions:
             stored["remind_before"] = self.remind_before
         if self.deadline_chosen:
             stored["deadline_chosen"] = True
+        if self.resigned:
+            stored["resigned"] = list(self.resigned)
         return stored
 
     @classmethod
@@ -96,10 +101,12 @@ class GameOptions:
         deadline = stored.get("deadline")
         taken = stored.get("taken_over")
         remind = stored.get("remind_before")
+        resigned = stored.get("resigned")
         return cls(
             level if isinstance(level, str) else ai.DEFAULT_LEVEL,
             deadline if isinstance(deadline, int) and deadline > 0 else None,
             tuple(s for s in taken if isinstance(s, int)) if isinstance(taken, list) else (),
             remind if isinstance(remind, int) and remind >= 0 else REMIND_BEFORE_SECONDS,
             stored.get("deadline_chosen") is True,
+            tuple(u for u in resigned if isinstance(u, int)) if isinstance(resigned, list) else (),
         )

@@ -20,6 +20,7 @@ from data.console import SqliteConsoleRepository
 from data.daily import SqliteDailyRepository
 from data.db import Database
 from data.games import SqliteGameRepository
+from data.ratings import SqliteRatingRepository
 from engine import ai, registry
 from engine.core import IllegalMoveError, InvalidMoveError, NotationError
 from host import catalog
@@ -296,7 +297,12 @@ async def test_the_computer_answers_and_wins_from_a_winning_pile(
 # --- through the console ----------------------------------------------------------------
 async def test_the_console_plays_pebbles(pebbles: catalog.Listing, tmp_path: Path) -> None:
     db = await Database.open(tmp_path / "console.sqlite3")
-    service = GameService(SqliteGameRepository(db), bot_user=bot_user(), render_images=False)
+    service = GameService(
+        SqliteGameRepository(db),
+        bot_user=bot_user(),
+        render_images=False,
+        ratings=SqliteRatingRepository(db),
+    )
     daily = DailyService(service, SqliteDailyRepository(db), secret="test")
     out = io.StringIO()
     console = Console(service, daily, SqliteConsoleRepository(db), tmp_path / "out", out)
@@ -360,6 +366,7 @@ async def bot(
     client = HilltopBot(
         SqliteGameRepository(db),
         SqliteDailyRepository(db),
+        SqliteRatingRepository(db),
         daily_secret="test",
         dev_guild_id=fake.guild_id,
     )

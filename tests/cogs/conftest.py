@@ -15,6 +15,7 @@ from cogs.client import EXTENSIONS, HilltopBot
 from data.daily import SqliteDailyRepository
 from data.db import Database
 from data.games import SqliteGameRepository
+from data.ratings import SqliteRatingRepository
 from host.model import User
 
 BOT_ID = 9000
@@ -43,7 +44,12 @@ async def fixed_par(seed: int) -> tuple[int, int]:
 
 
 async def make_bot(db: Database) -> HilltopBot:
-    bot = HilltopBot(SqliteGameRepository(db), SqliteDailyRepository(db), daily_secret="test")
+    bot = HilltopBot(
+        SqliteGameRepository(db),
+        SqliteDailyRepository(db),
+        SqliteRatingRepository(db),
+        daily_secret="test",
+    )
     # The computer's answer always joins the reply here, so a test reads one message;
     # answers posted later are tested through the fake Discord and the service.
     bot.build_services(User(BOT_ID, "hilltop", is_bot=True), computer_wait=None)

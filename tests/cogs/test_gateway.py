@@ -20,6 +20,7 @@ from cogs.client import HilltopBot
 from data.daily import SqliteDailyRepository
 from data.db import Database
 from data.games import SqliteGameRepository
+from data.ratings import SqliteRatingRepository
 from engine import registry
 from tests.cogs.fake_discord import (
     EPHEMERAL,
@@ -92,6 +93,7 @@ async def hilltop(
     bot = HilltopBot(
         SqliteGameRepository(db),
         SqliteDailyRepository(db),
+        SqliteRatingRepository(db),
         daily_secret="test",
         dev_guild_id=fake.guild_id,
         clock=clock or Clock(),

@@ -1,4 +1,5 @@
-"""The timer's sweep posts everything that came due, even when one post fails."""
+"""The timer's sweep posts everything that came due, even when one post (or the rating of
+finished games) fails."""
 
 from __future__ import annotations
 
@@ -16,6 +17,7 @@ class SweepBot:
 
     def __init__(self) -> None:
         self.posted: list[int] = []
+        self.settled = 0
         self.service = self
 
     async def save_board_links(self) -> None:
@@ -23,6 +25,10 @@ class SweepBot:
 
     async def expire_due(self) -> list[tuple[Channel, list[Reply]]]:
         return [(Channel(channel), [Reply(text=f"due in {channel}")]) for channel in (1, 2, 3)]
+
+    async def settle_ratings(self) -> None:
+        self.settled += 1
+        raise TimeoutError("database is locked")
 
     async def post(self, where: Channel, replies: list[Reply]) -> None:
         if where.channel_id == 1:
@@ -37,6 +43,8 @@ async def test_a_channel_that_refuses_a_post_costs_the_others_nothing(
     with caplog.at_level(logging.ERROR):
         await TimersCog(bot).tick()
     assert bot.posted == [2, 3]
+    assert bot.settled == 1
     assert [r.getMessage() for r in caplog.records] == [
-        "posting in Channel(channel_id=1, guild_id=None, name='') after the sweep failed"
+        "posting in Channel(channel_id=1, guild_id=None, name='') after the sweep failed",
+        "rating the finished games failed; the next sweep tries again",
     ]

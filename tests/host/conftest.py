@@ -7,6 +7,7 @@ import pytest
 
 from data.db import Database
 from data.games import SqliteGameRepository
+from data.ratings import SqliteRatingRepository
 from host.model import Channel, User
 from host.service import GameService
 
@@ -31,7 +32,12 @@ ENDGAME = "/".join([EMPTY_RANK] * 4 + [A2 + ",.,.,.,.,.", A1 + ",.,.,.,.,."]) + 
 
 
 def make_service(db: Database, *, images: bool = False) -> GameService:
-    return GameService(SqliteGameRepository(db), bot_user=BOT, render_images=images)
+    return GameService(
+        SqliteGameRepository(db),
+        bot_user=BOT,
+        render_images=images,
+        ratings=SqliteRatingRepository(db),
+    )
 
 
 @pytest.fixture

@@ -22,6 +22,7 @@ from data.console import SqliteConsoleRepository
 from data.daily import SqliteDailyRepository
 from data.db import Database
 from data.games import SqliteGameRepository
+from data.ratings import SqliteRatingRepository
 from host.console import Console
 from host.console_input import NUMBER_RANGES, ConsoleInputError, bot_user, parse_line
 from host.daily import DailyService
@@ -114,7 +115,12 @@ def process_line(process: subprocess.Popen[str], line: str, *, until: str) -> No
 async def console(tmp_path: Path) -> AsyncIterator[tuple[Console, io.StringIO, Database]]:
     """A console in this process, its output, and its database."""
     db = await Database.open(tmp_path / "c.sqlite3")
-    service = GameService(SqliteGameRepository(db), bot_user=bot_user(), render_images=False)
+    service = GameService(
+        SqliteGameRepository(db),
+        bot_user=bot_user(),
+        render_images=False,
+        ratings=SqliteRatingRepository(db),
+    )
     daily = DailyService(service, SqliteDailyRepository(db), secret="test")
     out = io.StringIO()
     try:

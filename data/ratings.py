@@ -1,0 +1,345 @@
+"""Ratings storage: each player's rating per game and scope, what every rated game
+changed, and which finished games have been through the rating (SQLite).
+
+The rating system itself lives in the host (`host.ratings`); this layer stores its
+numbers. A game is marked rated in the same transaction as its changes, and the
+ratings it starts from are read inside that transaction, so two processes sharing the
+database never rate a game twice nor from stale ratings.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from typing import Literal, Protocol
+
+import aiosqlite
+
+from data.db import Database
+from data.games import finished_in_order, unrated_finished
+from data.repository import GameRecord
+
+#: The scope of the global tables (a server's scope is its id).
+GLOBAL = 0
+#: Below this many rated games a rating is provisional: shown with "?", listed after the
+#: established ones.
+PROVISIONAL_GAMES = 5
+
+Outcome = Literal["win", "draw", "loss"]
+#: A rating: (μ, σ).
+Skill = tuple[float, float]
+
+
+class Rater(Protocol):
+    """The rating system: a newcomer's rating, and new ratings from the places of a game
+    and the ratings before it (by user id)."""
+
+    @property
+    def start(self) -> Skill: ...
+
+    def __call__(
+        self, places: Mapping[int, int], before: Mapping[int, Skill]
+    ) -> Mapping[int, Skill]: ...
+
+
+@dataclass(frozen=True, slots=True)
+class ToRate:
+    """A finished game as the rating sees it: who took which place (1 is first) and how it
+    went for them, by user id, in which scopes. No places: a game that is not rated
+    (against the computer, aborted…)."""
+
+    game_id: int
+    game: str
+    finished_at: float
+    scopes: tuple[int, ...]
+    places: Mapping[int, int]
+    outcomes: Mapping[int, Outcome]
+
+
+@dataclass(frozen=True, slots=True)
+class Change:
+    """What a rated game did to one player's rating in one scope."""
+
+    scope: int
+    user_id: int
+    outcome: Outcome
+    before: Skill
+    after: Skill
+    others_mu: float
+    others: tuple[int, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Standing:
+    """A player's rating in one game and scope, with their record and place in the table
+    (established ratings first, then by μ)."""
+
+    place: int
+    game: str
+    user_id: int
+    name: str
+    mu: float
+    sigma: float
+    games: int
+    wins: int
+    draws: int
+    losses: int
+    streak: int
+
+    @property
+    def provisional(self) -> bool:
+        return self.games < PROVISIONAL_GAMES
+
+
+@dataclass(frozen=True, slots=True)
+class RatedResult:
+    """One rated game of a player: for the best win and head-to-head records."""
+
+    game_id: int
+    game: str
+    finished_at: float
+    outcome: Outcome
+    others_mu: float
+    others: tuple[int, ...]
+
+
+class RatingRepository(Protocol):
+    async def unrated_games(self, limit: int) -> list[GameRecord]:
+        """Finished games not through the rating yet, in the order they finished."""
+        ...
+
+    async def rate(self, game: ToRate, rater: Rater, now: float) -> list[Change] | None:
+        """Rate one game from the ratings as they stand in the same transaction, and mark
+        it rated (None: it already was, by another process; nothing is written)."""
+        ...
+
+    async def finished_games(self) -> list[GameRecord]:
+        """Every finished game, in the order they finished (for a recomputation)."""
+        ...
+
+    async def recompute(self, games: Iterable[ToRate], rater: Rater, now: float) -> int:
+        """Forget every rating and rate `games` again in their order, in one transaction:
+        readers see the old tables or the new ones, never a mix. How many were rated."""
+        ...
+
+    async def table(self, game: str, scope: int, limit: int) -> list[Standing]: ...
+
+    async def standing(self, game: str, scope: int, user_id: int) -> Standing | None: ...
+
+    async def standings_of(self, user_id: int, scope: int) -> list[Standing]:
+        """The player's rating in every game they have one in, in that scope."""
+        ...
+
+    async def best_win(self, user_id: int, scope: int, game: str) -> RatedResult | None:
+        """The win over the strongest opposition (by their mean μ before the game)."""
+        ...
+
+    async def head_to_head(self, user_id: int, other_id: int, scope: int) -> list[RatedResult]:
+        """The player's rated games in which `other_id` played too, newest first."""
+        ...
+
+    async def names(self, user_ids: Iterable[int]) -> dict[int, str]:
+        """The names the players were last seen with."""
+        ...
+
+
+_STANDING = (
+    "SELECT r.game, r.user_id, u.name, r.mu, r.sigma, r.games, r.wins, r.draws, r.losses, r.streak,"
+    " ROW_NUMBER() OVER (ORDER BY r.games >= ? DESC, r.mu DESC, r.games DESC, r.user_id)"
+    " AS place FROM ratings r JOIN users u ON u.id = r.user_id"
+    " WHERE r.game = ? AND r.scope = ?"
+)
+_RESULT = "SELECT game_id, game, finished_at, outcome, others_mu, others FROM rating_changes"
+
+
+class SqliteRatingRepository:
+    def __init__(self, db: Database) -> None:
+        self.db = db
+
+    async def unrated_games(self, limit: int) -> list[GameRecord]:
+        return await unrated_finished(self.db, limit)
+
+    async def finished_games(self) -> list[GameRecord]:
+        return await finished_in_order(self.db)
+
+    async def rate(self, game: ToRate, rater: Rater, now: float) -> list[Change] | None:
+        async with self.db.transaction() as conn:
+            cur = await conn.execute(
+                "UPDATE games SET rated_at = ? WHERE id = ? AND rated_at IS NULL",
+                (now, game.game_id),
+            )
+            if cur.rowcount != 1:
+                return None
+            changes: list[Change] = []
+            for scope in game.scopes if game.places else ():
+                current = await _skills(conn, game.game, scope, game.places, rater.start)
+                found = _changes(game, scope, current, rater)
+                await _write(conn, game, found)
+                changes += found
+            return changes
+
+    async def recompute(self, games: Iterable[ToRate], rater: Rater, now: float) -> int:
+        rated = 0
+        async with self.db.transaction() as conn:
+            await conn.execute("DELETE FROM ratings")
+            await conn.execute("DELETE FROM rating_changes")
+            await conn.execute("UPDATE games SET rated_at = NULL WHERE rated_at IS NOT NULL")
+            skills: dict[tuple[str, int, int], Skill] = {}
+            for game in games:
+                await conn.execute(
+                    "UPDATE games SET rated_at = ? WHERE id = ?", (now, game.game_id)
+                )
+                for scope in game.scopes if game.places else ():
+                    current = {
+                        u: skills.get((game.game, scope, u), rater.start) for u in game.places
+                    }
+                    found = _changes(game, scope, current, rater)
+                    for change in found:
+                        skills[(game.game, scope, change.user_id)] = change.after
+                    await _write(conn, game, found)
+                rated += bool(game.places)
+        return rated
+
+    async def table(self, game: str, scope: int, limit: int) -> list[Standing]:
+        rows = await self.db.fetch(
+            f"{_STANDING} ORDER BY place LIMIT ?", (PROVISIONAL_GAMES, game, scope, limit)
+        )
+        return [_standing(row) for row in rows]
+
+    async def standing(self, game: str, scope: int, user_id: int) -> Standing | None:
+        rows = await self.db.fetch(
+            f"SELECT * FROM ({_STANDING}) WHERE user_id = ?",
+            (PROVISIONAL_GAMES, game, scope, user_id),
+        )
+        return _standing(rows[0]) if rows else None
+
+    async def standings_of(self, user_id: int, scope: int) -> list[Standing]:
+        games = await self.db.fetch(
+            "SELECT game FROM ratings WHERE scope = ? AND user_id = ? ORDER BY game",
+            (scope, user_id),
+        )
+        found = [await self.standing(row[0], scope, user_id) for row in games]
+        return [s for s in found if s is not None]
+
+    async def best_win(self, user_id: int, scope: int, game: str) -> RatedResult | None:
+        rows = await self.db.fetch(
+            f"{_RESULT} WHERE scope = ? AND user_id = ? AND game = ? AND outcome = 'win'"
+            " ORDER BY others_mu DESC, finished_at DESC LIMIT 1",
+            (scope, user_id, game),
+        )
+        return _result(rows[0]) if rows else None
+
+    async def head_to_head(self, user_id: int, other_id: int, scope: int) -> list[RatedResult]:
+        rows = await self.db.fetch(
+            f"{_RESULT} WHERE scope = ? AND user_id = ?"
+            " AND EXISTS (SELECT 1 FROM json_each(others) WHERE value = ?)"
+            " ORDER BY finished_at DESC, game_id DESC",
+            (scope, user_id, other_id),
+        )
+        return [_result(row) for row in rows]
+
+    async def names(self, user_ids: Iterable[int]) -> dict[int, str]:
+        wanted = sorted(set(user_ids))
+        marks = ",".join("?" * len(wanted))
+        rows = await self.db.fetch(f"SELECT id, name FROM users WHERE id IN ({marks})", wanted)
+        return {row[0]: row[1] for row in rows}
+
+
+async def _skills(
+    conn: aiosqlite.Connection, game: str, scope: int, places: Mapping[int, int], start: Skill
+) -> dict[int, Skill]:
+    marks = ",".join("?" * len(places))
+    rows = await conn.execute_fetchall(
+        f"SELECT user_id, mu, sigma FROM ratings WHERE game = ? AND scope = ?"
+        f" AND user_id IN ({marks})",
+        (game, scope, *places),
+    )
+    found = dict.fromkeys(places, start)
+    for user, mu, sigma in rows:
+        found[user] = (mu, sigma)
+    return found
+
+
+def _changes(game: ToRate, scope: int, before: Mapping[int, Skill], rater: Rater) -> list[Change]:
+    after = rater(game.places, before)
+    changes = []
+    for user in game.places:
+        others = tuple(sorted(u for u in game.places if u != user))
+        others_mu = sum(before[u][0] for u in others) / len(others)
+        outcome = game.outcomes[user]
+        changes.append(Change(scope, user, outcome, before[user], after[user], others_mu, others))
+    return changes
+
+
+async def _write(conn: aiosqlite.Connection, game: ToRate, changes: list[Change]) -> None:
+    await conn.executemany(
+        "INSERT INTO rating_changes (scope, user_id, game_id, game, finished_at, outcome,"
+        " mu_before, sigma_before, mu_after, sigma_after, others_mu, others)"
+        " VALUES (?,?,?,?,?,?,?,?,?,?,?,?)",
+        [
+            (
+                c.scope,
+                c.user_id,
+                game.game_id,
+                game.game,
+                game.finished_at,
+                c.outcome,
+                *c.before,
+                *c.after,
+                c.others_mu,
+                json.dumps(list(c.others)),
+            )
+            for c in changes
+        ],
+    )
+    await conn.executemany(
+        "INSERT INTO ratings (game, scope, user_id, mu, sigma, games, wins, draws, losses,"
+        " streak) VALUES (?,?,?,?,?,1,?,?,?,?)"
+        " ON CONFLICT (game, scope, user_id) DO UPDATE SET mu = excluded.mu,"
+        " sigma = excluded.sigma, games = games + 1, wins = wins + excluded.wins,"
+        " draws = draws + excluded.draws, losses = losses + excluded.losses,"
+        " streak = CASE excluded.streak WHEN 0 THEN 0"
+        " WHEN 1 THEN CASE WHEN streak > 0 THEN streak + 1 ELSE 1 END"
+        " ELSE CASE WHEN streak < 0 THEN streak - 1 ELSE -1 END END",
+        [
+            (
+                game.game,
+                c.scope,
+                c.user_id,
+                *c.after,
+                int(c.outcome == "win"),
+                int(c.outcome == "draw"),
+                int(c.outcome == "loss"),
+                {"win": 1, "draw": 0, "loss": -1}[c.outcome],
+            )
+            for c in changes
+        ],
+    )
+
+
+def _standing(row: aiosqlite.Row) -> Standing:
+    return Standing(
+        place=row["place"],
+        game=row["game"],
+        user_id=row["user_id"],
+        name=row["name"],
+        mu=row["mu"],
+        sigma=row["sigma"],
+        games=row["games"],
+        wins=row["wins"],
+        draws=row["draws"],
+        losses=row["losses"],
+        streak=row["streak"],
+    )
+
+
+def _result(row: aiosqlite.Row) -> RatedResult:
+    return RatedResult(
+        game_id=row["game_id"],
+        game=row["game"],
+        finished_at=row["finished_at"],
+        outcome=row["outcome"],
+        others_mu=row["others_mu"],
+        others=tuple(json.loads(row["others"])),
+    )

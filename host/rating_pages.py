@@ -1,0 +1,245 @@
+"""What players read of the ratings: `/ratings` (a game's table, with your own place even
+outside the top ten) and `/profile` (a player's ratings, record, streak, best win,
+head-to-head against another player, and daily Hillbert stats).
+
+In a server everything is that server's: its table, and the record of its games (the
+global rating is shown beside, a number without any other server's games). In a
+direct message, the global tables."""
+
+from __future__ import annotations
+
+from datetime import date
+from typing import Any
+
+from data.daily import DailyRepository
+from data.ratings import GLOBAL, RatedResult, Standing
+from engine.core import Game
+from engine.hillbert import GAME as HILLBERT
+from engine.hillbert import rows_text
+from engine.text import Text, t, tn
+from host import catalog
+from host.daily_calendar import streak_of, utc_day
+from host.live import game_of
+from host.model import Channel, Reply, ServiceError, User
+from host.ratings import Ratings, shown
+
+#: Places in a ratings table.
+TOP = 10
+SCOPES = ("server", "global")
+
+
+class RatingPages:
+    def __init__(self, ratings: Ratings, daily: DailyRepository) -> None:
+        self.ratings = ratings
+        self.repository = ratings.repository
+        self.daily = daily
+
+    async def table(
+        self, channel: Channel, user: User, game_id: str, scope: str = "server"
+    ) -> list[Reply]:
+        """A game's ratings table: the top ten, and the user's own place below it."""
+        game = rated_game(game_id)
+        where = _scope(channel, scope)
+        await self.ratings.settle()
+        rows = await self.repository.table(game.id, where, TOP)
+        mine = await self.repository.standing(game.id, where, user.id)
+        lines = [_row(row, row.user_id == user.id) for row in rows]
+        if not rows:
+            lines.append(
+                str(
+                    t(
+                        "No rated {game} games yet. Games between people count: start one "
+                        "with /play {id} and choose an opponent.",
+                        game=game.name,
+                        id=game.id,
+                    )
+                )
+            )
+        elif mine is None:
+            lines.append(str(t("You have no rated {game} game here yet.", game=game.name)))
+        elif all(r.user_id != user.id for r in rows):
+            lines += ["…", _row(mine, True)]
+        place = str(t("this server")) if where != GLOBAL else str(t("everyone"))
+        return [
+            Reply(
+                title=str(t("{game} ratings: {place}", game=game.name, place=place)),
+                text="\n".join(lines),
+                footer=str(
+                    t(
+                        "? marks a provisional rating (fewer than 5 rated games). Games "
+                        "between people count; against the computer they do not."
+                    )
+                ),
+            )
+        ]
+
+    async def profile(
+        self, channel: Channel, user: User, target: User | None, opponent: User | None
+    ) -> list[Reply]:
+        """A player's ratings and record in each game, head-to-head against `opponent`,
+        and their daily Hillbert stats."""
+        who = target or user
+        if who.is_bot:
+            raise ServiceError(t("{name} is a computer player: it has no profile.", name=who.name))
+        if opponent is not None and opponent.id == who.id:
+            raise ServiceError(
+                t("opponent: choose someone other than {name} to compare with.", name=who.name)
+            )
+        where = channel.guild_id or GLOBAL
+        await self.ratings.settle()
+        fields = [await self._game_field(s, where) for s in await self._standings(who, where)]
+        if opponent is not None:
+            fields.append(await self._head_to_head(who, opponent, where))
+        fields.append(await self._daily_field(who))
+        if len(fields) == 1 + (opponent is not None):
+            text = t(
+                "{name} has no rated game here yet. Games between people count: /play one "
+                "with an opponent.",
+                name=who.name,
+            )
+        elif where != GLOBAL:
+            text = t("Ratings and records in this server; the global rating beside.")
+        else:
+            text = t("Ratings and records with everyone.")
+        return [
+            Reply(
+                title=str(t("Profile: {name}", name=who.name)),
+                text=str(text),
+                fields=tuple(fields),
+            )
+        ]
+
+    async def _standings(self, who: User, where: int) -> list[Standing]:
+        return await self.repository.standings_of(who.id, where)
+
+    async def _game_field(self, standing: Standing, where: int) -> tuple[str, str]:
+        name = catalog.listing(standing.game).game.name
+        head = t("**{rating}** · #{place}", rating=rating_text(standing), place=standing.place)
+        lines = [str(head)]
+        if where != GLOBAL:
+            mondial = await self.repository.standing(standing.game, GLOBAL, standing.user_id)
+            if mondial is not None:
+                lines[0] += " · " + str(t("global {rating}", rating=rating_text(mondial)))
+        lines.append(
+            str(record_text(standing.games, standing.wins, standing.draws, standing.losses))
+        )
+        if standing.streak:
+            lines.append(str(t("Streak: {streak}", streak=streak_text(standing.streak))))
+        best = await self.repository.best_win(standing.user_id, where, standing.game)
+        if best is not None:
+            names = await self.repository.names(best.others)
+            lines.append(
+                str(
+                    t(
+                        "Best win: game #{id} against {names} ({rating})",
+                        id=best.game_id,
+                        names=", ".join(names.get(u, "?") for u in best.others),
+                        rating=shown(best.others_mu),
+                    )
+                )
+            )
+        return name, "\n".join(lines)
+
+    async def _head_to_head(self, who: User, opponent: User, where: int) -> tuple[str, str]:
+        results = await self.repository.head_to_head(who.id, opponent.id, where)
+        title = str(t("Against {name}", name=opponent.name))
+        if not results:
+            return title, str(
+                t(
+                    "{a} and {b} have no rated game together here yet.",
+                    a=who.name,
+                    b=opponent.name,
+                )
+            )
+        by_game: dict[str, list[RatedResult]] = {}
+        for result in results:
+            by_game.setdefault(result.game, []).append(result)
+        lines = []
+        for game_id, games in sorted(by_game.items()):
+            wins, draws, losses = (sum(r.outcome == o for r in games) for o in _OUTCOMES)
+            lines.append(f"{game_of(game_id).name}: {record_text(len(games), wins, draws, losses)}")
+        last = results[0]
+        lines.append(
+            str(
+                t(
+                    "Last: game #{id}, {outcome}.",
+                    id=last.game_id,
+                    outcome=_OUTCOME_WORDS[last.outcome],
+                )
+            )
+        )
+        return title, "\n".join(lines)
+
+    async def _daily_field(self, who: User) -> tuple[str, str]:
+        runs = await self.daily.finished_runs(who.id)
+        if not runs:
+            return HILLBERT.name, str(t("No daily run yet: /daily plays today's hill."))
+        today: date = utc_day(self.ratings.clock())
+        best = max(r.score or 0 for r in runs)
+        streak = streak_of([r.day for r in runs], today)
+        text = t(
+            "{runs}, best {best}, streak {streak}",
+            runs=tn("{n} run", "{n} runs", n=len(runs)),
+            best=rows_text(best),
+            streak=tn("{n} day", "{n} days", n=streak),
+        )
+        return str(t("Daily {game}", game=HILLBERT.name)), str(text)
+
+
+_OUTCOMES = ("win", "draw", "loss")
+_OUTCOME_WORDS = {"win": t("a win"), "draw": t("a draw"), "loss": t("a loss")}
+
+
+def rated_game(game_id: str) -> Game[Any]:
+    """A game that has ratings (a refusal for the solo game and unknown ones)."""
+    game = game_of(game_id)
+    if game.max_players < 2:
+        raise ServiceError(
+            t(
+                "{game} is played alone: it has the daily leaderboard (/leaderboard), not ratings.",
+                game=game.name,
+            )
+        )
+    return game
+
+
+def _scope(channel: Channel, scope: str) -> int:
+    if scope not in SCOPES:
+        raise ServiceError(t("scope: choose server or global (not {s!r}).", s=scope))
+    if scope == "global" or channel.guild_id is None:
+        return GLOBAL
+    return channel.guild_id
+
+
+def rating_text(standing: Standing) -> str:
+    """A rating as shown: "1658", or "1540?" while provisional."""
+    return f"{shown(standing.mu)}{'?' if standing.provisional else ''}"
+
+
+def record_text(games: int, wins: int, draws: int, losses: int) -> Text:
+    return t(
+        "{games}: {wins}, {draws}, {losses}",
+        games=tn("{n} game", "{n} games", n=games),
+        wins=tn("{n} win", "{n} wins", n=wins),
+        draws=tn("{n} draw", "{n} draws", n=draws),
+        losses=tn("{n} loss", "{n} losses", n=losses),
+    )
+
+
+def streak_text(streak: int) -> Text:
+    if streak > 0:
+        return tn("{n} win", "{n} wins", n=streak)
+    return tn("{n} loss", "{n} losses", n=-streak)
+
+
+def _row(row: Standing, me: bool) -> str:
+    name = f"**{row.name}**" if me else row.name
+    return str(
+        t(
+            "{place}. {name}: {rating} · {record}",
+            place=row.place,
+            name=name,
+            rating=rating_text(row),
+            record=record_text(row.games, row.wins, row.draws, row.losses),
+        )
+    )
