@@ -191,7 +191,7 @@ async def recompute_ratings(args: argparse.Namespace) -> None:
         rated = await Ratings(SqliteRatingRepository(db)).recompute()
     finally:
         await db.close()
-    print(f"Ratings recomputed from {rated} rated games.")
+    print(f"Ratings recomputed: {rated} rated game{'' if rated == 1 else 's'}.")
 
 
 async def commands_under_way() -> None:

@@ -22,8 +22,7 @@ from data.repository import GameRecord
 
 #: The scope of the global tables (a server's scope is its id).
 GLOBAL = 0
-#: Below this many rated games a rating is provisional: shown with "?", listed after the
-#: established ones.
+#: Below this many rated games a rating is provisional: shown with "?".
 PROVISIONAL_GAMES = 5
 
 Outcome = Literal["win", "draw", "loss"]
@@ -73,7 +72,7 @@ class Change:
 @dataclass(frozen=True, slots=True)
 class Standing:
     """A player's rating in one game and scope, with their record and place in the table
-    (established ratings first, then by μ)."""
+    (by μ: the rating shown)."""
 
     place: int
     game: str
@@ -146,7 +145,7 @@ class RatingRepository(Protocol):
 
 _STANDING = (
     "SELECT r.game, r.user_id, u.name, r.mu, r.sigma, r.games, r.wins, r.draws, r.losses, r.streak,"
-    " ROW_NUMBER() OVER (ORDER BY r.games >= ? DESC, r.mu DESC, r.games DESC, r.user_id)"
+    " ROW_NUMBER() OVER (ORDER BY r.mu DESC, r.games DESC, r.user_id)"
     " AS place FROM ratings r JOIN users u ON u.id = r.user_id"
     " WHERE r.game = ? AND r.scope = ?"
 )
@@ -202,15 +201,13 @@ class SqliteRatingRepository:
         return rated
 
     async def table(self, game: str, scope: int, limit: int) -> list[Standing]:
-        rows = await self.db.fetch(
-            f"{_STANDING} ORDER BY place LIMIT ?", (PROVISIONAL_GAMES, game, scope, limit)
-        )
+        rows = await self.db.fetch(f"{_STANDING} ORDER BY place LIMIT ?", (game, scope, limit))
         return [_standing(row) for row in rows]
 
     async def standing(self, game: str, scope: int, user_id: int) -> Standing | None:
         rows = await self.db.fetch(
             f"SELECT * FROM ({_STANDING}) WHERE user_id = ?",
-            (PROVISIONAL_GAMES, game, scope, user_id),
+            (game, scope, user_id),
         )
         return _standing(rows[0]) if rows else None
 

@@ -14,7 +14,7 @@ from dataclasses import replace
 from typing import Any
 
 from data.repository import StalePlyError, Status
-from engine.text import t
+from engine.text import Text, t
 from host.computer_turns import ComputerTurns
 from host.live import LiveGames, Loaded, record_of
 from host.model import Reply, ServiceError, StaleControlsError, User
@@ -67,8 +67,8 @@ class Playing:
         told = [*caught_up, self.presenter.moved(before, loaded, seat, move, user.name)]
         loaded, answered = await self.computers.answer(loaded)
         pings = self.presenter.pings(loaded, before.state.to_act, {seat})
-        ending = await self.rating_lines(loaded)
-        replies = [await self.presenter.board(loaded, told + answered + ending, pings)]
+        ratings = await self.rating_lines(loaded)
+        replies = [await self.presenter.board(loaded, told + answered, pings, ratings)]
         if loaded.record.status == "finished":
             for hook in self.finish_hooks:
                 replies += await hook(loaded)
@@ -167,14 +167,15 @@ class Playing:
         except StalePlyError:
             raise ServiceError(t("The game moved on; try again.")) from None
         loaded = self.live.remember(replace(loaded, record=record))
-        return [await self.presenter.board(loaded, await self.rating_lines(loaded))]
+        ratings = await self.rating_lines(loaded)
+        return [await self.presenter.board(loaded, afterwards=ratings)]
 
-    async def rating_lines(self, loaded: Loaded) -> list[Happened]:
+    async def rating_lines(self, loaded: Loaded) -> list[Text]:
         """For a game that just finished: how it moved its players' ratings."""
         if loaded.record.status != "finished" or self.ratings is None:
             return []
         line = await self.ratings.line_for(loaded.record)
-        return [Happened(line)] if line is not None else []
+        return [line] if line is not None else []
 
 
 def _resigned(loaded: Loaded, seats: tuple[int, ...]) -> dict[str, Any]:

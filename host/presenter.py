@@ -55,6 +55,7 @@ class Presenter:
         loaded: Loaded,
         told: Sequence[Happened] = (),
         pings: tuple[User, ...] = (),
+        afterwards: Sequence[Text] = (),
     ) -> Reply:
         """The game as it stands, after what `told` says happened, in order: each move
         with what the game reported of it by itself, then who must act (or the result).
@@ -84,6 +85,7 @@ class Presenter:
         if record.status != "active":
             tone = "over"
             lines.append(self.result_line(loaded))
+            lines += [str(line) for line in afterwards]
             if not private:
                 again = t("Play again") if game.solo else t("Rematch")
                 actions.append(Choice(self._payload(loaded, Action.REMATCH), str(again), "primary"))

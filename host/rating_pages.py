@@ -172,8 +172,9 @@ class RatingPages:
 
     async def _daily_field(self, who: User) -> tuple[str, str]:
         runs = await self.daily.finished_runs(who.id)
+        title = str(t("Daily {game}", game=HILLBERT.name))
         if not runs:
-            return HILLBERT.name, str(t("No daily run yet: /daily plays today's hill."))
+            return title, str(t("No daily run yet: /daily plays today's hill."))
         today: date = utc_day(self.ratings.clock())
         best = max(r.score or 0 for r in runs)
         streak = streak_of([r.day for r in runs], today)
@@ -183,7 +184,7 @@ class RatingPages:
             best=rows_text(best),
             streak=tn("{n} day", "{n} days", n=streak),
         )
-        return str(t("Daily {game}", game=HILLBERT.name)), str(text)
+        return title, str(text)
 
 
 _OUTCOMES = ("win", "draw", "loss")

@@ -385,6 +385,14 @@ class GameService:
             ),
             str(
                 t(
+                    "**Ratings**: every finished game between people is rated, per server and "
+                    "for everyone. `/ratings game:` shows a game's table with your place, "
+                    "`/profile` your ratings, record, streak and best win (`opponent:` adds "
+                    "your record against them)."
+                )
+            ),
+            str(
+                t(
                     "**Your games**: `/games mine` lists every game you play, in every server, "
                     "with a link to its board; `/games here` this server's games. `/notify` "
                     "sets reminders and direct messages."

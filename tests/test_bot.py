@@ -155,3 +155,45 @@ def test_the_health_check_wants_a_fresh_heartbeat(tmp_path: Path) -> None:
     os.utime(heartbeat, (ten_minutes_ago, ten_minutes_ago))
     old = healthcheck(heartbeat)
     assert old.returncode == 1 and "600 s ago" in old.stdout
+
+
+def test_ratings_are_recomputed_from_the_command_line(tmp_path: Path) -> None:
+    from data.db import Database
+    from host.setup import GameSetup
+    from tests.host.conftest import ALICE, BOB, HERE, make_service
+
+    async def one_rated_game(path: Path) -> list[tuple[object, ...]]:
+        db = await Database.open(path)
+        try:
+            service = make_service(db)
+            await service.start(HERE, ALICE, GameSetup("hokito", seed=1), [BOB])
+            await service.accept(HERE, BOB)
+            await service.resign(HERE, BOB)
+            await db.write("DELETE FROM ratings")  # a table left inconsistent
+            return [tuple(r) for r in await db.fetch("SELECT * FROM ratings")]
+        finally:
+            await db.close()
+
+    async def table(path: Path) -> list[tuple[object, ...]]:
+        db = await Database.open(path)
+        try:
+            rows = await db.fetch("SELECT scope, user_id, wins, losses FROM ratings")
+            return sorted(tuple(r) for r in rows)
+        finally:
+            await db.close()
+
+    path = tmp_path / "ratings.sqlite3"
+    assert asyncio.run(one_rated_game(path)) == []
+    done = subprocess.run(
+        [sys.executable, str(ROOT / "bot.py"), "--recompute-ratings", "--db", str(path)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        cwd=ROOT,
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout == "Ratings recomputed: 1 rated game.\n"
+    guild = HERE.guild_id
+    assert asyncio.run(table(path)) == sorted(
+        [(guild, ALICE.id, 1, 0), (guild, BOB.id, 0, 1), (0, ALICE.id, 1, 0), (0, BOB.id, 0, 1)]
+    )

@@ -331,7 +331,7 @@ async def test_help_names_every_game_and_how_to_begin(bot: HilltopBot) -> None:
     assert "(`everest`, 2-4 players)" in text and "(`hillbert`, 1 player)" in text
     for command in (
         "/play game:", "opponent:@hilltop", "/move", "/games mine", "/daily", "/rules", "/draw",
-        "/takeback", "Rematch", "Follow", "/notify",
+        "/takeback", "Rematch", "Follow", "/notify", "/ratings game:", "/profile",
     ):  # fmt: skip
         assert command in text, command
 
@@ -369,3 +369,47 @@ async def test_history_a_record_its_download_and_a_game_from_it(bot: HilltopBot)
     new = await bot.service.repository.live_game_in_channel(CHANNEL)
     old = await bot.service.repository.get_game(1)
     assert new is not None and old is not None and new.start_position == old.snapshot
+
+
+def ratings_cog(bot: HilltopBot) -> Any:
+    cog = bot.get_cog("RatingsCog")
+    assert cog is not None
+    return cog
+
+
+async def test_ratings_and_profiles_through_discord(bot: HilltopBot) -> None:
+    await start_game(bot)
+    cog = games_cog(bot)
+    inter, sent = interaction(bot, BOB)
+    await cog.resign.callback(cog, inter)
+    assert "Ratings: alice 1658 (+158), bob 1342 (−158)." in embed_text(sent.last())
+    ratings = ratings_cog(bot)
+    inter, sent = interaction(bot, CAROL)
+    await ratings.ratings.callback(ratings, inter, game="hokito", scope="server")
+    table = sent.last()
+    assert not table.get("ephemeral") and "Hokito ratings: this server" in embed_text(table)
+    assert "1. alice: 1658?" in embed_text(table)
+    assert "You have no rated Hokito game here yet." in embed_text(table)
+    inter, sent = interaction(bot, CAROL)
+    await ratings.profile.callback(ratings, inter, user=BOB, opponent=ALICE)
+    embed: discord.Embed = sent.last()["embed"]
+    fields = {f.name: f.value for f in embed.fields}
+    assert embed.title == "Profile: bob"
+    assert "1 game: 0 wins, 0 draws, 1 loss" in str(fields["Hokito"])
+    assert "Last: game #1, a loss." in str(fields["Against alice"])
+
+
+async def test_ratings_and_profiles_refuse_bad_requests_privately(bot: HilltopBot) -> None:
+    ratings = ratings_cog(bot)
+    for call in (
+        lambda inter: ratings.ratings.callback(ratings, inter, game="hillbert"),
+        lambda inter: ratings.ratings.callback(ratings, inter, game="chess"),
+        lambda inter: ratings.profile.callback(ratings, inter, user=OTHER_BOT),
+        lambda inter: ratings.profile.callback(ratings, inter, user=BOB, opponent=BOB),
+    ):
+        inter, sent = interaction(bot, ALICE)
+        await call(inter)
+        assert sent.methods() == ["send_message"] and sent.last()["ephemeral"]
+    inter, sent = interaction(bot, ALICE)
+    await ratings.profile.callback(ratings, inter, user=OTHER_BOT)
+    assert "otherbot is a bot and cannot play" in embed_text(sent.last())

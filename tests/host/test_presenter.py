@@ -30,7 +30,7 @@ async def test_a_game_without_points_shows_none_even_at_its_end(service: GameSer
     assert board.fields == ()
     [end] = await service.resign(HERE, ALICE)
     assert "point" not in end.text and "Scores" not in end.text
-    assert end.text.endswith("alice resigned. bob (Blue) wins.")
+    assert "Game over. alice resigned. bob (Blue) wins.\nRatings: " in end.text
 
 
 async def test_a_game_with_points_shows_each_seats(service: GameService) -> None:

@@ -1,0 +1,320 @@
+"""Ratings: games between people are rated once each, in the order they finished, per
+server and globally; /ratings and /profile show them, only this server's; a
+recomputation from the stored results gives the same tables, or corrects them."""
+
+from __future__ import annotations
+
+import asyncio
+import re
+from dataclasses import replace
+from datetime import date
+
+import pytest
+
+from data.daily import SqliteDailyRepository
+from data.db import Database
+from data.games import SqliteGameRepository
+from data.ratings import GLOBAL, Change, SqliteRatingRepository
+from data.repository import GameRecord, NewGame, SeatRecord, UserRecord
+from host.daily_calendar import utc_day
+from host.model import Channel, ServiceError, User
+from host.rating_pages import RatingPages
+from host.ratings import Ratings, moved, to_rate
+from host.service import GameService
+from host.setup import GameSetup
+from tests.host.conftest import ALICE, BOB, BOT, CAROL, ENDGAME, HERE, make_service
+
+ELSEWHERE = Channel(channel_id=800, guild_id=8, name="another-server")
+#: OpenSkill's Plackett-Luce after one game between two newcomers (μ 25, σ 25/3): the
+#: winner's μ becomes 27.635, the loser's 22.365, shown as 60·μ.
+WINNER_AFTER_ONE, LOSER_AFTER_ONE = 1658, 1342
+
+
+def pages(service: GameService, db: Database) -> RatingPages:
+    assert service.ratings is not None
+    return RatingPages(service.ratings, SqliteDailyRepository(db))
+
+
+async def won_by(service: GameService, winner: User, loser: User, where: Channel = HERE) -> int:
+    """A Hokito game `winner` wins by resignation (before any move)."""
+    [challenge] = await service.start(where, winner, GameSetup("hokito", seed=1), [loser])
+    await service.accept(where, loser)
+    await service.resign(where, loser)
+    return challenge.game_id or 0
+
+
+async def test_the_final_board_says_how_the_ratings_moved(service: GameService) -> None:
+    await service.start(HERE, ALICE, GameSetup("hokito", position=ENDGAME, seat="first"), [BOB])
+    await service.accept(HERE, BOB)
+    [over] = await service.move(HERE, ALICE, "a1-a2")
+    lines = over.text.splitlines()
+    result = next(i for i, line in enumerate(lines) if line.startswith("Game over."))
+    assert lines[result + 1] == (
+        f"Ratings: alice {WINNER_AFTER_ONE} (+158), bob {LOSER_AFTER_ONE} (−158)."
+    )
+
+
+async def test_games_against_the_computer_and_aborted_games_are_not_rated(
+    service: GameService, db: Database
+) -> None:
+    await service.start(HERE, ALICE, GameSetup("hokito", seed=1), [BOT])
+    [over] = await service.resign(HERE, ALICE)
+    assert "Game over." in over.text and "Ratings" not in over.text
+    await service.start(HERE, ALICE, GameSetup("hokito", seed=1), [BOB])
+    await service.accept(HERE, BOB)
+    [ended] = await service.admin_end(HERE, User(4, "root", is_admin=True))
+    assert "Ratings" not in ended.text
+    [table] = await pages(service, db).table(HERE, ALICE, "hokito")
+    assert "No rated Hokito games yet" in table.text
+
+
+def record(
+    seats: list[tuple[int, bool]],
+    result: dict[str, object],
+    *,
+    status: str = "finished",
+    options: dict[str, object] | None = None,
+) -> GameRecord:
+    """A finished game as stored: seats of (user id, is a computer)."""
+    return GameRecord(
+        id=1,
+        game="everest",
+        kind="channel",
+        guild_id=7,
+        channel_id=500,
+        status=status,  # type: ignore[arg-type]
+        seed=1,
+        variant=None,
+        rules_version=1,
+        start_position=None,
+        ply=10,
+        snapshot="",
+        options=options or {},
+        result=result,
+        created_by=seats[0][0],
+        created_at=0.0,
+        updated_at=5.0,
+        finished_at=5.0,
+        seats=tuple(
+            SeatRecord(i, UserRecord(user, f"u{user}", bot), True)
+            for i, (user, bot) in enumerate(seats)
+        ),
+    )
+
+
+def test_who_counts_and_in_which_place() -> None:
+    people = [(1, False), (2, False), (3, False)]
+    won = to_rate(record(people, {"winners": [1]}))
+    assert won.scopes == (7, GLOBAL)
+    assert won.places == {1: 2, 2: 1, 3: 2}
+    assert won.outcomes == {1: "loss", 2: "win", 3: "loss"}
+    draw = to_rate(record(people[:2], {"winners": []}))
+    assert draw.places == {1: 1, 2: 1} and draw.outcomes == {1: "draw", 2: "draw"}
+    # Against the computer from the start: not rated.
+    assert not to_rate(record([(1, False), (9, True)], {"winners": [0]})).places
+    # Aborted, or ended by an admin: not rated.
+    assert not to_rate(record(people, {"winners": [], "aborted": True})).places
+    assert not to_rate(record(people, {"winners": []}, status="aborted")).places
+    # One person in every seat: nobody to be rated against.
+    assert not to_rate(record([(1, False), (1, False)], {"winners": [0]})).places
+    # Player 3 resigned and a computer took seat 2 over: they come last, whoever won.
+    taken = {"taken_over": [2], "resigned": [3]}
+    handed = to_rate(record([(1, False), (2, False), (9, True)], {"winners": [2]}, options=taken))
+    assert handed.places == {1: 2, 2: 2, 3: 3}
+    assert handed.outcomes == {1: "loss", 2: "loss", 3: "loss"}
+
+
+async def test_a_resigner_whose_seat_a_computer_took_is_rated_last(
+    service: GameService,
+) -> None:
+    await service.start(HERE, ALICE, GameSetup("everest", seed=5), [BOB, CAROL])
+    await service.accept(HERE, BOB)
+    await service.accept(HERE, CAROL)
+    await service.resign(HERE, CAROL)
+    stored = await service.repository.get_game(1)
+    assert stored is not None
+    # However the game ends, carol is behind everyone still playing.
+    finished = replace(stored, status="finished", result={"winners": [0]})
+    rated = to_rate(finished)
+    assert rated.places == {ALICE.id: 1, BOB.id: 2, CAROL.id: 3}
+
+
+async def test_the_table_shows_the_top_ten_and_your_own_place(
+    service: GameService, db: Database
+) -> None:
+    # Twelve players: each of the first eleven beats the last one once, who is then last.
+    last = User(2000, "zed")
+    for n in range(11):
+        await won_by(service, User(1100 + n, f"p{n:02}"), last)
+    # The winners' ratings fall as zed's does: the first beat the strongest zed.
+    [table] = await pages(service, db).table(HERE, last, "hokito")
+    lines = table.text.splitlines()
+    assert table.title == "Hokito ratings: this server"
+    assert len(lines) == 12 and lines[10] == "…"
+    assert lines[11].startswith("12. **zed**: ")
+    assert lines[0].startswith("1. p00: ") and "1 game: 1 win, 0 draws, 0 losses" in lines[0]
+    assert "provisional" in table.footer
+    # The global table has them too; another server's table has nobody.
+    [everyone] = await pages(service, db).table(ELSEWHERE, last, "hokito", "global")
+    assert everyone.title == "Hokito ratings: everyone" and "**zed**" in everyone.text
+    [there] = await pages(service, db).table(ELSEWHERE, last, "hokito")
+    assert "No rated Hokito games yet" in there.text
+
+
+async def test_a_rating_is_provisional_for_five_games(service: GameService, db: Database) -> None:
+    for _ in range(4):
+        await won_by(service, ALICE, BOB)
+    [table] = await pages(service, db).table(HERE, ALICE, "hokito")
+    assert all("?" in line for line in table.text.splitlines())
+    await won_by(service, ALICE, BOB)
+    [table] = await pages(service, db).table(HERE, ALICE, "hokito")
+    first, second = table.text.splitlines()
+    assert first.startswith("1. **alice**: ") and "?" not in first
+    assert "5 games: 5 wins, 0 draws, 0 losses" in first
+    assert second.startswith("2. bob: ") and "?" not in second
+
+
+async def test_bad_table_requests_are_refused(service: GameService, db: Database) -> None:
+    ratings = pages(service, db)
+    with pytest.raises(ServiceError, match="played alone"):
+        await ratings.table(HERE, ALICE, "hillbert")
+    with pytest.raises(ServiceError, match="There is no game 'chess'"):
+        await ratings.table(HERE, ALICE, "chess")
+    with pytest.raises(ServiceError, match="scope: choose server or global"):
+        await ratings.table(HERE, ALICE, "hokito", "galaxy")
+
+
+async def test_a_profile_shows_record_streak_best_win_and_head_to_head(
+    service: GameService, db: Database
+) -> None:
+    await won_by(service, BOB, CAROL)
+    await won_by(service, BOB, CAROL)  # bob at his strongest
+    best = await won_by(service, ALICE, BOB)
+    await won_by(service, ALICE, CAROL)
+    last = await won_by(service, BOB, ALICE)
+    await won_by(service, ALICE, CAROL)
+    [profile] = await pages(service, db).profile(HERE, CAROL, ALICE, BOB)
+    fields = dict(profile.fields)
+    assert profile.title == "Profile: alice"
+    hokito = fields["Hokito"].splitlines()
+    # Provisional after four games, the same in the server's table as in the global one.
+    assert re.fullmatch(r"\*\*(\d{4})\?\*\* · #\d · global \1\?", hokito[0]), hokito[0]
+    assert hokito[1] == "4 games: 3 wins, 0 draws, 1 loss"
+    assert hokito[2] == "Streak: 1 win"
+    assert hokito[3].startswith(f"Best win: game #{best} against bob (")
+    assert fields["Against bob"].splitlines() == [
+        "Hokito: 2 games: 1 win, 0 draws, 1 loss",
+        f"Last: game #{last}, a loss.",
+    ]
+    assert fields["Daily Hillbert"] == "No daily run yet: /daily plays today's hill."
+
+
+async def test_a_profile_shows_only_this_servers_games(service: GameService, db: Database) -> None:
+    await won_by(service, ALICE, BOB)
+    [there] = await pages(service, db).profile(ELSEWHERE, ALICE, None, BOB)
+    assert "alice has no rated game here yet" in there.text
+    assert "Hokito" not in dict(there.fields)
+    assert dict(there.fields)["Against bob"] == (
+        "alice and bob have no rated game together here yet."
+    )
+    # In a direct message: the global tables, where the game counts.
+    [direct] = await pages(service, db).profile(Channel(900, None), ALICE, None, None)
+    assert "1 game: 1 win" in dict(direct.fields)["Hokito"]
+
+
+async def test_a_profile_shows_daily_stats(service: GameService, db: Database) -> None:
+    daily = SqliteDailyRepository(db)
+    day = utc_day(service.clock())
+    for back in (2, 1, 0):
+        played = date.fromordinal(day.toordinal() - back).isoformat()
+        assert await _daily_run(daily, played, score=10 + back)
+    [profile] = await pages(service, db).profile(HERE, ALICE, None, None)
+    assert dict(profile.fields)["Daily Hillbert"] == "3 runs, best 12 rows, streak 3 days"
+
+
+async def _daily_run(daily: SqliteDailyRepository, day: str, score: int) -> bool:
+    new = NewGame(
+        game="hillbert",
+        guild_id=None,
+        channel_id=None,
+        status="active",
+        seed=1,
+        variant=None,
+        rules_version=1,
+        start_position=None,
+        snapshot="",
+        created_by=UserRecord(ALICE.id, ALICE.name),
+        seats=((UserRecord(ALICE.id, ALICE.name), True),),
+        kind="daily",
+    )
+    record, _ = await daily.start_run(new, UserRecord(ALICE.id, ALICE.name), day, "W", 0.0)
+    return await daily.finish_run(record.id, score, 20, "1", 1.0)
+
+
+async def test_bad_profile_requests_are_refused(service: GameService, db: Database) -> None:
+    ratings = pages(service, db)
+    with pytest.raises(ServiceError, match="computer player: it has no profile"):
+        await ratings.profile(HERE, ALICE, BOT, None)
+    with pytest.raises(ServiceError, match="opponent: choose someone other than alice"):
+        await ratings.profile(HERE, BOB, ALICE, ALICE)
+
+
+async def test_a_game_finished_but_not_rated_is_rated_later_and_once(db: Database) -> None:
+    # A service without ratings stands for a process stopped between the game's end
+    # and its rating.
+    unrated = GameService(SqliteGameRepository(db), bot_user=BOT, render_images=False)
+    await won_by(unrated, ALICE, BOB)
+    first, second = make_service(db), make_service(db)
+    assert first.ratings is not None and second.ratings is not None
+    done = await asyncio.gather(first.ratings.settle(), second.ratings.settle())
+    assert sorted(len(d) for d in done) == [0, 1]  # one of the two rated it
+    rows = await db.fetch("SELECT count(*) FROM rating_changes WHERE game_id = 1")
+    assert rows[0][0] == 4  # two players, in the server's table and the global one
+    [table] = await pages(first, db).table(HERE, ALICE, "hokito")
+    assert f"1. **alice**: {WINNER_AFTER_ONE}?" in table.text
+
+
+async def test_a_recomputation_gives_the_same_tables_or_corrects_them(
+    service: GameService, db: Database
+) -> None:
+    for winner, loser in ((ALICE, BOB), (BOB, CAROL), (CAROL, ALICE), (ALICE, BOB)):
+        await won_by(service, winner, loser)
+    assert service.ratings is not None
+    before = await db.fetch("SELECT * FROM ratings ORDER BY game, scope, user_id")
+    assert await service.ratings.recompute() == 4
+    after = await db.fetch("SELECT * FROM ratings ORDER BY game, scope, user_id")
+    assert [tuple(r) for r in after] == [tuple(r) for r in before]
+    # A corrected result: game 1 was in fact won by bob.
+    game = await service.repository.get_game(1)
+    assert game is not None
+    await db.write(
+        "UPDATE games SET result = json_set(result, '$.winners', json(?)) WHERE id = 1",
+        (f"[{game.seats_of(BOB.id)[0]}]",),
+    )
+    await service.ratings.recompute()
+    repo = SqliteRatingRepository(db)
+    alice = await repo.standing("hokito", HERE.guild_id or 0, ALICE.id)
+    assert alice is not None and (alice.wins, alice.losses) == (1, 2)
+
+
+def test_how_far_a_rating_moved_is_signed() -> None:
+    def change(before: float, after: float) -> Change:
+        return Change(7, 1, "win", (before, 8.0), (after, 8.0), 25.0, (2,))
+
+    assert moved(change(25.0, 27.635)) == "+158"
+    assert moved(change(25.0, 22.365)) == "−158"
+    assert moved(change(25.0, 25.001)) == "±0"
+
+
+async def test_ratings_are_rated_in_the_order_games_finished(db: Database) -> None:
+    # Rated out of order (a later game first), a rating would differ: the rating reads
+    # unrated games oldest first.
+    unrated = GameService(SqliteGameRepository(db), bot_user=BOT, render_images=False)
+    await won_by(unrated, ALICE, BOB)
+    await won_by(unrated, BOB, ALICE)
+    ratings = Ratings(SqliteRatingRepository(db))
+    done = await ratings.settle()
+    assert list(done) == [1, 2]
+    second = {c.user_id: c for c in done[2] if c.scope == GLOBAL}
+    first = {c.user_id: c for c in done[1] if c.scope == GLOBAL}
+    assert second[ALICE.id].before == first[ALICE.id].after
