@@ -1,4 +1,4 @@
-"""/daily, /leaderboard and /stats: the daily Hillbert challenge.
+"""/daily, /leaderboard, /daily-replay and /stats: the daily Hillbert challenge.
 
 A daily run is played in ephemeral messages: only the player sees the hill, there is no
 need for the bot to be allowed to send direct messages, and the run stays in the server
@@ -15,8 +15,9 @@ from discord import app_commands
 from discord.ext import commands
 
 from cogs.respond import channel_of, respond, user_of
-from host.daily import PERIODS, SCOPES
-from host.model import User
+from host.daily import PERIODS
+from host.daily_replays import RUNS
+from host.model import SCOPES, User
 
 if TYPE_CHECKING:
     from cogs.client import HilltopBot
@@ -28,6 +29,14 @@ async def daily_move_autocomplete(
     client: HilltopBot = interaction.client
     moves = await client.daily.suggest(channel_of(interaction), user_of(interaction), current)
     return [app_commands.Choice(name=m.label[:100], value=m.value[:100]) for m in moves]
+
+
+async def closed_day_autocomplete(
+    interaction: discord.Interaction[Any], current: str
+) -> list[app_commands.Choice[str]]:
+    client: HilltopBot = interaction.client
+    days = [d.isoformat() for d in client.daily.replays.closed_days()]
+    return [app_commands.Choice(name=d, value=d) for d in days if current.strip() in d]
 
 
 class DailyCog(commands.Cog):
@@ -64,6 +73,34 @@ class DailyCog(commands.Cog):
             interaction,
             lambda: self.bot.daily.leaderboard(
                 channel_of(interaction), user_of(interaction), period, scope
+            ),
+        )
+
+    @app_commands.command(name="daily-replay")
+    @app_commands.describe(
+        day="A closed day's hill (the latest, if left out)",
+        run="The day's winning run, or par: the bot's best line",
+        scope="With run:winner: the winner of this server or of everyone",
+    )
+    @app_commands.autocomplete(day=closed_day_autocomplete)
+    @app_commands.choices(
+        run=[app_commands.Choice(name=r, value=r) for r in RUNS],
+        scope=[app_commands.Choice(name=s, value=s) for s in SCOPES],
+    )
+    async def daily_replay(
+        self,
+        interaction: discord.Interaction[Any],
+        day: str | None = None,
+        run: str = "winner",
+        scope: str = "server",
+    ) -> None:
+        """Replay a closed day's hill: its winning run, or par."""
+        if interaction.guild_id is None and scope == "server":
+            scope = "global"
+        await respond(
+            interaction,
+            lambda: self.bot.daily.replays.replay(
+                channel_of(interaction), user_of(interaction), day, run, scope
             ),
         )
 

@@ -11,8 +11,7 @@ from discord.ext import commands
 from cogs.games import player_of
 from cogs.respond import channel_of, respond, user_of
 from host import catalog
-from host.model import Reply
-from host.rating_pages import SCOPES
+from host.model import SCOPES, Reply
 
 if TYPE_CHECKING:
     from cogs.client import HilltopBot

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Literal, Protocol
 
@@ -101,7 +102,19 @@ class DailyRepository(Protocol):
 
     async def get_par(self, day: str) -> tuple[int, int] | None: ...
 
-    async def set_par(self, day: str, score: int, turns: int, now: float) -> None: ...
+    async def set_par(
+        self, day: str, score: int, turns: int, now: float, moves: Sequence[str] = ()
+    ) -> None:
+        """Store a day's par, with its line of turns if given (the first store wins)."""
+        ...
+
+    async def par_line(self, day: str) -> tuple[str, ...] | None:
+        """The turns of a day's par run (None: no par stored, or stored without them)."""
+        ...
+
+    async def keep_par_line(self, day: str, moves: Sequence[str]) -> None:
+        """Store the turns of a par stored without them."""
+        ...
 
 
 _RUN_COLUMNS = (
@@ -311,12 +324,26 @@ class SqliteDailyRepository:
             row = await cur.fetchone()
         return (row[0], row[1]) if row else None
 
-    async def set_par(self, day: str, score: int, turns: int, now: float) -> None:
-        async with self.db.transaction() as conn:
-            await conn.execute(
-                "INSERT OR IGNORE INTO daily_par (day, score, turns, computed_at) VALUES (?,?,?,?)",
-                (day, score, turns, now),
-            )
+    async def set_par(
+        self, day: str, score: int, turns: int, now: float, moves: Sequence[str] = ()
+    ) -> None:
+        await self.db.write(
+            "INSERT OR IGNORE INTO daily_par (day, score, turns, computed_at, moves)"
+            " VALUES (?,?,?,?,?)",
+            (day, score, turns, now, "\n".join(moves) if moves else None),
+        )
+
+    async def par_line(self, day: str) -> tuple[str, ...] | None:
+        rows = await self.db.fetch("SELECT moves FROM daily_par WHERE day = ?", (day,))
+        if not rows or rows[0][0] is None:
+            return None
+        return tuple(move for move in rows[0][0].split("\n") if move)
+
+    async def keep_par_line(self, day: str, moves: Sequence[str]) -> None:
+        await self.db.write(
+            "UPDATE daily_par SET moves = ? WHERE day = ? AND moves IS NULL",
+            ("\n".join(moves), day),
+        )
 
 
 def _scoped(

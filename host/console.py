@@ -165,6 +165,13 @@ class Console:
             "leaderboard": lambda: self.daily.leaderboard(
                 channel, user, o.get("period") or "today", o.get("scope") or "server"
             ),
+            "daily-replay": lambda: self.daily.replays.replay(
+                channel,
+                user,
+                o.get("day") or None,
+                o.get("run") or "winner",
+                o.get("scope") or "server",
+            ),
             "stats": lambda: self.daily.stats(
                 channel, user, console_user(o["user"]) if o.get("user") else None
             ),

@@ -79,6 +79,7 @@ COMMANDS: dict[str, tuple[str, ...]] = {
     "daily": ("move",),
     "leaderboard": ("period", "scope"),
     "stats": ("user",),
+    "daily-replay": ("day", "run", "scope"),
     "ratings": ("game", "scope"),
     "profile": ("user", "opponent"),
     "press": ("button",),

@@ -36,9 +36,10 @@ from host.daily_calendar import (
     utc_day,
 )
 from host.daily_par import DailyPar, ParRunner, ProcessParRunner
+from host.daily_replays import DailyReplays
 from host.daily_results import Replayed, replay_log, size_strip
 from host.live import Loaded
-from host.model import Channel, Reply, ServiceError, Suggestion, User, offered_move
+from host.model import SCOPES, Channel, Reply, ServiceError, Suggestion, User, offered_move
 from host.service import GameService
 
 log = logging.getLogger(__name__)
@@ -46,7 +47,6 @@ log = logging.getLogger(__name__)
 GAME_ID = GAME.id
 DEFAULT_SECRET = "hilltop-default-daily-secret"
 PERIODS = ("today", "week", "all")
-SCOPES = ("server", "global")
 TOP = 10
 
 
@@ -65,6 +65,8 @@ class DailyService:
             log.warning("HILLTOP_DAILY_SECRET is not set: anyone can compute the daily hills")
         self.secret = secret or DEFAULT_SECRET
         self.par = DailyPar(daily, par_runner or ProcessParRunner(), self.seed_for, self.clock)
+        #: Replays of closed days: par and the winning run.
+        self.replays = DailyReplays(games, daily, self.par)
         #: Runs of days before this one have all been recorded (by this process).
         self._settled_before: date | None = None
         games.finish_hooks.append(self._on_finish)

@@ -13,7 +13,7 @@ from datetime import date
 
 from data.daily import DailyRepository
 from engine.hillbert import result_text, turns_text
-from engine.hillbert_par import DEFAULT_MAX_TURNS, par
+from engine.hillbert_par import DEFAULT_MAX_TURNS, ParResult, par
 from engine.text import t, tn
 from host.model import Reply
 from host.workers import worker_pool
@@ -25,22 +25,18 @@ log = logging.getLogger(__name__)
 #: stores it for every later process, rather than giving up and ending the search.
 PAR_WAIT = 10.0
 
-ParRunner = Callable[[int], Awaitable[tuple[int, int]]]
-
-
-def _par_in_process(seed: int) -> tuple[int, int]:
-    result = par(seed)
-    return result.score, result.turns
+#: Searches par for a seed: its score, turns and the turns played.
+ParRunner = Callable[[int], Awaitable[ParResult]]
 
 
 class ProcessParRunner:
     """Runs the par search in a worker process, so it never slows the event loop."""
 
-    def __init__(self, search: Callable[[int], tuple[int, int]] = _par_in_process) -> None:
+    def __init__(self, search: Callable[[int], ParResult] = par) -> None:
         self._search = search
         self._pool: ProcessPoolExecutor | None = None
 
-    async def __call__(self, seed: int) -> tuple[int, int]:
+    async def __call__(self, seed: int) -> ParResult:
         if self._pool is None:
             self._pool = worker_pool(1, background=True)
         loop = asyncio.get_running_loop()
@@ -136,10 +132,23 @@ class DailyPar:
         if cached is not None:
             return cached
         started = time.monotonic()
-        score, turns = await self.runner(self.seed_for(day))
-        await self.daily.set_par(key, score, turns, self.clock())
+        found = await self.runner(self.seed_for(day))
+        score, turns = found.score, found.turns
+        await self.daily.set_par(key, score, turns, self.clock(), found.moves)
         log.info(
             "par for %s: %d rows in %d turns (%.1fs)", key, score, turns, time.monotonic() - started
         )
         stored = await self.daily.get_par(key)  # another process may have stored it first
         return stored or (score, turns)
+
+    async def line(self, day: date) -> tuple[str, ...]:
+        """The turns of `day`'s par run: stored with par, or (for a par stored without
+        them) searched again in the worker and kept."""
+        key = day.isoformat()
+        await self._par(day)
+        stored = await self.daily.par_line(key)
+        if stored is not None:
+            return stored
+        found = await self.runner(self.seed_for(day))
+        await self.daily.keep_par_line(key, found.moves)
+        return await self.daily.par_line(key) or found.moves

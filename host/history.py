@@ -6,6 +6,7 @@ direct messages), and a game in progress only as everyone may see it."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from datetime import UTC, datetime
 from typing import Any
 
@@ -15,6 +16,7 @@ from engine.text import t, tn
 from host.lists import paged
 from host.live import LiveGames, game_of, replay, start_state
 from host.model import Channel, Choice, Reply, ServiceError, User
+from host.painting import Painter
 from host.payloads import Action, Payload
 from host.presenter import Presenter
 from host.records import shown_moves, write_record
@@ -148,13 +150,7 @@ class History:
         (Everest: each step of each round); a game in progress only as far as everyone
         may see it. A button opens a private board to step through."""
         record, frames = await self._frames(channel, game_id)
-        gif = await self.presenter.painter.replay(frames)
-        # Discord takes attachments up to 8 MB: a longer game shows every other move.
-        every = 2
-        while len(gif) > MAX_REPLAY_BYTES and every <= len(frames):
-            kept = [f for i, f in enumerate(frames) if i % every == 0 or f[2]]
-            gif = await self.presenter.painter.replay([*kept, frames[-1]])
-            every *= 2
+        gif = await animate(self.presenter.painter, frames)
         game = game_of(record.game)
         step = Payload(Action.REPLAY, game_id, 0, ("open",))
         moves = len(frames) - 1
@@ -217,18 +213,10 @@ class History:
         loaded = await self.live.locked_load(game_id)
         names = tuple(self.presenter.names(loaded))
         shown = shown_moves(game, record, moves)
-        reached = replay(start_state(game, record), [(m.seat, m.text) for m in shown])
-        frames: list[tuple[GameState[Any], RenderContext, bool]] = []
         # A game ended off the board (resigned, claimed, agreed) says so on its last frame.
         ending = str((record.result or {}).get("reason", "")) if not record.is_live else ""
-        for number, (state, move) in enumerate(reached):
-            public = state.view(None)
-            previous = reached[number - 1][0].view(None) if number else None
-            caption = ending if number == len(reached) - 1 and state.to_act else ""
-            ctx = RenderContext(names=names, last_move=move, previous=previous, caption=caption)
-            key = state.outcome() is not None or bool(public.report(previous, names))
-            frames.append((public, ctx, key))
-        return record, frames
+        entries = [(m.seat, m.text) for m in shown]
+        return record, frames_of(start_state(game, record), entries, names, ending)
 
     async def _readable(
         self, channel: Channel, game_id: int
@@ -238,3 +226,39 @@ class History:
             # Another server's game is not to be told apart from one that does not exist.
             raise ServiceError(t("There is no game {id} here.", id=game_id))
         return found
+
+
+Frame = tuple[GameState[Any], RenderContext, bool]
+
+
+def frames_of(
+    start: GameState[Any],
+    moves: Sequence[tuple[int, str]],
+    names: tuple[str, ...],
+    ending: str = "",
+) -> list[Frame]:
+    """Each position from `start` through `moves` as everyone sees it, with what its
+    picture shows, and whether it is a moment to dwell on (a move that set something
+    off, the end). `ending` captions the last frame of a game not over on the board."""
+    reached = replay(start, moves)
+    frames: list[Frame] = []
+    for number, (state, move) in enumerate(reached):
+        public = state.view(None)
+        previous = reached[number - 1][0].view(None) if number else None
+        caption = ending if number == len(reached) - 1 and state.to_act else ""
+        ctx = RenderContext(names=names, last_move=move, previous=previous, caption=caption)
+        key = state.outcome() is not None or bool(public.report(previous, names))
+        frames.append((public, ctx, key))
+    return frames
+
+
+async def animate(painter: Painter, frames: list[Frame]) -> bytes:
+    """The frames as an animated GIF under Discord's attachment limit: a longer game
+    shows every other move (every fourth…), keeping the moments to dwell on and the end."""
+    gif = await painter.replay(frames)
+    every = 2
+    while len(gif) > MAX_REPLAY_BYTES and every <= len(frames):
+        kept = [f for i, f in enumerate(frames) if i % every == 0 or f[2]]
+        gif = await painter.replay([*kept, frames[-1]])
+        every *= 2
+    return gif

@@ -17,6 +17,10 @@ from host.payloads import Payload
 Style = Literal["primary", "secondary", "success", "danger"]
 
 
+#: Where a table reaches: this server's members, or everyone.
+SCOPES = ("server", "global")
+
+
 @dataclass(frozen=True, slots=True)
 class User:
     id: int

@@ -20,12 +20,11 @@ from engine.text import Text, t, tn
 from host import catalog
 from host.daily_calendar import streak_of, utc_day
 from host.live import game_of
-from host.model import Channel, Reply, ServiceError, User
+from host.model import SCOPES, Channel, Reply, ServiceError, User
 from host.ratings import Ratings, shown
 
 #: Places in a ratings table.
 TOP = 10
-SCOPES = ("server", "global")
 
 
 class RatingPages:

@@ -401,7 +401,8 @@ class GameService:
             str(
                 t(
                     "**The daily challenge**: `/daily` plays today's Hillbert hill, one scored "
-                    "run a day for everyone; `/leaderboard` and `/stats` rank the runs."
+                    "run a day for everyone; `/leaderboard` and `/stats` rank the runs, and "
+                    "once a day's hill closes `/daily-replay` shows its winning run and par."
                 )
             ),
             str(t("**Rules**: `/rules game:<game>`, with the house rulings.")),

@@ -16,6 +16,7 @@ from data.daily import SqliteDailyRepository
 from data.db import Database
 from data.games import SqliteGameRepository
 from data.ratings import SqliteRatingRepository
+from engine.hillbert_par import ParResult
 from host.model import User
 
 BOT_ID = 9000
@@ -39,8 +40,8 @@ CAROL = member(3, "carol")
 OTHER_BOT = member(4, "otherbot", bot=True)
 
 
-async def fixed_par(seed: int) -> tuple[int, int]:
-    return (100, 250)
+async def fixed_par(seed: int) -> ParResult:
+    return ParResult(100, 250, ())
 
 
 async def make_bot(db: Database) -> HilltopBot:

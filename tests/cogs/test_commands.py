@@ -331,7 +331,7 @@ async def test_help_names_every_game_and_how_to_begin(bot: HilltopBot) -> None:
     assert "(`everest`, 2-4 players)" in text and "(`hillbert`, 1 player)" in text
     for command in (
         "/play game:", "opponent:@hilltop", "/move", "/games mine", "/daily", "/rules", "/draw",
-        "/takeback", "Rematch", "Follow", "/notify", "/ratings game:", "/profile",
+        "/takeback", "Rematch", "Follow", "/notify", "/ratings game:", "/profile", "/daily-replay",
     ):  # fmt: skip
         assert command in text, command
 

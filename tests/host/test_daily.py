@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import io
 import os
 import threading
 from collections.abc import AsyncIterator
@@ -11,12 +12,14 @@ from datetime import UTC, date, datetime
 from pathlib import Path
 
 import pytest
+from PIL import Image
 
 from data.daily import SqliteDailyRepository
 from data.db import Database
 from data.games import SqliteGameRepository
 from data.repository import NewGame, UserRecord
-from engine.hillbert_par import DEFAULT_MAX_TURNS, par
+from engine.hillbert import new_hill
+from engine.hillbert_par import DEFAULT_MAX_TURNS, ParResult, greedy_move, par
 from host.daily import DailyService
 from host.daily_calendar import iso_week, next_rollover, streak_of
 from host.daily_par import ProcessParRunner
@@ -45,8 +48,8 @@ class Clock:
         return self.now
 
 
-async def fake_par(seed: int) -> tuple[int, int]:
-    return PAR
+async def fake_par(seed: int) -> ParResult:
+    return ParResult(*PAR, ())
 
 
 def build(db: Database, clock: Clock) -> DailyService:
@@ -271,12 +274,12 @@ def test_size_strip_and_time_helpers() -> None:
 async def test_par_runs_in_a_worker_process() -> None:
     runner = ProcessParRunner()
     try:
-        score, turns = await runner(12345)
+        found = await runner(12345)
     finally:
         runner.close()
-    expected = par(12345)
-    assert (score, turns) == (expected.score, expected.turns)
-    assert score > 0 and 0 < turns <= DEFAULT_MAX_TURNS
+    assert found == par(12345)
+    assert found.score > 0 and 0 < found.turns <= DEFAULT_MAX_TURNS
+    assert len(found.moves) == found.turns
 
 
 async def test_a_failed_par_search_does_not_lose_the_finishing_reply(
@@ -284,7 +287,7 @@ async def test_a_failed_par_search_does_not_lose_the_finishing_reply(
 ) -> None:
     calls = []
 
-    async def failing(seed: int) -> tuple[int, int]:
+    async def failing(seed: int) -> ParResult:
         calls.append(seed)
         raise RuntimeError("the search died")
 
@@ -469,11 +472,11 @@ async def test_a_refused_first_move_starts_no_run(daily: DailyService) -> None:
 PAR_STARTED = "HILLTOP_TEST_PAR_STARTED"
 
 
-def search_forever(seed: int) -> tuple[int, int]:
+def search_forever(seed: int) -> ParResult:
     """A par search that never ends, once it has said that it started."""
     Path(os.environ[PAR_STARTED]).touch()
     threading.Event().wait()
-    return 0, 0
+    return ParResult(0, 0, ())
 
 
 async def test_closing_ends_a_par_search_under_way(
@@ -496,7 +499,7 @@ async def test_closing_ends_a_par_search_under_way(
 async def test_par_stored_by_one_process_is_read_by_the_next(db: Database, clock: Clock) -> None:
     searched: list[int] = []
 
-    async def must_not_search(seed: int) -> tuple[int, int]:
+    async def must_not_search(seed: int) -> ParResult:
         searched.append(seed)
         raise RuntimeError("par should have been read from the database")
 
@@ -545,3 +548,111 @@ async def test_a_run_is_closed_only_where_it_stands_and_only_once(daily: DailySe
     assert not await daily.daily.close_run(game_id, 1, result, 1, 1, "1", NOON)
     [row] = await daily.daily.total_board("all", None, 10)
     assert (row.score, row.runs) == (1, 1)
+
+
+# --- replays of a closed day --------------------------------------------------------------
+def greedy_line(seed: int, turns: int) -> ParResult:
+    """A short line of a hill, played by the engine's greedy player (not the par search)."""
+    state = new_hill(seed)
+    moves = []
+    for _ in range(turns):
+        move = greedy_move(state)
+        moves.append(str(move))
+        state = state.play(0, move)
+    return ParResult(state.score, turns, tuple(moves))
+
+
+def gif_frames(reply: Reply) -> int:
+    assert reply.image is not None and reply.image_name.endswith(".gif")
+    with Image.open(io.BytesIO(reply.image)) as picture:
+        return int(picture.n_frames)
+
+
+async def test_a_days_replays_wait_until_it_closes(daily: DailyService, clock: Clock) -> None:
+    await finish_run(daily, ALICE)
+    with pytest.raises(ServiceError, match=f"The hill of {DAY} is still open"):
+        await daily.replays.replay(HERE, BOB, DAY)
+    with pytest.raises(ServiceError, match=f"The hill of {DAY} is still open"):
+        await daily.replays.replay(HERE, BOB, DAY, "par")
+    clock.now = at(23, 0, 59)  # the runs of the day close at 01:00 the day after
+    with pytest.raises(ServiceError, match="still open"):
+        await daily.replays.replay(HERE, BOB, DAY)
+    clock.now = at(23, 1, 0)
+    [winner] = await daily.replays.replay(HERE, BOB)  # the latest closed day by default
+    assert winner.title == f"Daily Hillbert {DAY}: the winning run"
+    assert winner.text.startswith("alice's run, first of this server: ")
+    run = await daily.daily.run_for(ALICE.id, DAY)
+    assert run is not None and gif_frames(winner) >= (run.turns or 0) + 1
+
+
+async def test_the_winning_run_is_this_servers_or_everyones(
+    daily: DailyService, clock: Clock
+) -> None:
+    repo = daily.daily
+    assert isinstance(repo, SqliteDailyRepository)
+    await finish_run(daily, ALICE)
+    await repo.note_member(OTHER_SERVER.guild_id or 0, UserRecord(BOB.id, BOB.name))
+    clock.now = at(23, 2, 0)
+    with pytest.raises(ServiceError, match=f"Nobody in this server finished a run on {DAY}"):
+        await daily.replays.replay(OTHER_SERVER, BOB, DAY, "winner", "server")
+    [everyone] = await daily.replays.replay(OTHER_SERVER, BOB, DAY, "winner", "global")
+    assert everyone.text.startswith("alice's run, first of everyone: ")
+
+
+async def test_the_par_run_replays_the_stored_line(db: Database, clock: Clock) -> None:
+    games = GameService(SqliteGameRepository(db), bot_user=BOT, clock=clock, render_images=False)
+    searched: list[int] = []
+
+    async def short_par(seed: int) -> ParResult:
+        searched.append(seed)
+        return greedy_line(seed, 6)
+
+    daily = DailyService(games, SqliteDailyRepository(db), secret="s3cret", par_runner=short_par)
+    try:
+        clock.now = at(23, 2, 0)
+        [par_run] = await daily.replays.replay(HERE, ALICE, DAY, "par")
+        line = greedy_line(daily.seed_for(date.fromisoformat(DAY)), 6)
+        assert par_run.title == f"Daily Hillbert {DAY}: par"
+        assert par_run.text == f"The bot's best line on this hill: {line.score} rows in 6 turns."
+        assert gif_frames(par_run) == 7  # the start and each turn
+        assert await daily.daily.par_line(DAY) == line.moves
+        await daily.replays.replay(HERE, BOB, DAY, "par")
+        assert len(searched) == 1  # stored once, read after
+    finally:
+        daily.close()
+
+
+async def test_a_par_stored_without_its_line_is_searched_again_for_a_replay(
+    db: Database, clock: Clock
+) -> None:
+    repo = SqliteDailyRepository(db)
+    await repo.set_par(DAY, 3, 6, NOON)  # as stored before lines were kept
+    games = GameService(SqliteGameRepository(db), bot_user=BOT, clock=clock, render_images=False)
+
+    async def short_par(seed: int) -> ParResult:
+        return greedy_line(seed, 6)
+
+    daily = DailyService(games, repo, secret="s3cret", par_runner=short_par)
+    try:
+        clock.now = at(23, 2, 0)
+        [par_run] = await daily.replays.replay(HERE, ALICE, DAY, "par")
+        assert gif_frames(par_run) == 7
+        assert await repo.par_line(DAY) is not None
+        assert await repo.get_par(DAY) == (3, 6)  # par itself is not changed
+    finally:
+        daily.close()
+
+
+async def test_bad_replay_requests_are_refused(daily: DailyService, clock: Clock) -> None:
+    clock.now = at(23, 2, 0)
+    with pytest.raises(ServiceError, match=r"day: write a date as YYYY-MM-DD, e\.g\. 2026-11-22"):
+        await daily.replays.replay(HERE, ALICE, "yesterday")
+    with pytest.raises(ServiceError, match="run: choose par or winner"):
+        await daily.replays.replay(HERE, ALICE, DAY, "best")
+    with pytest.raises(ServiceError, match="scope: choose server or global"):
+        await daily.replays.replay(HERE, ALICE, DAY, "winner", "galaxy")
+    with pytest.raises(ServiceError, match="still open"):
+        await daily.replays.replay(HERE, ALICE, "2030-01-01", "par")
+    with pytest.raises(ServiceError, match=f"Nobody in this server finished a run on {DAY}"):
+        await daily.replays.replay(HERE, ALICE, DAY)
+    assert [d.isoformat() for d in daily.replays.closed_days()[:2]] == [DAY, "2026-11-21"]

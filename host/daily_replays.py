@@ -1,0 +1,128 @@
+"""Replays of a closed daily hill: its par run (the bot's best line) and the day's winning
+run, as animated pictures. Never before the day's runs close, so nothing is spoiled."""
+
+from __future__ import annotations
+
+from datetime import date, timedelta
+
+from data.daily import DailyRepository
+from engine.hillbert import GAME, new_hill, result_text
+from engine.text import t
+from host.daily_calendar import closes_at, first_open_day
+from host.daily_par import DailyPar
+from host.history import animate, frames_of
+from host.live import start_state
+from host.model import SCOPES, Channel, Reply, ServiceError, User
+from host.service import GameService
+
+RUNS = ("par", "winner")
+#: Closed days offered as choices, newest first.
+RECENT_DAYS = 7
+
+
+class DailyReplays:
+    def __init__(self, games: GameService, daily: DailyRepository, par: DailyPar) -> None:
+        self.games = games
+        self.daily = daily
+        self.par = par
+
+    def closed_days(self) -> list[date]:
+        """The latest closed days, newest first."""
+        last = first_open_day(self.games.clock()) - timedelta(days=1)
+        return [last - timedelta(days=n) for n in range(RECENT_DAYS)]
+
+    async def replay(
+        self,
+        channel: Channel,
+        user: User,
+        day: str | None = None,
+        run: str = "winner",
+        scope: str = "server",
+    ) -> list[Reply]:
+        """The par run or the winning run of a closed day's hill (the latest, by default),
+        as an animated picture."""
+        if run not in RUNS:
+            raise ServiceError(t("run: choose par or winner (not {r!r}).", r=run))
+        if scope not in SCOPES:
+            raise ServiceError(t("scope: choose server or global (not {s!r}).", s=scope))
+        hill = self._closed_day(day)
+        if run == "par":
+            return [await self._par_run(hill)]
+        guild = channel.guild_id if scope == "server" else None
+        return [await self._winning_run(hill, guild)]
+
+    def _closed_day(self, day: str | None) -> date:
+        if not day:
+            return self.closed_days()[0]
+        try:
+            hill = date.fromisoformat(day.strip())
+        except ValueError:
+            raise ServiceError(
+                t(
+                    "day: write a date as YYYY-MM-DD, e.g. {example}.",
+                    example=self.closed_days()[0].isoformat(),
+                )
+            ) from None
+        closes = closes_at(hill)
+        if self.games.clock() < closes:
+            raise ServiceError(
+                t(
+                    "The hill of {day} is still open: its replays come when it closes, "
+                    "<t:{when}:R>, so nothing is spoiled.",
+                    day=hill.isoformat(),
+                    when=int(closes),
+                )
+            )
+        return hill
+
+    async def _par_run(self, hill: date) -> Reply:
+        moves = await self.par.line(hill)
+        start = new_hill(self.par.seed_for(hill))
+        names = (self.games.bot_user.name,)
+        frames = frames_of(start, [(0, move) for move in moves], names)
+        end = frames[-1][0]
+        gif = await animate(self.games.presenter.painter, frames)
+        return Reply(
+            title=str(t("Daily Hillbert {day}: par", day=hill.isoformat())),
+            text=str(
+                t(
+                    "The bot's best line on this hill: {result}.",
+                    result=result_text(end.scores()[0], len(moves)),
+                )
+            ),
+            image=gif,
+            image_name="par.gif",
+        )
+
+    async def _winning_run(self, hill: date, guild: int | None) -> Reply:
+        key = hill.isoformat()
+        top = await self.daily.day_board(key, guild, 1)
+        if not top:
+            raise ServiceError(
+                t("Nobody in this server finished a run on {day}.", day=key)
+                if guild is not None
+                else t("Nobody finished a run on {day}.", day=key)
+            )
+        winner = top[0]
+        run = await self.daily.run_for(winner.user_id, key)
+        found = await self.games.repository.game_with_moves(run.game_id) if run else None
+        if found is None:
+            raise ServiceError(t("The winning run of {day} is no longer stored.", day=key))
+        record, moves = found
+        start = start_state(GAME, record)
+        frames = frames_of(start, [(m.seat, m.text) for m in moves], (winner.name,))
+        gif = await animate(self.games.presenter.painter, frames)
+        where = t("this server") if guild is not None else t("everyone")
+        return Reply(
+            title=str(t("Daily Hillbert {day}: the winning run", day=key)),
+            text=str(
+                t(
+                    "{name}'s run, first of {where}: {result}.",
+                    name=winner.name,
+                    where=where,
+                    result=result_text(winner.score, winner.turns),
+                )
+            ),
+            image=gif,
+            image_name="winning-run.gif",
+        )
