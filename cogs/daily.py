@@ -95,8 +95,6 @@ class DailyCog(commands.Cog):
         scope: str = "server",
     ) -> None:
         """Replay a closed day's hill: its winning run, or par."""
-        if interaction.guild_id is None and scope == "server":
-            scope = "global"
         await respond(
             interaction,
             lambda: self.bot.daily.replays.replay(
