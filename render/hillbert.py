@@ -36,6 +36,7 @@ from engine.hillbert import (
     read_turn,
     result_text,
 )
+from engine.text import Text, t, tn
 from render.core import (
     BoardDraw,
     Color,
@@ -226,10 +227,10 @@ def _hill(theme: Theme, rows: int) -> Image.Image:
 
 
 @lru_cache(maxsize=16)
-def _layout(theme: Theme, rows: int, scrolled: int) -> Image.Image:
+def _layout(theme: Theme, rows: int, scrolled: int, titles: tuple[str, ...]) -> Image.Image:
     """What never changes for a board of `rows` rows under `scrolled` rows: the
-    background, the coordinates and the panel's titles (shared: copy it, never draw on
-    it)."""
+    background, the coordinates and the panel's `titles`, in the reader's language
+    (shared: copy it, never draw on it)."""
     lay = _Layout(rows, scrolled)
     image, draw = new_canvas(IMAGE_WIDTH, lay.height, palette(theme), theme.background)
     label_font = font(22, bold=True)
@@ -241,7 +242,7 @@ def _layout(theme: Theme, rows: int, scrolled: int) -> Image.Image:
             draw, (BOARD_X - 22, lay.y(r) + lay.cell / 2), str(r + 1), label_font, theme.ink
         )
     label = font(18)
-    for y, title in PANEL_TITLES:
+    for (y, _), title in zip(PANEL_TITLES, titles, strict=True):
         draw.label((PANEL_X, lay.board_y + y), title, label, theme.muted)
     return image
 
@@ -336,14 +337,15 @@ def _draw_path(draw: BoardDraw, report: TurnReport, lay: _Layout, colour: Color)
         draw.line([(x - arm, y + arm), (x + arm, y - arm)], fill=colour, width=7)
 
 
-#: The panel's titles above each figure, by height from the top of the board.
+#: The panel's titles above each figure, by height from the top of the board (put in
+#: the reader's language when drawn).
 PANEL_TOP = -6
-PANEL_TITLES = (
-    (PANEL_TOP, "Score"),
-    (PANEL_TOP + 82, "Size"),
-    (PANEL_TOP + 144, "Hungry turns"),
-    (PANEL_TOP + 204, "Starves in"),
-    (PANEL_TOP + 266, "Jump"),
+PANEL_TITLES: tuple[tuple[int, Text], ...] = (
+    (PANEL_TOP, t("Score")),
+    (PANEL_TOP + 82, t("Size")),
+    (PANEL_TOP + 144, t("Hungry turns")),
+    (PANEL_TOP + 204, t("Starves in")),
+    (PANEL_TOP + 266, t("Jump")),
 )
 
 
@@ -363,7 +365,8 @@ def _draw_panel(
     y = lay.board_y + PANEL_TOP
     draw.label((x, y + 20), str(state.score), big, theme.ink)
     y += 82
-    draw.label((x, y + 22), f"{SIZE_NAMES[state.size]} {state.size}×{state.size}", value, theme.ink)
+    size = str(t("{size} {side}×{side}", size=SIZE_NAMES[state.size], side=state.size))
+    draw.label((x, y + 22), size, value, theme.ink)
     y += 62
     pip = 26
     for i in range(HUNGER_LIMIT):
@@ -377,22 +380,24 @@ def _draw_panel(
         )
     y += 60
     left_turns = state.turns_to_starve
-    starve = "starved" if state.is_over else f"{left_turns} turn{'s' * (left_turns != 1)}"
+    starve = str(t("starved") if state.is_over else tn("{n} turn", "{n} turns", n=left_turns))
     colour = theme.path if left_turns <= 1 else theme.ink
     draw.label((x, y + 22), fit_text(starve, value, width), value, colour)
     y += 62
-    jump, colour = ("ready", theme.good) if state.can_jump else ("next turn", theme.muted)
-    draw.label((x, y + 22), fit_text(jump, value, width), value, colour)
+    jump, colour = (t("ready"), theme.good) if state.can_jump else (t("next turn"), theme.muted)
+    draw.label((x, y + 22), fit_text(str(jump), value, width), value, colour)
     y += 62
-    draw.label((x, y), f"Turn {state.turns}", label, theme.muted)
+    draw.label((x, y), str(t("Turn {turn}", turn=state.turns)), label, theme.muted)
     if last is not None:
         move, report = last
         draw.label((x, y + 22), fit_text(str(move), value, width), value, theme.path)
-        rows = f"+{report.scrolled} row{'s' * (report.scrolled != 1)}"
-        notes = [rows] + ([f"ate {len(report.eaten)}"] if report.eaten else [])
+        notes = [str(tn("+{n} row", "+{n} rows", n=report.scrolled))]
+        if report.eaten:
+            # What he ate, counted (the food is not named in English).
+            notes.append(str(tn("ate {n}", "ate {n}", n=len(report.eaten))))
         draw.label((x, y + 50), fit_text(" · ".join(notes), label, width), label, theme.ink)
         if report.stops:
-            draw.label((x, y + 72), "stopped", label, theme.path)
+            draw.label((x, y + 72), str(t("stopped")), label, theme.path)
 
 
 def _draw_scrolled_rows(
@@ -420,7 +425,8 @@ def _draw_scrolled_rows(
             fill=paint(HILL if i % 2 == 0 else HILL_ALT),
         )
         _draw_pieces(draw, "".join(cells), top, GHOST_ROW_PX, lay.cell, BOARD_X, paint, False)
-    draw.label((right + 10, lay.y(-report.scrolled)), "scrolled away", font(15), SCROLLED_NOTE)
+    note = str(t("scrolled away"))
+    draw.label((right + 10, lay.y(-report.scrolled)), note, font(15), SCROLLED_NOTE)
 
 
 def render(state: HillbertState, ctx: RenderContext) -> Image.Image:
@@ -428,7 +434,8 @@ def render(state: HillbertState, ctx: RenderContext) -> Image.Image:
     last = _last_turn(state, ctx)
     scrolled = last[1].scrolled if last is not None else 0
     lay = _Layout(state.height, scrolled)
-    image, draw = edit(_layout(theme, lay.rows, scrolled), palette(theme))
+    titles = tuple(str(title) for _, title in PANEL_TITLES)
+    image, draw = edit(_layout(theme, lay.rows, scrolled, titles), palette(theme))
     right = BOARD_X + lay.board_w
     board_y = lay.board_y
     bottom = board_y + lay.board_h
@@ -456,7 +463,7 @@ def render(state: HillbertState, ctx: RenderContext) -> Image.Image:
         mid = board_y + lay.board_h / 2
         centre = (BOARD_X + right) / 2
         draw.rectangle((BOARD_X, mid - 56, right, mid + 56), fill=BANNER)
-        text_center(draw, (centre, mid - 18), "Game over", font(40, bold=True), WHITE)
+        text_center(draw, (centre, mid - 18), str(t("Game over")), font(40, bold=True), WHITE)
         summary = str(result_text(state.score, state.turns))
         text_center(draw, (centre, mid + 30), summary, font(24), WHITE)
     return image

@@ -12,6 +12,7 @@ from functools import lru_cache
 from PIL import Image
 
 from engine.hokito import SIDES, SIZE, SQUARES, HokitoMove, HokitoState, pawn_colour
+from engine.text import t, tn
 from render.core import (
     BoardDraw,
     Color,
@@ -140,9 +141,12 @@ def _draw_header(draw: BoardDraw, state: HokitoState, ctx: RenderContext) -> Non
         draw.ellipse((left, 24, left + 32, 56), fill=disc, outline=OUTLINE, width=2)
         name = fit_text(ctx.name(seat, SIDES[seat]), name_font, half - 100)
         draw.label((left + 44, 22), name, name_font, theme.ink)
-        draw.label((left + 44, 54), f"{SIDES[seat]} · {scores[seat]} pts", score_font, theme.ink)
+        # "pts" even for 1, as the board always wrote it.
+        score = tn("{side} · {n} pts", "{side} · {n} pts", n=scores[seat], side=SIDES[seat])
+        draw.label((left + 44, 54), str(score), score_font, theme.ink)
     if outcome is None:
-        status = f"{ctx.name(state.to_move, SIDES[state.to_move])} ({SIDES[state.to_move]}) to move"
+        side = SIDES[state.to_move]
+        status = str(t("{name} ({side}) to move", name=ctx.name(state.to_move, side), side=side))
     elif outcome.winners:
         (winner,) = outcome.winners
         high, low = max(scores), min(scores)
@@ -150,10 +154,25 @@ def _draw_header(draw: BoardDraw, state: HokitoState, ctx: RenderContext) -> Non
         who = ctx.name(winner, SIDES[winner])
         if who != SIDES[winner]:
             who = f"{who} ({SIDES[winner]})"
-        status = f"Game over: {stuck} has no legal move; {who} wins {high} to {low}."
+        status = str(
+            t(
+                "Game over: {stuck} has no legal move; {winner} wins {high} to {low}.",
+                stuck=stuck,
+                winner=who,
+                high=high,
+                low=low,
+            )
+        )
     else:
         stuck = SIDES[state.to_move]
-        status = f"Game over: {stuck} has no legal move; a draw at {scores[0]} points each."
+        status = str(
+            tn(
+                "Game over: {stuck} has no legal move; a draw at {n} point each.",
+                "Game over: {stuck} has no legal move; a draw at {n} points each.",
+                n=scores[0],
+                stuck=stuck,
+            )
+        )
     # The result sentence is long; shrink it before cutting it, so the score stays legible.
     status_font = font(22, bold=outcome is not None)
     for size in (20, 18):

@@ -17,12 +17,14 @@ from engine.hollowtown import (
     MUSHROOM,
     OVER,
     SEATS,
+    STALL_ROUNDS,
     TYPE_NAMES,
     TYPE_WORDS,
     TYPES,
     HollowtownMove,
     HollowtownState,
 )
+from engine.text import Text, t, tn
 from render.core import (
     BoardDraw,
     Color,
@@ -245,20 +247,25 @@ def _cell_box(cell: int) -> tuple[int, int, int, int]:
 
 
 BANK_BOX = (PANEL_X, BANK_Y, PANEL_X + PANEL_W, BANK_Y + 42)
+#: The titles of the Market, its prices and the Bank (put in the reader's language when
+#: drawn).
+TITLES: tuple[Text, Text, Text] = (t("Market"), t("price"), t("Bank"))
 
 
 @lru_cache(maxsize=4)
-def _layout(theme: Theme) -> Image.Image:
+def _layout(theme: Theme, titles: tuple[str, ...]) -> Image.Image:
     """What never changes: the background, the header's rule, the town's coordinates, the
-    Market's titles and the Bank without its count (shared: copy it, never draw on it)."""
+    Market's `titles` and the Bank without its count, in the reader's language (shared:
+    copy it, never draw on it)."""
+    market, price, bank = titles
     image, draw = new_canvas(WIDTH, HEIGHT, palette(theme), theme.background)
     draw.line((20, 50, WIDTH - 20, 50), fill=theme.grid, width=2)
     label = font(18, True)
     for i in range(3):
         text_center(draw, (TOWN_X + i * CELL + CELL / 2, TOWN_Y - 16), "ABC"[i], label, theme.ink)
         text_center(draw, (TOWN_X - 18, TOWN_Y + i * CELL + CELL / 2), str(i + 1), label, theme.ink)
-    draw.label((PANEL_X, MARKET_Y - 30), "Market", font(20, True), theme.ink)
-    draw.label((PANEL_X + PANEL_W, MARKET_Y - 27), "price", font(15), theme.muted, "ra")
+    draw.label((PANEL_X, MARKET_Y - 30), market, font(20, True), theme.ink)
+    draw.label((PANEL_X + PANEL_W, MARKET_Y - 27), price, font(15), theme.muted, "ra")
     draw.rounded_rectangle(BANK_BOX, radius=8, fill=BANK, outline=theme.grid, width=1)
     draw.polygon(
         [
@@ -270,14 +277,14 @@ def _layout(theme: Theme) -> Image.Image:
         fill=SACK,
         outline=SACK_EDGE,
     )
-    draw.label((PANEL_X + 60, BANK_Y + 9), "Bank", font(19, True), theme.ink)
+    draw.label((PANEL_X + 60, BANK_Y + 9), bank, font(19, True), theme.ink)
     return image
 
 
 def render(state: HollowtownState, ctx: RenderContext) -> Image.Image:
     theme = ctx.theme
     seat_colours = theme.seats[:2]
-    image, draw = edit(_layout(theme), palette(theme))
+    image, draw = edit(_layout(theme, tuple(str(title) for title in TITLES)), palette(theme))
     names = [ctx.name(seat, SEATS[seat]) for seat in (0, 1)]
     move = _as_move(ctx.last_move)
     previous = ctx.previous if isinstance(ctx.previous, HollowtownState) else None
@@ -293,15 +300,24 @@ def render(state: HollowtownState, ctx: RenderContext) -> Image.Image:
         high, low = max(state.supplies), min(state.supplies)
         if outcome.winners:
             winner = min(outcome.winners)
-            header = f"Game over: {who[winner]} wins, {high} to {low}"
+            header = t(
+                "Game over: {winner} wins, {high} to {low}", winner=who[winner], high=high, low=low
+            )
             colour = seat_colours[winner]
         else:
-            header, colour = f"Game over: a draw, {high} buttons each", theme.ink
+            header = tn(
+                "Game over: a draw, {n} button each", "Game over: a draw, {n} buttons each", n=high
+            )
+            colour = theme.ink
     else:
-        last = " (last action)" if state.phase == DOOKY_LAST else ""
-        header = f"Round {state.round}: {who[acting]} to act{last}"
+        if state.phase == DOOKY_LAST:
+            header = t(
+                "Round {round}: {name} to act (last action)", round=state.round, name=who[acting]
+            )
+        else:
+            header = t("Round {round}: {name} to act", round=state.round, name=who[acting])
         colour = seat_colours[acting]
-    draw.label((20, 14), fit_text(header, font(24, True), WIDTH - 40), font(24, True), colour)
+    draw.label((20, 14), fit_text(str(header), font(24, True), WIDTH - 40), font(24, True), colour)
 
     # --- the town ---------------------------------------------------------------------------
     gains: dict[int, int] = {}
@@ -316,7 +332,9 @@ def render(state: HollowtownState, ctx: RenderContext) -> Image.Image:
         image.paste(_cell_image(kind, house_colour, theme), (x0, y0))
         if HOUSE <= kind < EMPTY:
             owner = SEATS[kind - HOUSE]
-            text_center(draw, (x0 + CELL / 2, y1 - 13), f"{owner}'s", font(14, True), theme.ink)
+            # A house's owner, under it: "Hollow's".
+            whose = str(t("{owner}'s", owner=owner))
+            text_center(draw, (x0 + CELL / 2, y1 - 13), whose, font(14, True), theme.ink)
         pile = state.piles[c]
         if pile:
             shown = min(pile, 6)
@@ -363,9 +381,8 @@ def render(state: HollowtownState, ctx: RenderContext) -> Image.Image:
         )
         _icon(draw, ty, PANEL_X + 30, y + 28, 44)
         draw.label((PANEL_X + 60, y + 6), TYPE_NAMES[ty].capitalize(), font(19, True), theme.ink)
-        plural = "s" if left > 1 else ""
-        sub = f"{left} tile{plural} left" if left else "no tiles: Thief's pot"
-        draw.label((PANEL_X + 60, y + 31), sub, font(15), theme.ink)
+        sub = tn("{n} tile left", "{n} tiles left", n=left) if left else t("no tiles: Thief's pot")
+        draw.label((PANEL_X + 60, y + 31), str(sub), font(15), theme.ink)
         price = state.prices[ty]
         for k in range(min(price, 4)):
             _button(draw, PANEL_X + 196 + (k % 2) * 20, y + 17 + (k // 2) * 20, 9)
@@ -403,17 +420,22 @@ def render(state: HollowtownState, ctx: RenderContext) -> Image.Image:
         )
 
     # --- the footer: last action and Harvest -------------------------------------------------
-    lines = []
+    lines: list[Text] = []
     if outcome is not None:
-        lines.append("All tiles placed" if state.phase == OVER else "10 rounds without a Buy")
+        if state.phase == OVER:
+            lines.append(t("All tiles placed"))
+        else:
+            lines.append(tn("{n} round without a Buy", "{n} rounds without a Buy", n=STALL_ROUNDS))
     if move is not None:
         mover = previous.seat_to_act if previous is not None else -1
-        actor = f"{names[mover]}: " if mover >= 0 else ""
-        lines.append(f"Last: {actor}{move}")
+        if mover >= 0:
+            lines.append(t("Last: {name}: {move}", name=names[mover], move=str(move)))
+        else:
+            lines.append(t("Last: {move}", move=str(move)))
     if gains:
         paid = ", ".join(f"+{n} {CELL_NAMES[c]}" for c, n in sorted(gains.items()))
-        lines.append(f"Harvest {paid}")
-    footer = "   ·   ".join(lines) or ctx.caption
+        lines.append(t("Harvest {gains}", gains=paid))
+    footer = "   ·   ".join(str(line) for line in lines) or ctx.caption
     if footer:
         draw.label(
             (20, FOOTER_Y + 6),

@@ -178,30 +178,33 @@ def _header(
     outcome = state.outcome()
     if outcome is not None:
         if outcome.is_draw:
-            status = f"Game over: a draw, {outcome.scores[0]}–{outcome.scores[1]}"
+            first, second = outcome.scores[0], outcome.scores[1]
+            status = t("Game over: a draw, {first}–{second}", first=first, second=second)
         else:
             (winner,) = outcome.winners
             high, low = max(outcome.scores), min(outcome.scores)
-            status = f"Game over: {names[winner]} wins {high}–{low}"
+            status = t(
+                "Game over: {name} wins {high}–{low}", name=names[winner], high=high, low=low
+            )
     elif state.phase == "g":
-        status = f"{gardener} (gardener) places a rod"
+        status = t("{name} (gardener) places a rod", name=gardener)
     elif not state.path:
-        status = f"{mole} (mole) places the stack"
+        status = t("{name} (mole) places the stack", name=mole)
     elif state.can_jump:
-        status = f"{mole} (mole) moves: may jump anywhere"
+        status = t("{name} (mole) moves: may jump anywhere", name=mole)
     else:
-        status = f"{mole} (mole) moves"
+        status = t("{name} (mole) moves", name=mole)
     bold = font(24, bold=True)
     room = WIDTH - 2 * BOARD_X
     if last is not None and not preview:
         # The last move in words, right-aligned beside the status (a preview's caption
         # takes the whole line).
         small_bold = font(18, bold=True)
-        said = f"Last: {last}"
+        said = str(t("Last: {move}", move=str(last)))
         draw.label((WIDTH - BOARD_X, 32), said, small_bold, theme.muted, "rs")
         room -= int(text_length(said, small_bold)) + 16
-    status = ctx.caption or status
-    draw.label((BOARD_X, 10), fit_text(status, bold, room), bold, theme.ink)
+    shown = ctx.caption or str(status)
+    draw.label((BOARD_X, 10), fit_text(shown, bold, room), bold, theme.ink)
     box_w = (WIDTH - 2 * BOARD_X - 12) // 2
     small, score_font = font(16), font(19, bold=True)
     for index in range(2):
@@ -215,23 +218,29 @@ def _header(
             width=4 if current else 1,
         )
         round_mole, round_gardener = names[index], names[1 - index]
-        line = f"Round {index + 1}: mole {round_mole}, gardener {round_gardener}"
-        draw.label((x0 + 10, 52), fit_text(line, small, box_w - 20), small, theme.ink)
+        line = t(
+            "Round {round}: mole {mole}, gardener {gardener}",
+            round=index + 1,
+            mole=round_mole,
+            gardener=round_gardener,
+        )
+        draw.label((x0 + 10, 52), fit_text(str(line), small, box_w - 20), small, theme.ink)
         if index == 0:
             score = state.first_score if state.round_no == 2 else state.round_score()
             done = state.round_no == 2
         else:
             score = state.round_score() if state.round_no == 2 else -1
             done = state.phase == "x"
+        # The scores are bare numbers in English; a language may add its word for points.
         if score < 0:
-            text = "not played yet"
+            text = t("not played yet")
         elif done:
-            text = f"{round_mole} scored {score}"
+            text = tn("{name} scored {n}", "{name} scored {n}", n=score, name=round_mole)
         else:
-            text = f"{round_mole}: {score} so far"
+            text = tn("{name}: {n} so far", "{name}: {n} so far", n=score, name=round_mole)
         draw.label(
             (x0 + 10, 76),
-            fit_text(text, score_font, box_w - 20),
+            fit_text(str(text), score_font, box_w - 20),
             score_font,
             theme.ink if score >= 0 else theme.muted,
         )
@@ -293,7 +302,7 @@ def _draw(
             draw.rectangle((x0 + 1, y0 + 1, x1 - 1, y1_cell - 1), fill=CUT_OFF)
     if CENTRE not in visited:
         cx, cy = _centre(CENTRE)
-        text_center(draw, (cx, cy + 25), "jump", font(13, bold=True), WHITE)
+        text_center(draw, (cx, cy + 25), str(t("jump")), font(13, bold=True), WHITE)
 
     # Where the mole may go next.
     if state.phase == "m" and state.path:
@@ -336,7 +345,9 @@ def _draw(
         _disc(draw, xy, 29, piece, ROD_EDGE)
         _disc(draw, xy, 21, MOLE, ROD_EDGE)
         text_center(draw, (xy[0], xy[1] - 4), str(state.pieces_left), font(19, bold=True), WHITE)
-        text_center(draw, (xy[0], xy[1] + 12), "left", font(10, bold=True), WHITE)
+        # Under the number of pieces left in the stack (the word may agree with it).
+        left_word = str(tn("left", "left", n=state.pieces_left))
+        text_center(draw, (xy[0], xy[1] + 12), left_word, font(10, bold=True), WHITE)
 
     # Flowers above the pieces, in the corner, so that both stay visible.
     for square in state.red:
@@ -355,10 +366,20 @@ def _draw(
         draw.rectangle(_rod_box(proposed, 8), fill=PROPOSED, outline=ROD_EDGE, width=2)
 
     # Footer: the stack and the gardener's supply, or what a proposed rod shows.
-    left, orange_left = state.pieces_left, state.orange_left
-    footer = (
-        f"Stack: {left} left ({orange_left} orange)   Rods placed: {state.rods_placed}   "
-        "Flowers: red +2, white +1"
+    orange = tn("{n} orange", "{n} orange", n=state.orange_left)
+    footer = "   ".join(
+        (
+            str(
+                tn(
+                    "Stack: {n} left ({orange})",
+                    "Stack: {n} left ({orange})",
+                    n=state.pieces_left,
+                    orange=orange,
+                )
+            ),
+            str(t("Rods placed: {n}", n=state.rods_placed)),
+            str(t("Flowers: red +2, white +1")),
+        )
     )
     if proposed >= 0:
         footer = str(t("Blue: the rod you chose, not placed yet"))
