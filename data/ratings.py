@@ -63,6 +63,7 @@ class Change:
     scope: int
     user_id: int
     outcome: Outcome
+    place: int
     before: Skill
     after: Skill
     others_mu: float
@@ -93,7 +94,8 @@ class Standing:
 
 @dataclass(frozen=True, slots=True)
 class RatedResult:
-    """One rated game of a player: for the best win and head-to-head records."""
+    """One rated game of a player: for the best win and head-to-head records (there,
+    `outcome` is the player's result against the one other player asked about)."""
 
     game_id: int
     game: str
@@ -135,7 +137,13 @@ class RatingRepository(Protocol):
         ...
 
     async def head_to_head(self, user_id: int, other_id: int, scope: int) -> list[RatedResult]:
-        """The player's rated games in which `other_id` played too, newest first."""
+        """The player's rated games in which `other_id` played too, newest first, each
+        won, drawn or lost against `other_id` by their places (in a game of three or
+        four, finishing ahead of them is a win against them)."""
+        ...
+
+    async def changes_of(self, game_id: int) -> list[Change]:
+        """What a rated game changed (empty: not rated, or not yet)."""
         ...
 
     async def names(self, user_ids: Iterable[int]) -> dict[int, str]:
@@ -179,26 +187,37 @@ class SqliteRatingRepository:
             return changes
 
     async def recompute(self, games: Iterable[ToRate], rater: Rater, now: float) -> int:
-        rated = 0
+        # Everything is computed first, so that the one transaction that replaces the
+        # tables is short: other processes' moves wait for it no longer than a moment.
+        skills: dict[tuple[str, int, int], Skill] = {}
+        records: dict[tuple[str, int, int], list[int]] = {}
+        rows: list[tuple[ToRate, list[Change]]] = []
+        for game in games:
+            found: list[Change] = []
+            for scope in game.scopes if game.places else ():
+                current = {u: skills.get((game.game, scope, u), rater.start) for u in game.places}
+                for change in _changes(game, scope, current, rater):
+                    key = (game.game, scope, change.user_id)
+                    skills[key] = change.after
+                    _count(records.setdefault(key, [0, 0, 0, 0, 0]), change.outcome)
+                    found.append(change)
+            rows.append((game, found))
         async with self.db.transaction() as conn:
             await conn.execute("DELETE FROM ratings")
             await conn.execute("DELETE FROM rating_changes")
             await conn.execute("UPDATE games SET rated_at = NULL WHERE rated_at IS NOT NULL")
-            skills: dict[tuple[str, int, int], Skill] = {}
-            for game in games:
-                await conn.execute(
-                    "UPDATE games SET rated_at = ? WHERE id = ?", (now, game.game_id)
-                )
-                for scope in game.scopes if game.places else ():
-                    current = {
-                        u: skills.get((game.game, scope, u), rater.start) for u in game.places
-                    }
-                    found = _changes(game, scope, current, rater)
-                    for change in found:
-                        skills[(game.game, scope, change.user_id)] = change.after
-                    await _write(conn, game, found)
-                rated += bool(game.places)
-        return rated
+            await conn.executemany(
+                "UPDATE games SET rated_at = ? WHERE id = ?", [(now, g.game_id) for g, _ in rows]
+            )
+            await conn.executemany(
+                _INSERT_CHANGE, [_change_row(g, c) for g, found in rows for c in found]
+            )
+            await conn.executemany(
+                "INSERT INTO ratings (game, scope, user_id, mu, sigma, games, wins, draws,"
+                " losses, streak) VALUES (?,?,?,?,?,?,?,?,?,?)",
+                [(*key, *skills[key], *record) for key, record in records.items()],
+            )
+        return sum(1 for game, _ in rows if game.places)
 
     async def table(self, game: str, scope: int, limit: int) -> list[Standing]:
         rows = await self.db.fetch(f"{_STANDING} ORDER BY place LIMIT ?", (game, scope, limit))
@@ -229,12 +248,37 @@ class SqliteRatingRepository:
 
     async def head_to_head(self, user_id: int, other_id: int, scope: int) -> list[RatedResult]:
         rows = await self.db.fetch(
-            f"{_RESULT} WHERE scope = ? AND user_id = ?"
-            " AND EXISTS (SELECT 1 FROM json_each(others) WHERE value = ?)"
-            " ORDER BY finished_at DESC, game_id DESC",
-            (scope, user_id, other_id),
+            "SELECT a.game_id, a.game, a.finished_at, a.others_mu, a.others,"
+            " CASE WHEN a.place < b.place THEN 'win' WHEN a.place = b.place THEN 'draw'"
+            " ELSE 'loss' END AS outcome"
+            " FROM rating_changes a JOIN rating_changes b"
+            " ON b.scope = a.scope AND b.game_id = a.game_id AND b.user_id = ?"
+            " WHERE a.scope = ? AND a.user_id = ?"
+            " ORDER BY a.finished_at DESC, a.game_id DESC",
+            (other_id, scope, user_id),
         )
         return [_result(row) for row in rows]
+
+    async def changes_of(self, game_id: int) -> list[Change]:
+        rows = await self.db.fetch(
+            "SELECT scope, user_id, outcome, place, mu_before, sigma_before, mu_after,"
+            " sigma_after, others_mu, others FROM rating_changes WHERE game_id = ?"
+            " ORDER BY scope, user_id",
+            (game_id,),
+        )
+        return [
+            Change(
+                row["scope"],
+                row["user_id"],
+                row["outcome"],
+                row["place"],
+                (row["mu_before"], row["sigma_before"]),
+                (row["mu_after"], row["sigma_after"]),
+                row["others_mu"],
+                tuple(json.loads(row["others"])),
+            )
+            for row in rows
+        ]
 
     async def names(self, user_ids: Iterable[int]) -> dict[int, str]:
         wanted = sorted(set(user_ids))
@@ -265,31 +309,52 @@ def _changes(game: ToRate, scope: int, before: Mapping[int, Skill], rater: Rater
         others = tuple(sorted(u for u in game.places if u != user))
         others_mu = sum(before[u][0] for u in others) / len(others)
         outcome = game.outcomes[user]
-        changes.append(Change(scope, user, outcome, before[user], after[user], others_mu, others))
+        place = game.places[user]
+        changes.append(
+            Change(scope, user, outcome, place, before[user], after[user], others_mu, others)
+        )
     return changes
 
 
-async def _write(conn: aiosqlite.Connection, game: ToRate, changes: list[Change]) -> None:
-    await conn.executemany(
-        "INSERT INTO rating_changes (scope, user_id, game_id, game, finished_at, outcome,"
-        " mu_before, sigma_before, mu_after, sigma_after, others_mu, others)"
-        " VALUES (?,?,?,?,?,?,?,?,?,?,?,?)",
-        [
-            (
-                c.scope,
-                c.user_id,
-                game.game_id,
-                game.game,
-                game.finished_at,
-                c.outcome,
-                *c.before,
-                *c.after,
-                c.others_mu,
-                json.dumps(list(c.others)),
-            )
-            for c in changes
-        ],
+_INSERT_CHANGE = (
+    "INSERT INTO rating_changes (scope, user_id, game_id, game, finished_at, outcome, place,"
+    " mu_before, sigma_before, mu_after, sigma_after, others_mu, others)"
+    " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)"
+)
+
+
+def _change_row(game: ToRate, c: Change) -> tuple[object, ...]:
+    return (
+        c.scope,
+        c.user_id,
+        game.game_id,
+        game.game,
+        game.finished_at,
+        c.outcome,
+        c.place,
+        *c.before,
+        *c.after,
+        c.others_mu,
+        json.dumps(list(c.others)),
     )
+
+
+def _count(record: list[int], outcome: Outcome) -> None:
+    """Add a game to [games, wins, draws, losses, streak], as the table's upsert does."""
+    record[0] += 1
+    if outcome == "win":
+        record[1] += 1
+        record[4] = record[4] + 1 if record[4] > 0 else 1
+    elif outcome == "draw":
+        record[2] += 1
+        record[4] = 0
+    else:
+        record[3] += 1
+        record[4] = record[4] - 1 if record[4] < 0 else -1
+
+
+async def _write(conn: aiosqlite.Connection, game: ToRate, changes: list[Change]) -> None:
+    await conn.executemany(_INSERT_CHANGE, [_change_row(game, c) for c in changes])
     await conn.executemany(
         "INSERT INTO ratings (game, scope, user_id, mu, sigma, games, wins, draws, losses,"
         " streak) VALUES (?,?,?,?,?,1,?,?,?,?)"

@@ -66,7 +66,7 @@ class DailyService:
         self.secret = secret or DEFAULT_SECRET
         self.par = DailyPar(daily, par_runner or ProcessParRunner(), self.seed_for, self.clock)
         #: Replays of closed days: par and the winning run.
-        self.replays = DailyReplays(games, daily, self.par)
+        self.replays = DailyReplays(games, daily, self.par, self._settle_closed)
         #: Runs of days before this one have all been recorded (by this process).
         self._settled_before: date | None = None
         games.finish_hooks.append(self._on_finish)

@@ -145,7 +145,14 @@ class DailyPar:
         """The turns of `day`'s par run: stored with par, or (for a par stored without
         them) searched again in the worker and kept."""
         key = day.isoformat()
-        await self._par(day)
+        task = self._par(day)
+        try:
+            await task
+        except Exception:
+            # A failed search is dropped, so that the next call tries again.
+            if self._tasks.get(key) is task:
+                del self._tasks[key]
+            raise
         stored = await self.daily.par_line(key)
         if stored is not None:
             return stored

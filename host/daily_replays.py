@@ -3,6 +3,8 @@ run, as animated pictures. Never before the day's runs close, so nothing is spoi
 
 from __future__ import annotations
 
+import logging
+from collections.abc import Awaitable, Callable
 from datetime import date, timedelta
 
 from data.daily import DailyRepository
@@ -15,16 +17,29 @@ from host.live import start_state
 from host.model import SCOPES, Channel, Reply, ServiceError, User
 from host.service import GameService
 
+log = logging.getLogger(__name__)
+
 RUNS = ("par", "winner")
 #: Closed days offered as choices, newest first.
 RECENT_DAYS = 7
+#: How far back a hill can be replayed (a par run of an older day would be searched
+#: anew, in the worker that searches today's par).
+OLDEST_DAYS = 365
 
 
 class DailyReplays:
-    def __init__(self, games: GameService, daily: DailyRepository, par: DailyPar) -> None:
+    def __init__(
+        self,
+        games: GameService,
+        daily: DailyRepository,
+        par: DailyPar,
+        settle: Callable[[], Awaitable[None]],
+    ) -> None:
         self.games = games
         self.daily = daily
         self.par = par
+        #: Records the runs of closed days still open when their hill closed.
+        self.settle = settle
 
     def closed_days(self) -> list[date]:
         """The latest closed days, newest first."""
@@ -63,6 +78,22 @@ class DailyReplays:
                     example=self.closed_days()[0].isoformat(),
                 )
             ) from None
+        latest = self.closed_days()[0]
+        if hill > latest + timedelta(days=1):
+            raise ServiceError(
+                t(
+                    "day: {day} has not come yet; the latest closed hill is {latest}.",
+                    day=hill.isoformat(),
+                    latest=latest.isoformat(),
+                )
+            )
+        if hill < latest - timedelta(days=OLDEST_DAYS):
+            raise ServiceError(
+                t(
+                    "day: hills can be replayed for a year; choose a day from {oldest}.",
+                    oldest=(latest - timedelta(days=OLDEST_DAYS)).isoformat(),
+                )
+            )
         closes = closes_at(hill)
         if self.games.clock() < closes:
             raise ServiceError(
@@ -76,7 +107,13 @@ class DailyReplays:
         return hill
 
     async def _par_run(self, hill: date) -> Reply:
-        moves = await self.par.line(hill)
+        try:
+            moves = await self.par.line(hill)
+        except Exception:
+            log.exception("the par line of %s failed", hill)
+            raise ServiceError(
+                t("Par for this hill is not ready yet; ask again in a minute.")
+            ) from None
         start = new_hill(self.par.seed_for(hill))
         names = (self.games.bot_user.name,)
         frames = frames_of(start, [(0, move) for move in moves], names)
@@ -96,6 +133,7 @@ class DailyReplays:
 
     async def _winning_run(self, hill: date, guild: int | None) -> Reply:
         key = hill.isoformat()
+        await self.settle()
         top = await self.daily.day_board(key, guild, 1)
         if not top:
             raise ServiceError(

@@ -8,6 +8,7 @@ direct message, the global tables."""
 
 from __future__ import annotations
 
+import logging
 from datetime import date
 from typing import Any
 
@@ -22,6 +23,8 @@ from host.daily_calendar import streak_of, utc_day
 from host.live import game_of
 from host.model import SCOPES, Channel, Reply, ServiceError, User
 from host.ratings import Ratings, shown
+
+log = logging.getLogger(__name__)
 
 #: Places in a ratings table.
 TOP = 10
@@ -39,7 +42,7 @@ class RatingPages:
         """A game's ratings table: the top ten, and the user's own place below it."""
         game = rated_game(game_id)
         where = _scope(channel, scope)
-        await self.ratings.settle()
+        await self._settle()
         rows = await self.repository.table(game.id, where, TOP)
         mine = await self.repository.standing(game.id, where, user.id)
         lines = [_row(row, row.user_id == user.id) for row in rows]
@@ -55,7 +58,13 @@ class RatingPages:
                 )
             )
         elif mine is None:
-            lines.append(str(t("You have no rated {game} game here yet.", game=game.name)))
+            lines.append(
+                str(
+                    t("You have no rated {game} game here yet.", game=game.name)
+                    if where != GLOBAL
+                    else t("You have no rated {game} game yet.", game=game.name)
+                )
+            )
         elif all(r.user_id != user.id for r in rows):
             lines += ["…", _row(mine, True)]
         place = str(t("this server")) if where != GLOBAL else str(t("everyone"))
@@ -85,7 +94,7 @@ class RatingPages:
                 t("opponent: choose someone other than {name} to compare with.", name=who.name)
             )
         where = channel.guild_id or GLOBAL
-        await self.ratings.settle()
+        await self._settle()
         fields = [await self._game_field(s, where) for s in await self._standings(who, where)]
         if opponent is not None:
             fields.append(await self._head_to_head(who, opponent, where))
@@ -108,6 +117,14 @@ class RatingPages:
             )
         ]
 
+    async def _settle(self) -> None:
+        """Rate what finished since the last sweep; a failure leaves the tables as they
+        are (a little behind), not the reader without them."""
+        try:
+            await self.ratings.settle()
+        except Exception:
+            log.exception("rating the finished games failed")
+
     async def _standings(self, who: User, where: int) -> list[Standing]:
         return await self.repository.standings_of(who.id, where)
 
@@ -126,13 +143,22 @@ class RatingPages:
             lines.append(str(t("Streak: {streak}", streak=streak_text(standing.streak))))
         best = await self.repository.best_win(standing.user_id, where, standing.game)
         if best is not None:
-            names = await self.repository.names(best.others)
+            known = await self.repository.names(best.others)
+            names = ", ".join(known.get(u, "?") for u in best.others)
+            # A game's number is shown only in its own server's profile: the global one
+            # would name the games of other servers.
             lines.append(
                 str(
                     t(
                         "Best win: game #{id} against {names} ({rating})",
                         id=best.game_id,
-                        names=", ".join(names.get(u, "?") for u in best.others),
+                        names=names,
+                        rating=shown(best.others_mu),
+                    )
+                    if where != GLOBAL
+                    else t(
+                        "Best win: against {names} ({rating})",
+                        names=names,
                         rating=shown(best.others_mu),
                     )
                 )
@@ -165,6 +191,8 @@ class RatingPages:
                     id=last.game_id,
                     outcome=_OUTCOME_WORDS[last.outcome],
                 )
+                if where != GLOBAL
+                else t("Last: {outcome}.", outcome=_OUTCOME_WORDS[last.outcome])
             )
         )
         return title, "\n".join(lines)

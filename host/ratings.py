@@ -7,9 +7,10 @@ shows 1500), with "?" while provisional (fewer than 5 rated games).
 
 What is rated: a game that finished (not aborted) with at least two people, none of the
 seats played by the computer from the start (a computer that took over from a player
-who resigned stands in; that player is counted behind everyone still playing). Games
+who resigned stands in; that player is counted behind everyone still playing, and behind
+those who resigned after them). Games
 are rated in the order they finished, each once; the ratings can be recomputed from the
-stored results at any time (`python -m host.ratings recompute`), so a change of system
+stored results at any time (`python bot.py --recompute-ratings`), so a change of system
 or a corrected result never leaves them inconsistent.
 """
 
@@ -82,9 +83,10 @@ def _places(record: GameRecord) -> tuple[dict[int, int], dict[int, Outcome]]:
             places[seat.user.id] = place
             outcomes[seat.user.id] = "win" if won else "draw" if not winners else "loss"
     last = max(places.values(), default=1) + 1
-    for user in options.resigned:
+    # The later a player resigned, the better their place.
+    for behind, user in enumerate(reversed(options.resigned)):
         if user not in places:
-            places[user] = last
+            places[user] = last + behind
             outcomes[user] = "loss"
     if len(places) < 2:
         return {}, {}
@@ -131,10 +133,11 @@ class Ratings:
 
     async def line_for(self, record: GameRecord) -> Text | None:
         """After a game finished: how it moved its players' ratings in the table of its
-        server (None: not rated)."""
-        done = await self.settle()
+        server (None: not rated). Whichever process rated it, the stored changes say."""
+        await self.settle()
         scope = record.guild_id or GLOBAL
-        changes = {c.user_id: c for c in done.get(record.id, ()) if c.scope == scope}
+        found = await self.repository.changes_of(record.id)
+        changes = {c.user_id: c for c in found if c.scope == scope}
         parts = []
         for seat in record.seats:
             change = changes.pop(seat.user.id, None)

@@ -13,6 +13,7 @@ CREATE TABLE rating_changes (
     game         TEXT    NOT NULL,
     finished_at  REAL    NOT NULL,
     outcome      TEXT    NOT NULL CHECK (outcome IN ('win', 'draw', 'loss')),
+    place        INTEGER NOT NULL,            -- 1: first; players who tied share one
     mu_before    REAL    NOT NULL,
     sigma_before REAL    NOT NULL,
     mu_after     REAL    NOT NULL,

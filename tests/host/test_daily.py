@@ -652,7 +652,52 @@ async def test_bad_replay_requests_are_refused(daily: DailyService, clock: Clock
     with pytest.raises(ServiceError, match="scope: choose server or global"):
         await daily.replays.replay(HERE, ALICE, DAY, "winner", "galaxy")
     with pytest.raises(ServiceError, match="still open"):
-        await daily.replays.replay(HERE, ALICE, "2030-01-01", "par")
+        await daily.replays.replay(HERE, ALICE, NEXT_DAY, "par")
     with pytest.raises(ServiceError, match=f"Nobody in this server finished a run on {DAY}"):
         await daily.replays.replay(HERE, ALICE, DAY)
     assert [d.isoformat() for d in daily.replays.closed_days()[:2]] == [DAY, "2026-11-21"]
+
+
+async def test_a_run_still_open_at_the_close_is_the_winning_run_it_became(
+    daily: DailyService, clock: Clock
+) -> None:
+    clock.now = at(22, 23, 58)
+    await daily.play(HERE, ALICE)
+    await play_turns(daily, ALICE, 2)
+    clock.now = at(23, 1, 30)  # closed, and nobody has asked for anything since
+    [winner] = await daily.replays.replay(HERE, BOB, DAY)
+    assert winner.text.startswith("alice's run, first of this server: ")
+    assert gif_frames(winner) == 3  # the start and the two turns played
+
+
+async def test_only_days_of_the_past_year_up_to_the_last_closed_one(
+    daily: DailyService, clock: Clock
+) -> None:
+    clock.now = at(23, 2, 0)
+    with pytest.raises(ServiceError, match="day: 9999-12-31 has not come yet; the latest"):
+        await daily.replays.replay(HERE, ALICE, "9999-12-31", "par")
+    with pytest.raises(ServiceError, match="day: 2026-11-25 has not come yet"):
+        await daily.replays.replay(HERE, ALICE, "2026-11-25", "par")
+    with pytest.raises(ServiceError, match="hills can be replayed for a year; choose a day"):
+        await daily.replays.replay(HERE, ALICE, "0001-01-01", "par")
+
+
+async def test_a_par_search_that_failed_is_tried_again(db: Database, clock: Clock) -> None:
+    games = GameService(SqliteGameRepository(db), bot_user=BOT, clock=clock, render_images=False)
+    tries: list[int] = []
+
+    async def flaky(seed: int) -> ParResult:
+        tries.append(seed)
+        if len(tries) == 1:
+            raise RuntimeError("the worker died")
+        return greedy_line(seed, 3)
+
+    daily = DailyService(games, SqliteDailyRepository(db), secret="s3cret", par_runner=flaky)
+    try:
+        clock.now = at(23, 2, 0)
+        with pytest.raises(ServiceError, match="Par for this hill is not ready yet"):
+            await daily.replays.replay(HERE, ALICE, DAY, "par")
+        [par_run] = await daily.replays.replay(HERE, ALICE, DAY, "par")
+        assert gif_frames(par_run) == 4 and len(tries) == 2
+    finally:
+        daily.close()

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import re
+import sqlite3
 from dataclasses import replace
 from datetime import date
 
@@ -14,7 +15,7 @@ import pytest
 from data.daily import SqliteDailyRepository
 from data.db import Database
 from data.games import SqliteGameRepository
-from data.ratings import GLOBAL, Change, SqliteRatingRepository
+from data.ratings import GLOBAL, Change, SqliteRatingRepository, ToRate
 from data.repository import GameRecord, NewGame, SeatRecord, UserRecord
 from host.daily_calendar import utc_day
 from host.model import Channel, ServiceError, User
@@ -299,7 +300,7 @@ async def test_a_recomputation_gives_the_same_tables_or_corrects_them(
 
 def test_how_far_a_rating_moved_is_signed() -> None:
     def change(before: float, after: float) -> Change:
-        return Change(7, 1, "win", (before, 8.0), (after, 8.0), 25.0, (2,))
+        return Change(7, 1, "win", 1, (before, 8.0), (after, 8.0), 25.0, (2,))
 
     assert moved(change(25.0, 27.635)) == "+158"
     assert moved(change(25.0, 22.365)) == "−158"
@@ -318,3 +319,106 @@ async def test_ratings_are_rated_in_the_order_games_finished(db: Database) -> No
     second = {c.user_id: c for c in done[2] if c.scope == GLOBAL}
     first = {c.user_id: c for c in done[1] if c.scope == GLOBAL}
     assert second[ALICE.id].before == first[ALICE.id].after
+
+
+async def test_games_are_rated_in_the_order_they_finished_not_by_number(db: Database) -> None:
+    unrated = GameService(SqliteGameRepository(db), bot_user=BOT, render_images=False)
+    await unrated.start(HERE, ALICE, GameSetup("hokito", seed=1), [BOB])  # game 1
+    await unrated.accept(HERE, BOB)
+    await won_by(unrated, BOB, ALICE, ELSEWHERE)  # game 2 finishes first
+    await unrated.resign(HERE, BOB)  # then game 1
+    done = await Ratings(SqliteRatingRepository(db)).settle()
+    assert list(done) == [2, 1]
+    first = {c.user_id: c for c in done[2] if c.scope == GLOBAL}
+    later = {c.user_id: c for c in done[1] if c.scope == GLOBAL}
+    assert later[ALICE.id].before == first[ALICE.id].after
+
+
+def test_players_who_resigned_come_last_the_earliest_lowest() -> None:
+    # Carol, then bob resigned; computers took seats 1 and 2; alice won.
+    left = {"taken_over": [2, 1], "resigned": [CAROL.id, BOB.id]}
+    seats = [(ALICE.id, False), (9, True), (9, True)]
+    rated = to_rate(record(seats, {"winners": [0]}, options=left))
+    assert rated.places == {ALICE.id: 1, BOB.id: 2, CAROL.id: 3}
+    # Everybody resigned and a computer won: the last to resign is first of the people.
+    everyone = {"taken_over": [0, 1, 2], "resigned": [ALICE.id, CAROL.id, BOB.id]}
+    alone = to_rate(record([(9, True)] * 3, {"winners": [1]}, options=everyone))
+    assert alone.places == {BOB.id: 2, CAROL.id: 3, ALICE.id: 4}
+
+
+async def test_head_to_head_in_a_larger_game_compares_the_two_places(db: Database) -> None:
+    await make_service(db).repository.create_game(  # the users and the game row
+        NewGame(
+            game="everest",
+            guild_id=7,
+            channel_id=500,
+            status="active",
+            seed=1,
+            variant=None,
+            rules_version=1,
+            start_position=None,
+            snapshot="",
+            created_by=UserRecord(ALICE.id, ALICE.name),
+            seats=tuple((UserRecord(u.id, u.name), True) for u in (ALICE, BOB, CAROL)),
+        ),
+        0.0,
+    )
+    repo = SqliteRatingRepository(db)
+    # Carol won; alice came second, bob third.
+    game = ToRate(
+        1,
+        "everest",
+        5.0,
+        (7, GLOBAL),
+        {CAROL.id: 1, ALICE.id: 2, BOB.id: 3},
+        {CAROL.id: "win", ALICE.id: "loss", BOB.id: "loss"},
+    )
+    assert await repo.rate(game, Ratings(repo).rater, 6.0)
+    [against_bob] = await repo.head_to_head(ALICE.id, BOB.id, 7)
+    [against_carol] = await repo.head_to_head(ALICE.id, CAROL.id, 7)
+    assert (against_bob.outcome, against_carol.outcome) == ("win", "loss")
+    assert await repo.rate(game, Ratings(repo).rater, 7.0) is None  # never twice
+
+
+async def test_a_rating_that_fails_costs_the_final_board_nothing(
+    service: GameService, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    assert service.ratings is not None
+
+    async def locked(*args: object) -> None:
+        raise sqlite3.OperationalError("database is locked")
+
+    monkeypatch.setattr(service.ratings.repository, "rate", locked)
+    await service.start(HERE, ALICE, GameSetup("hokito", position=ENDGAME, seat="first"), [BOB])
+    await service.accept(HERE, BOB)
+    [over] = await service.move(HERE, ALICE, "a1-a2")
+    assert "Game over." in over.text and "Ratings" not in over.text
+    monkeypatch.undo()
+    await service.settle_ratings()  # the next sweep
+    [table] = await pages(service, make_db_of(service)).table(HERE, ALICE, "hokito")
+    assert f"1. **alice**: {WINNER_AFTER_ONE}?" in table.text
+
+
+async def test_the_final_board_tells_the_ratings_even_if_another_process_rated_it(
+    db: Database,
+) -> None:
+    ours, theirs = make_service(db), make_service(db)
+    assert ours.ratings is not None and theirs.ratings is not None
+    await ours.start(HERE, ALICE, GameSetup("hokito", position=ENDGAME, seat="first"), [BOB])
+    await ours.accept(HERE, BOB)
+    original = ours.ratings.settle
+
+    async def beaten_to_it() -> dict[int, list[Change]]:
+        assert theirs.ratings is not None
+        await theirs.ratings.settle()  # the other process's sweep came first
+        return await original()
+
+    ours.ratings.settle = beaten_to_it  # type: ignore[method-assign]
+    [over] = await ours.move(HERE, ALICE, "a1-a2")
+    assert f"Ratings: alice {WINNER_AFTER_ONE} (+158), bob {LOSER_AFTER_ONE} (−158)." in over.text
+
+
+def make_db_of(service: GameService) -> Database:
+    repository = service.repository
+    assert isinstance(repository, SqliteGameRepository)
+    return repository.db
