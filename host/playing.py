@@ -9,6 +9,7 @@ the stored game, so nothing is refused by stale memory or applied twice.
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Awaitable, Callable
 from dataclasses import replace
 from typing import Any
@@ -21,6 +22,8 @@ from host.model import Reply, ServiceError, StaleControlsError, User
 from host.moves import GAME_OVER, Moves
 from host.presenter import Happened, Presenter
 from host.ratings import Ratings
+
+log = logging.getLogger(__name__)
 
 #: Called after a move finishes a game; their replies follow the final board.
 FinishHook = Callable[[Loaded], Awaitable[list[Reply]]]
@@ -90,7 +93,7 @@ class Playing:
         line = t(
             "{name} resigned; a computer player takes over {seat}.",
             name=user.name,
-            seat=", ".join(loaded.game.seat_names[s] for s in seats),
+            seat=", ".join(str(Text(loaded.game.seat_names[s])) for s in seats),
         )
         before = loaded.state.to_act
         loaded, answered = await self.computers.answer(loaded)
@@ -174,7 +177,13 @@ class Playing:
         """For a game that just finished: how it moved its players' ratings."""
         if loaded.record.status != "finished" or self.ratings is None:
             return []
-        line = await self.ratings.line_for(loaded.record)
+        try:
+            line = await self.ratings.line_for(loaded.record)
+        except Exception:
+            # The move is committed: its board must not be lost to the ratings, which
+            # the next sweep brings up to date.
+            log.exception("game %s: rating it failed", loaded.id)
+            return []
         return [line] if line is not None else []
 
 
