@@ -275,7 +275,8 @@ class Game(ABC, Generic[M]):
     name: ClassVar[str]
     min_players: ClassVar[int]
     max_players: ClassVar[int]
-    #: Display names of the seats, indexed by seat (e.g. Black, White).
+    #: Names of the seats, indexed by seat (e.g. Black, White), as notation, records and
+    #: parsing use them; messages for players use `seat_title`.
     seat_names: ClassVar[tuple[str, ...]]
     variants: ClassVar[tuple[Variant, ...]] = ()
     #: A one-line description for menus.
@@ -318,6 +319,12 @@ class Game(ABC, Generic[M]):
     def from_text(self, text: str) -> GameState[M]:
         """Parse the notation written by `GameState.to_text` (raises NotationError)."""
 
+    def seat_title(self, seat: int) -> Text:
+        """The name of `seat` as players read it: `seat_names[seat]` looked up in the
+        catalogue (each game names its seats with literal `t()` calls, so that they are
+        extracted). The plain name stays what notation, records and parsing use."""
+        return Text(self.seat_names[seat])
+
     def variant_names(self) -> tuple[str, ...]:
         return tuple(v.name for v in self.variants)
 
@@ -325,28 +332,33 @@ class Game(ABC, Generic[M]):
         """Raise ValueError with a player-facing reason if the set-up is not allowed."""
         if not self.min_players <= num_players <= self.max_players:
             if self.min_players == self.max_players:
-                need = str(self.min_players)
+                wrong = t(
+                    "{game} is for {need} players, not {n}.",
+                    game=self.name,
+                    need=self.min_players,
+                    n=num_players,
+                )
             else:
-                need = f"{self.min_players} to {self.max_players}"
-            raise ValueError(
-                str(
-                    t(
-                        "{game} is for {need} players, not {n}.",
-                        game=self.name,
-                        need=need,
-                        n=num_players,
-                    )
+                wrong = t(
+                    "{game} is for {low} to {high} players, not {n}.",
+                    game=self.name,
+                    low=self.min_players,
+                    high=self.max_players,
+                    n=num_players,
                 )
-            )
+            raise ValueError(str(wrong))
         if variant is not None and variant not in self.variant_names():
-            known = ", ".join(self.variant_names()) or "none"
-            raise ValueError(
-                str(
-                    t(
-                        "{game} has no variant {variant!r}; variants: {known}.",
-                        game=self.name,
-                        variant=variant,
-                        known=known,
-                    )
+            if self.variants:
+                unknown = t(
+                    "{game} has no variant {variant!r}; variants: {known}.",
+                    game=self.name,
+                    variant=variant,
+                    known=", ".join(self.variant_names()),
                 )
-            )
+            else:
+                unknown = t(
+                    "{game} has no variant {variant!r}; variants: none.",
+                    game=self.name,
+                    variant=variant,
+                )
+            raise ValueError(str(unknown))

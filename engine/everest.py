@@ -88,7 +88,7 @@ from engine.core import (
 )
 from engine.digits import is_digits, read_natural
 from engine.rng import Rng
-from engine.text import Text, t
+from engine.text import Text, joined, t
 
 # --- the mountain -----------------------------------------------------------------------
 
@@ -111,13 +111,19 @@ HEIGHTS: tuple[int, ...] = tuple(int(ch) for row in _HEIGHT_ROWS for ch in row)
 SQUARES: tuple[int, ...] = tuple(i for i in range(NUM_CELLS) if HEIGHTS[i])
 
 DIRS = "NESW"
-DIR_NAMES = ("north", "east", "south", "west")
+#: The directions in words, for players (DIRS are the notation).
+DIR_NAMES = (t("north"), t("east"), t("south"), t("west"))
 _DELTAS = ((0, 1), (1, 0), (0, -1), (-1, 0))
 OPPOSITE = (2, 3, 0, 1)
 
 
 def square_name(sq: int) -> str:
     return "off" if sq == OFF else f"{FILES[sq % WIDTH]}{sq // WIDTH + 1}"
+
+
+def _place_words(sq: int) -> Text | str:
+    """Where a yeti is, for players: its square, or "off" (the board) in words."""
+    return t("off") if sq == OFF else square_name(sq)
 
 
 def _neighbours(sq: int) -> tuple[int, int, int, int]:
@@ -137,6 +143,8 @@ SQUARE_BY_NAME: dict[str, int] = {square_name(sq): sq for sq in SQUARES}
 HOMES: tuple[int, ...] = tuple(SQUARE_BY_NAME[n] for n in ("a2", "h5", "h2", "a5"))
 PEAK: frozenset[int] = frozenset(SQUARE_BY_NAME[n] for n in ("d3", "e3", "d4", "e4"))
 DEFAULT_CAP = 30
+#: The seat names as players read them (`EverestGame.seat_names` are the notation's).
+SEAT_TITLES = (t("Red"), t("Blue"), t("Green"), t("Purple"))
 
 # --- coins and actions ------------------------------------------------------------------
 
@@ -578,10 +586,10 @@ def _parse_event(text: str, players: int) -> Event:
 
 
 def _bad(reason: Text) -> NotationError:
-    return NotationError(str(t("Everest position: {reason}", reason=str(reason))))
+    return NotationError(str(t("Everest position: {reason}", reason=reason)))
 
 
-def _number(where: str, text: str, low: int, high: int) -> int:
+def _number(where: Text | str, text: str, low: int, high: int) -> int:
     value = read_natural(text, high)
     if value is None or value < low:
         raise _bad(
@@ -976,7 +984,7 @@ class EverestState(GameState[Move]):
             frozenset((self.winner,)),
             t(
                 "{name} started and ended round {round} alone on the peak.",
-                name=EverestGame.seat_names[self.winner],
+                name=SEAT_TITLES[self.winner],
                 round=self.round,
             ),
         )
@@ -1138,24 +1146,28 @@ class EverestState(GameState[Move]):
                 )
             )
 
-    def _waiting_for(self) -> str:
-        return {
-            Stage.PLAN: "plan",
-            Stage.FLEE: "choose a roarer",
-            Stage.PICK: "pick an outcome",
-            Stage.END: "choose",
-        }.get(self.stage, "move")
-
-    def _request(self, seat: int) -> str:
+    def _waiting_for(self) -> Text:
+        """What the seats to act are doing, after "it is not your turn to"."""
         if self.stage is Stage.PLAN:
-            return "send a plan such as 4E 2N sAE"
+            return t("plan")
         if self.stage is Stage.FLEE:
-            return "choose a roarer with flee N/E/S/W"
+            return t("choose a roarer")
         if self.stage is Stage.PICK:
-            return "pick an outcome with pick N"
+            return t("pick an outcome")
+        if self.stage is Stage.END:
+            return t("choose")
+        return t("move")
+
+    def _request(self, seat: int) -> Text:
+        if self.stage is Stage.PLAN:
+            return t("send a plan such as 4E 2N sAE")
+        if self.stage is Stage.FLEE:
+            return t("choose a roarer with flee N/E/S/W")
+        if self.stage is Stage.PICK:
+            return t("pick an outcome with pick N")
         if self.endq[seat] is EndChoice.HEAL_ASK:
-            return "answer heal or stay"
-        return "choose coins with aside (for example aside 5 4)"
+            return t("answer heal or stay")
+        return t("choose coins with aside (for example aside 5 4)")
 
     def play(self, seat: int, move: Move) -> EverestState:
         self._check(seat, move)
@@ -1294,7 +1306,7 @@ class EverestState(GameState[Move]):
             return MoveOptions(prefix, (), move, t("Confirm."))
         labels = self._option_labels(seat)
         options = tuple(Option(str(m), labels.get(str(m), str(m))) for m in self.legal_moves(seat))
-        return MoveOptions(prefix, options, None, t("{what}", what=self._request(seat)))
+        return MoveOptions(prefix, options, None, self._request(seat))
 
     def _pick_browser(self, prefix: tuple[str, ...], number: int) -> MoveOptions[Move]:
         """One outcome of a roll-off on show, with its neighbours to look at next."""
@@ -1322,7 +1334,7 @@ class EverestState(GameState[Move]):
             labels = {}
             for d in range(4):
                 other = _occupant(self.pos, NEXT[self.pos[seat]][d])
-                name = DIRS[d] if other is None else EverestGame.seat_names[other]
+                name = DIRS[d] if other is None else SEAT_TITLES[other]
                 if roll == 1:
                     labels[f"flee {DIRS[d]}"] = str(t("roar back at {name}", name=name))
                 else:
@@ -1466,27 +1478,28 @@ def _outcome_label(
 ) -> Text:
     """An outcome in words for `seats`, in fewer words if it must to fit a button:
     "Green off the board (+1 damage)", else "Green off (+1 damage)", else "Green off +1"."""
-    tiers: list[list[str]] = [[], [], []]
+    tiers: list[list[Text]] = [[], [], []]
     for s in seats:
-        name, extra = EverestGame.seat_names[s], after_damage[s] - damage[s]
+        name, extra = SEAT_TITLES[s], after_damage[s] - damage[s]
+        square = _place_words(after[s])
         if after[s] == OFF:
             parts = [t("{name} off the board", name=name), t("{name} off", name=name)]
         elif after[s] == pos[s]:
             parts = [t("{name} stays", name=name)] * 2
         else:
-            parts = [t("{name} to {square}", name=name, square=square_name(after[s]))] * 2
-        short = f"{name} {square_name(after[s])}"
+            parts = [t("{name} to {square}", name=name, square=square)] * 2
+        short = t("{name} {square}", name=name, square=square)
         if extra:
-            parts = [t("{part} (+{n} damage)", part=str(part), n=extra) for part in parts]
-            short += f" +{extra}"
-        tiers[0].append(str(parts[0]))
-        tiers[1].append(str(parts[1]))
+            parts = [t("{part} (+{n} damage)", part=part, n=extra) for part in parts]
+            short = t("{name} {square} +{n}", name=name, square=square, n=extra)
+        tiers[0].append(parts[0])
+        tiers[1].append(parts[1])
         tiers[2].append(short)
     for words in tiers[:2]:
-        label = t("{number}: {parts}", number=number, parts="; ".join(words))
+        label = t("{number}: {parts}", number=number, parts=joined(words, "; "))
         if len(str(label)) <= MAX_LABEL:
             return label
-    return t("{number}: {parts}", number=number, parts=", ".join(tiers[2]))
+    return t("{number}: {parts}", number=number, parts=joined(tiers[2]))
 
 
 def _quote(move: Move, text: str | None) -> str:
@@ -1560,18 +1573,23 @@ def _builder_slots(prefix: tuple[str, ...], avail: int) -> list[tuple[int, int]]
     return slots
 
 
-def describe_plan(actions: Sequence[int]) -> str:
+def describe_plan(actions: Sequence[int]) -> Text:
     """A plan in words: `move 4 east, then move 2 north, then snowball east`."""
-    words = []
+    words: list[Text] = []
     for a in actions:
-        coin, d = a >> 3, DIR_NAMES[a & 3]
+        coin, way = a >> 3, DIR_NAMES[a & 3]
         if a & SNOW:
-            words.append(f"snowball {d}")
+            words.append(t("snowball {way}", way=way))
         elif coin == 0:
-            words.append(f"roar {d}")
+            words.append(t("roar {way}", way=way))
         else:
-            words.append(f"move {coin} {d}")
-    return ", then ".join(words) if words else "dazed"
+            words.append(t("move {n} {way}", n=coin, way=way))
+    if not words:
+        return t("dazed")
+    plan = words[0]
+    for word in words[1:]:
+        plan = t("{before}, then {after}", before=plan, after=word)
+    return plan
 
 
 def _parse_move_text(text: str, state: EverestState, seat: int) -> Move:
@@ -2201,7 +2219,7 @@ def _plan_from_field(text: str) -> tuple[int, ...] | None:
     try:
         parsed = _parse_plan_words(text.split("+"), text)
     except InvalidMoveError as exc:
-        raise _bad(t("plans: {why}", why=str(exc))) from None
+        raise _bad(t("plans: {why}", why=exc.text)) from None
     coins = [coin for coin, _, _ in parsed]
     if not parsed or min(coins) < 0 or len(set(coins)) != len(coins):
         raise _bad(
@@ -2250,7 +2268,7 @@ def parse_state(text: str) -> EverestState:
     missing = [key for key in _REQUIRED if key not in given]
     if missing:
         raise _bad(t("missing {keys}.", keys=", ".join(f"{key}=" for key in missing)))
-    n = _number("n (players)", given["n"], 2, 4)
+    n = _number(t("n (players)"), given["n"], 2, 4)
 
     def seats(key: str) -> list[str]:
         raw = given.get(key, ",".join("-" * n))
@@ -2370,7 +2388,9 @@ def parse_state(text: str) -> EverestState:
         chosen=tuple(_coins("chosen", x) for x in seats("chosen")),
         winner=winner,
         events=tuple(_parse_event(e, n) for e in given["ev"].split(",")) if "ev" in given else (),
-        rng=Rng(_number("rng seed", seed, 0, RNG_MAX), _number("rng counter", counter, 0, RNG_MAX)),
+        rng=Rng(
+            _number(t("rng seed"), seed, 0, RNG_MAX), _number(t("rng counter"), counter, 0, RNG_MAX)
+        ),
     )
     _check_consistent(state, decided=result_text != "-")
     return state
@@ -2432,10 +2452,10 @@ def _check_consistent(s: EverestState, decided: bool) -> None:
 def describe_events(events: Sequence[Event], names: Sequence[str] = ()) -> list[Text]:
     """Short player-facing lines for a resolution's events (names by seat, else colours)."""
 
-    def who(seat: int) -> str:
+    def who(seat: int) -> Text | str:
         if 0 <= seat < len(names) and names[seat]:
             return names[seat]
-        return EverestGame.seat_names[seat]
+        return SEAT_TITLES[seat]
 
     lines: list[Text] = []
     for event in events:
@@ -2458,9 +2478,16 @@ def describe_events(events: Sequence[Event], names: Sequence[str] = ()) -> list[
                         other=who(event.answered),
                     )
                 )
+            case Checked() if event.face == 0:
+                lines.append(t("{who} checks the roar: null, affected.", who=who(event.seat)))
             case Checked():
-                face = "null, affected" if event.face == 0 else f"{_face(event.face)}, not affected"
-                lines.append(t("{who} checks the roar: {face}.", who=who(event.seat), face=face))
+                lines.append(
+                    t(
+                        "{who} checks the roar: {face}, not affected.",
+                        who=who(event.seat),
+                        face=_face(event.face),
+                    )
+                )
             case Rolled():
                 lines.append(t("{who} rolls {face}.", who=who(event.seat), face=_face(event.face)))
             case Shivered():
@@ -2483,7 +2510,7 @@ def describe_events(events: Sequence[Event], names: Sequence[str] = ()) -> list[
             case Pushed():
                 lines.append(
                     t("{who} is pushed {frm}→{to}.", who=who(event.seat),
-                      frm=square_name(event.start), to=square_name(event.end))
+                      frm=square_name(event.start), to=_place_words(event.end))
                 )  # fmt: skip
             case Fell():
                 lines.append(
@@ -2496,17 +2523,30 @@ def describe_events(events: Sequence[Event], names: Sequence[str] = ()) -> list[
                       sq=square_name(event.square))
                 )  # fmt: skip
             case Threw():
-                end = _FLIGHT_WORDS[event.flight]
-                lines.append(
-                    t("{who} throws a snowball {d} from {frm}: it {end} {sq}.",
-                      who=who(event.seat), d=DIR_NAMES[event.direction],
-                      frm=square_name(event.start), end=end, sq=square_name(event.end))
-                )  # fmt: skip
+                throw = {
+                    "who": who(event.seat),
+                    "d": DIR_NAMES[event.direction],
+                    "frm": square_name(event.start),
+                    "sq": square_name(event.end),
+                }
+                if event.flight == Flight.HIT:
+                    line = t("{who} throws a snowball {d} from {frm}: it hits {sq}.", **throw)
+                elif event.flight == Flight.SPLAT:
+                    line = t("{who} throws a snowball {d} from {frm}: it splats at {sq}.", **throw)
+                else:
+                    line = t(
+                        "{who} throws a snowball {d} from {frm}: it flies off past {sq}.", **throw
+                    )
+                lines.append(line)
             case Hit():
                 lines.append(t("{who} is hit (1 damage).", who=who(event.seat)))
             case RolledOff():
-                rolled = ", ".join(
-                    f"{who(s)} {_face(die)}" for s, die in enumerate(event.dice) if die is not None
+                rolled = joined(
+                    [
+                        t("{who} {face}", who=who(s), face=_face(die))
+                        for s, die in enumerate(event.dice)
+                        if die is not None
+                    ]
                 )
                 lines.append(t("Conflict! Roll-off: {rolled}.", rolled=rolled))
             case Picked():
@@ -2538,12 +2578,13 @@ def describe_events(events: Sequence[Event], names: Sequence[str] = ()) -> list[
     return lines
 
 
-#: How the log tells where a snowball ended, before the square's name.
-_FLIGHT_WORDS = {Flight.HIT: "hits", Flight.SPLAT: "splats at", Flight.LOST: "flies off past"}
-
-
-def _face(value: int) -> str:
-    return {0: "null", 1: "ace"}.get(value, str(value))
+def _face(value: int) -> Text | str:
+    """A die's face as the log tells it: null, ace or the number."""
+    if value == 0:
+        return t("null")
+    if value == 1:
+        return t("ace")
+    return str(value)
 
 
 # --- what the computer player knows -----------------------------------------------------

@@ -52,7 +52,7 @@ from engine.core import (
 )
 from engine.digits import is_digits, read_natural
 from engine.rng import Rng, hash64
-from engine.text import Text, t, tn
+from engine.text import Text, joined, t, tn
 
 WIDTH = 7
 HEIGHT = 7
@@ -72,7 +72,8 @@ HILLBERT = "H"
 _CELLS = frozenset(".osmbB")
 
 SMALL, MEDIUM, BIG = 1, 2, 3
-SIZE_NAMES = {SMALL: "Small", MEDIUM: "Medium", BIG: "Big"}
+#: His sizes in words, for players.
+SIZE_NAMES = {SMALL: t("Small"), MEDIUM: t("Medium"), BIG: t("Big")}
 #: Forward steps per turn; sideways steps allowed = 4 - size; longest jump = 4 - size.
 STEPS_LIMIT = 4
 
@@ -474,7 +475,7 @@ class HillbertState(GameState[Turn]):
         return len(self.board)
 
     @property
-    def size_name(self) -> str:
+    def size_name(self) -> Text:
         return SIZE_NAMES[self.size]
 
     @property
@@ -565,13 +566,13 @@ class HillbertState(GameState[Turn]):
                 t("{move}: Hillbert would run off the bottom of the board", move=move)
             )
         col = self.col + turn.side * sum(turn.sideways)
-        if col < 0 or col + size > WIDTH:
+        if col < 0:
             raise IllegalMoveError(
-                t(
-                    "{move}: Hillbert would leave the board on the {edge}",
-                    move=move,
-                    edge="left" if col < 0 else "right",
-                )
+                t("{move}: Hillbert would leave the board on the left", move=move)
+            )
+        if col + size > WIDTH:
+            raise IllegalMoveError(
+                t("{move}: Hillbert would leave the board on the right", move=move)
             )
 
     def play(self, seat: int, move: Turn) -> Self:
@@ -660,8 +661,8 @@ class HillbertState(GameState[Turn]):
     def option_label(self, prefix: tuple[str, ...], token: str) -> str:
         arrow = {"d": "↓", "l": "←", "r": "→"}[token[0].lower()]
         if len(token) == 1:
-            return f"{arrow} step"
-        return f"{arrow} jump {token[1:]}"
+            return str(t("{arrow} step", arrow=arrow))
+        return str(t("{arrow} jump {n}", arrow=arrow, n=token[1:]))
 
     def option_prompt(self, prefix: tuple[str, ...]) -> Text:
         forward = sum(1 for tok in prefix if tok[0] in "dD")
@@ -733,31 +734,29 @@ def describe(report: TurnReport) -> Text:
     """A one-line preview of a turn for the move builder."""
     row, col = report.end
     parts = [
-        str(
-            t(
-                "Hillbert ends on {cell} as {size}",
-                cell=cell_name(row, col),
-                size=SIZE_NAMES[report.size_after],
-            )
+        t(
+            "Hillbert ends on {cell} as {size}",
+            cell=cell_name(row, col),
+            size=SIZE_NAMES[report.size_after],
         )
     ]
     if report.eaten:
         cells = ", ".join(cell_name(r, c) for r, c in report.eaten)
         if report.size_after == report.size_before < BIG:
             # He grows after a meal only where a bigger Hillbert fits (RULES.md 4).
-            parts.append(str(t("eats food on {cells} but has no room to grow", cells=cells)))
+            parts.append(t("eats food on {cells} but has no room to grow", cells=cells))
         else:
-            parts.append(str(t("eats food on {cells}", cells=cells)))
+            parts.append(t("eats food on {cells}", cells=cells))
     else:
-        parts.append(str(t("eats nothing")))
+        parts.append(t("eats nothing"))
     if report.destroyed:
         cells = ", ".join(cell_name(r, c) for r, c in report.destroyed)
-        parts.append(str(t("smashes {cells}", cells=cells)))
+        parts.append(t("smashes {cells}", cells=cells))
     if report.blocked_by:
         cells = ", ".join(cell_name(r, c) for r, c in report.blocked_by)
-        parts.append(str(t("is stopped at {cells}", cells=cells)))
-    parts.append(str(tn("+{n} point", "+{n} points", n=report.scrolled)))
-    return t("{summary}.", summary="; ".join(parts))
+        parts.append(t("is stopped at {cells}", cells=cells))
+    parts.append(tn("+{n} point", "+{n} points", n=report.scrolled))
+    return t("{summary}.", summary=joined(parts, "; "))
 
 
 # --- what the computer player knows -----------------------------------------------------
@@ -815,7 +814,7 @@ def _pairs(row: str, mark: str) -> set[int] | None:
 
 
 def _bad(reason: Text) -> NotationError:
-    return NotationError(str(t("Hillbert position: {reason}", reason=str(reason))))
+    return NotationError(str(t("Hillbert position: {reason}", reason=reason)))
 
 
 def _parse_board(text: str) -> tuple[tuple[str, ...], int, int]:
@@ -886,12 +885,14 @@ _FIELD_MAX = {
     "seed": (1 << 64) - 1,
 }
 _FIELD_RULES = {
-    "score": "score is a whole number of rows from 0 to {high}",
-    "turns": "turns is a whole number from 0 to {high}",
-    "hungry": "hungry goes from 0 to {high}",
-    "facing": "facing goes from 0 to {high} (up, right, down, left)",
-    "jumped": "jumped is 0 or 1",
-    "seed": "the seed is a 64-bit number, a whole number from 0 to {high}",
+    "score": t("score is a whole number of rows from 0 to {high}", high=_FIELD_MAX["score"]),
+    "turns": t("turns is a whole number from 0 to {high}", high=_FIELD_MAX["turns"]),
+    "hungry": t("hungry goes from 0 to {high}", high=_FIELD_MAX["hungry"]),
+    "facing": t("facing goes from 0 to {high} (up, right, down, left)", high=_FIELD_MAX["facing"]),
+    "jumped": t("jumped is 0 or 1"),
+    "seed": t(
+        "the seed is a 64-bit number, a whole number from 0 to {high}", high=_FIELD_MAX["seed"]
+    ),
 }
 
 
@@ -912,14 +913,14 @@ def parse_position(text: str) -> HillbertState:
             raise _bad(t("expected {name}=N, found {part!r}", name=name, part=part))
         number = read_natural(value, _FIELD_MAX[name])
         if number is None:
-            rule = t(_FIELD_RULES[name], high=_FIELD_MAX[name])
+            rule = _FIELD_RULES[name]
             if not is_digits(value):
                 raise _bad(
                     t(
                         "{name} must be a whole number, not {value!r}: {rule}",
                         name=name,
                         value=value,
-                        rule=str(rule),
+                        rule=rule,
                     )
                 )
             raise _bad(rule)

@@ -45,12 +45,13 @@ from engine.core import (
     Variant,
 )
 from engine.rng import Rng
-from engine.text import Text, t
+from engine.text import Text, t, tn
 
 SIZE = 6
 SQUARES = SIZE * SIZE
 FILES = "abcdef"
 SIDES = ("Black", "White")
+SEAT_TITLES = (t("Black"), t("White"))  # the seat names as players read them
 COLOUR_LETTERS = "bw"
 
 #: Square index = (rank - 1) * 6 + file, so a1 = 0, f1 = 5, a2 = 6, f6 = 35.
@@ -101,8 +102,16 @@ def stack_label(stack: Stack) -> str:
     return label if len(stack) == 1 else f"{label}×{len(stack)}"
 
 
-def _jumps(n: int) -> str:
-    return "1 jump" if n == 1 else f"{n} jumps"
+def _jumps(n: int) -> Text:
+    return tn("{n} jump", "{n} jumps", n=n)
+
+
+def _piece(stack: Stack) -> Text:
+    """What moves, as a refusal names it: `a 3`, `a stack topped by a 3`."""
+    value = abs(stack[-1])
+    if len(stack) == 1:
+        return t("a {value}", value=value)
+    return t("a stack topped by a {value}", value=value)
 
 
 @dataclass(frozen=True, slots=True)
@@ -247,7 +256,7 @@ class HokitoState(GameState[HokitoMove]):
         if self._mover_moves():
             return None
         black, white = _scores(self.board)
-        stuck = SIDES[self.to_move]
+        stuck = SEAT_TITLES[self.to_move]
         # Why it ended; who won, and by how much, the scores and `winners` say.
         reason = t("{side} has no legal move.", side=stuck)
         if black == white:
@@ -285,7 +294,7 @@ class HokitoState(GameState[HokitoMove]):
                 t(
                     "{text}: not a move; write origin and destination like c2-e4, "
                     "or the full path like c2>c4>e4.",
-                    text=raw or "(empty)",
+                    text=raw or t("(empty)"),
                 )
             )
         origin = self._square(raw, match.group(1))
@@ -303,7 +312,7 @@ class HokitoState(GameState[HokitoMove]):
         if not self._mover_moves():
             raise IllegalMoveError(t("The game is over."))
         if seat != self.to_move:
-            raise IllegalMoveError(t("It is {side}'s turn.", side=SIDES[self.to_move]))
+            raise IllegalMoveError(t("It is {side}'s turn.", side=SEAT_TITLES[self.to_move]))
 
     def _check_origin(self, seat: int, raw: str, origin: int) -> Stack:
         name = SQUARE_NAMES[origin]
@@ -320,7 +329,7 @@ class HokitoState(GameState[HokitoMove]):
                         "{text}: {sq} is {side}'s pawn; move a pawn or stack of your colour.",
                         text=raw,
                         sq=name,
-                        side=SIDES[owner],
+                        side=SEAT_TITLES[owner],
                     )
                 )
             raise IllegalMoveError(
@@ -328,7 +337,7 @@ class HokitoState(GameState[HokitoMove]):
                     "{text}: the stack on {sq} is {side}'s (a {side} pawn is on top).",
                     text=raw,
                     sq=name,
-                    side=SIDES[owner],
+                    side=SEAT_TITLES[owner],
                 )
             )
         return stack
@@ -367,15 +376,13 @@ class HokitoState(GameState[HokitoMove]):
         self._check_landing(raw, mover, destination)
         paths = _legal_paths(self.board, origin)
         if destination not in paths:
-            value = abs(mover[-1])
-            piece = f"a {value}" if len(mover) == 1 else f"a stack topped by a {value}"
             raise IllegalMoveError(
                 t(
                     "{text}: {piece} makes exactly {jumps}; no path of {jumps} reaches "
                     "{dest} from {origin}.",
                     text=raw,
-                    piece=piece,
-                    jumps=_jumps(value),
+                    piece=_piece(mover),
+                    jumps=_jumps(abs(mover[-1])),
                     dest=SQUARE_NAMES[destination],
                     origin=SQUARE_NAMES[origin],
                 )
@@ -389,12 +396,11 @@ class HokitoState(GameState[HokitoMove]):
         value = abs(mover[-1])
         jumps = len(squares) - 1
         if jumps != value:
-            piece = f"a {value}" if len(mover) == 1 else f"a stack topped by a {value}"
             raise IllegalMoveError(
                 t(
                     "{text}: {piece} makes exactly {need}; this path has {have}.",
                     text=raw,
-                    piece=piece,
+                    piece=_piece(mover),
                     need=_jumps(value),
                     have=_jumps(jumps),
                 )

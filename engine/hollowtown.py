@@ -72,7 +72,7 @@ from engine.core import (
 )
 from engine.digits import read_natural
 from engine.rng import Rng
-from engine.text import Text, t
+from engine.text import Text, joined, t, tn
 
 SEATS = ("Hollow", "Dooky")
 HOLLOW, DOOKY = 0, 1
@@ -92,6 +92,10 @@ HOUSE = 3
 EMPTY = 5
 TYPES = (MUSHROOM, BEEHIVE, MEADOW)
 TYPE_NAMES = ("mushroom", "beehive", "meadow")
+#: The types in words, for players (TYPE_NAMES are the notation): in a sentence, and as a
+#: label.
+TYPE_TITLES = (t("mushroom"), t("beehive"), t("meadow"))
+TYPE_LABELS = (t("Mushroom"), t("Beehive"), t("Meadow"))
 TYPE_CODES = ("Mu", "Be", "Me")
 TYPE_EMOJI = ("🍄", "🐝", "🌾")
 _CELL_CODES = ("Mu", "Be", "Me", "H", "D", "-")
@@ -139,7 +143,7 @@ _ACTION_WORDS = {
     "steal": "steal",
     "beg": "beg",
 }
-_TYPE_HINT = "mushroom (mu, 🍄), beehive (be, 🐝) or meadow (me, 🌾)"
+_TYPE_HINT = t("mushroom (mu, 🍄), beehive (be, 🐝) or meadow (me, 🌾)")
 _EXAMPLES = "buy mushroom B2, move up, inc beehive, dec meadow, steal mushroom, beg bank"
 
 
@@ -177,17 +181,17 @@ BEG_ROW = tuple(HollowtownMove("beg", ty) for ty in TYPES)
 BEG_BANK = HollowtownMove("beg")
 
 
-def _buttons(n: int) -> str:
-    return "1 button" if n == 1 else f"{n} buttons"
+def _buttons(n: int) -> Text:
+    return tn("{n} button", "{n} buttons", n=n)
 
 
-def _cell_words(cells: tuple[int, ...], cell: int) -> str:
+def _cell_words(cells: tuple[int, ...], cell: int) -> Text:
     what = cells[cell]
     if what == EMPTY:
-        return "an empty cell"
+        return t("an empty cell")
     if what >= HOUSE:
-        return f"{SEATS[what - HOUSE]}'s house"
-    return f"a {TYPE_NAMES[what]} tile"
+        return t("{name}'s house", name=SEATS[what - HOUSE])
+    return t("a {type} tile", type=TYPE_TITLES[what])
 
 
 def _harvest(
@@ -291,14 +295,14 @@ class HollowtownState(GameState[HollowtownMove]):
                 "{n} on {cell} ({kind})",
                 n=self.piles[c] - previous.piles[c],
                 cell=CELL_NAMES[c],
-                kind=TYPE_NAMES[self.cells[c]],
+                kind=TYPE_TITLES[self.cells[c]],
             )
             for c in range(9)
             if self.piles[c] > previous.piles[c]
         ]
         if not paid:
             return (t("Harvest: nothing grows this round."),)
-        return (t("Harvest: the Bank pays {paid}.", paid=", ".join(str(p) for p in paid)),)
+        return (t("Harvest: the Bank pays {paid}.", paid=joined(paid)),)
 
     def scores(self) -> tuple[int, ...]:
         return self.supplies
@@ -306,12 +310,15 @@ class HollowtownState(GameState[HollowtownMove]):
     def outcome(self) -> Outcome | None:
         if self.phase < OVER:
             return None
-        if self.phase == OVER:
-            why = "Every tile is in Hollowtown"
-        else:
-            why = f"{STALL_ROUNDS} rounds passed without a Buy"
         # Why it ended; who won, and by how much, the scores and `winners` say.
-        reason = t("{why}.", why=why)
+        if self.phase == OVER:
+            reason = t("Every tile is in Hollowtown.")
+        else:
+            reason = tn(
+                "{n} round passed without a Buy.",
+                "{n} rounds passed without a Buy.",
+                n=STALL_ROUNDS,
+            )
         hollow, dooky = self.supplies
         if hollow == dooky:
             return Outcome(self.supplies, frozenset(), reason)
@@ -397,7 +404,7 @@ class HollowtownState(GameState[HollowtownMove]):
         return move
 
     def _parse_buy(self, raw: str, args: list[str]) -> HollowtownMove:
-        usage = "write the type, then a cell: buy mushroom B2"
+        usage = t("{text}: write the type, then a cell: buy mushroom B2.", text=raw)
         if len(args) != 2:
             if len(args) == 1 and args[0] in TYPE_WORDS:
                 raise InvalidMoveError(
@@ -407,9 +414,9 @@ class HollowtownState(GameState[HollowtownMove]):
                         name=TYPE_NAMES[TYPE_WORDS[args[0]]],
                     )
                 )
-            raise InvalidMoveError(t("{text}: {usage}.", text=raw, usage=usage))
+            raise InvalidMoveError(usage)
         if args[0].upper() in CELL_INDEX and args[1] in TYPE_WORDS:
-            raise InvalidMoveError(t("{text}: {usage}.", text=raw, usage=usage))
+            raise InvalidMoveError(usage)
         return BUY[_parse_type(raw, args[0])][_parse_cell(raw, args[1])]
 
     def _parse_step(self, seat: int, raw: str, args: list[str]) -> HollowtownMove:
@@ -428,7 +435,7 @@ class HollowtownState(GameState[HollowtownMove]):
                         text=raw,
                         name=SEATS[seat],
                         cell=CELL_NAMES[here],
-                        word={"up": "top", "down": "bottom"}.get(word, word),
+                        word=_EDGE_WORDS[word],
                     )
                 )
             return MOVE[target]
@@ -465,7 +472,7 @@ class HollowtownState(GameState[HollowtownMove]):
             "text": label,
             "name": SEATS[seat],
             "here": CELL_NAMES[here],
-            "type": TYPE_NAMES[ty] if ty >= 0 else "",
+            "type": TYPE_TITLES[ty] if ty >= 0 else "",
             "cell": CELL_NAMES[move.cell] if move.cell >= 0 else "",
         }
         if move.action == "buy":
@@ -677,19 +684,22 @@ class HollowtownState(GameState[HollowtownMove]):
 
     def option_label(self, prefix: tuple[str, ...], token: str) -> str:
         if not prefix:
-            return _ACTION_LABELS[token]
+            return str(_ACTION_LABELS[token])
         action = prefix[0]
         if token == "bank":
-            return f"🏦 Bank ({_buttons(self.bank)})"
+            return str(t("🏦 Bank ({buttons})", buttons=_buttons(self.bank)))
         if token in TYPE_WORDS:
             ty = TYPE_WORDS[token]
-            label = f"{TYPE_EMOJI[ty]} {token.capitalize()}"
+            label = joined((TYPE_EMOJI[ty], TYPE_LABELS[ty]), " ")
+            price = self.prices[ty]
             if action == "buy":
-                return f"{label}: {_buttons(self.prices[ty])}"
+                return str(joined((label, _buttons(price)), ": "))
             if action in ("inc", "dec"):
                 change = 1 if action == "inc" else -1
-                return f"{label}: price {self.prices[ty]} → {self.prices[ty] + change}"
-            return f"{label} row: {_buttons(self.prices[ty])}"
+                return str(
+                    t("{label}: price {old} → {new}", label=label, old=price, new=price + change)
+                )
+            return str(t("{label} row: {buttons}", label=label, buttons=_buttons(price)))
         cell = CELL_INDEX[token]
         if action == "move":
             acting = max(self.seat_to_act, 0)
@@ -706,7 +716,11 @@ class HollowtownState(GameState[HollowtownMove]):
         if action == "buy":
             if len(prefix) == 1:
                 return t("Buy which landscape? The price goes to the Bank.")
-            return t("Place the {type} on which vacant cell next to you?", type=prefix[1])
+            ty = TYPE_WORDS.get(prefix[1])
+            return t(
+                "Place the {type} on which vacant cell next to you?",
+                type=prefix[1] if ty is None else TYPE_TITLES[ty],
+            )
         if action == "move":
             return t("Move where? You collect the buttons on that tile.")
         if action == "inc":
@@ -748,13 +762,15 @@ class HollowtownState(GameState[HollowtownMove]):
 
 
 _ACTION_LABELS = {
-    "buy": "🛒 Buy",
-    "move": "🚶 Move",
-    "inc": "➕ Increase",
-    "dec": "➖ Decrease",
-    "steal": "🦝 Steal",
-    "beg": "🙏 Beg",
+    "buy": t("🛒 Buy"),
+    "move": t("🚶 Move"),
+    "inc": t("➕ Increase"),
+    "dec": t("➖ Decrease"),
+    "steal": t("🦝 Steal"),
+    "beg": t("🙏 Beg"),
 }
+#: The edge of the town a step `up`, `down`, `left` or `right` would cross, in words.
+_EDGE_WORDS = {"up": t("top"), "down": t("bottom"), "left": t("left"), "right": t("right")}
 _ARROWS = {-3: "⬆️", 3: "⬇️", -1: "⬅️", 1: "➡️"}
 _DISTANCE = tuple(
     tuple(abs(a % 3 - b % 3) + abs(a // 3 - b // 3) for b in range(9)) for a in range(9)
@@ -774,13 +790,20 @@ def _parse_type(raw: str, word: str, bank: bool = False) -> int:
                 hint=_TYPE_HINT,
             )
         )
-    extra = "the bank or " if bank else ""
+    if bank:
+        raise InvalidMoveError(
+            t(
+                "{text}: {word!r} is not the bank or a landscape type; write the bank or {hint}.",
+                text=raw,
+                word=word,
+                hint=_TYPE_HINT,
+            )
+        )
     raise InvalidMoveError(
         t(
-            "{text}: {word!r} is not {extra}a landscape type; write {extra}{hint}.",
+            "{text}: {word!r} is not a landscape type; write {hint}.",
             text=raw,
             word=word,
-            extra=extra,
             hint=_TYPE_HINT,
         )
     )
@@ -790,14 +813,20 @@ def _parse_cell(raw: str, word: str, directions: bool = False) -> int:
     cell = CELL_INDEX.get(word.upper())
     if cell is not None:
         return cell
-    also = ", or a direction: up, down, left, right" if directions else ""
+    if directions:
+        raise InvalidMoveError(
+            t(
+                "{text}: {word!r} is not a cell; cells are A1 to C3 (column letter, then row "
+                "number), or a direction: up, down, left, right.",
+                text=raw,
+                word=word.upper(),
+            )
+        )
     raise InvalidMoveError(
         t(
-            "{text}: {word!r} is not a cell; cells are A1 to C3 (column letter, then row "
-            "number){also}.",
+            "{text}: {word!r} is not a cell; cells are A1 to C3 (column letter, then row number).",
             text=raw,
             word=word.upper(),
-            also=also,
         )
     )
 
@@ -820,18 +849,20 @@ MAX_ROUND = 999
 RNG_MAX = (1 << 64) - 1
 
 
-def _bad(reason: str, **params: object) -> NotationError:
-    return NotationError(str(t("Hollowtown position: " + reason, **params)))
+def _bad(reason: Text) -> NotationError:
+    return NotationError(str(t("Hollowtown position: {reason}", reason=reason)))
 
 
 def _number(key: str, value: str, maximum: int) -> int:
     number = read_natural(value, maximum)
     if number is None:
         raise _bad(
-            "{key}= needs a whole number from 0 to {maximum}, not {value!r}.",
-            key=key,
-            maximum=maximum,
-            value=value,
+            t(
+                "{key}= needs a whole number from 0 to {maximum}, not {value!r}.",
+                key=key,
+                maximum=maximum,
+                value=value,
+            )
         )
     return number
 
@@ -840,10 +871,12 @@ def _pair(key: str, value: str, sep: str, maxima: tuple[int, int]) -> tuple[int,
     parts = value.split(sep)
     if len(parts) != 2:
         raise _bad(
-            "{key}= needs two numbers joined by {sep!r}, not {value!r}.",
-            key=key,
-            sep=sep,
-            value=value,
+            t(
+                "{key}= needs two numbers joined by {sep!r}, not {value!r}.",
+                key=key,
+                sep=sep,
+                value=value,
+            )
         )
     return _number(key, parts[0], maxima[0]), _number(key, parts[1], maxima[1])
 
@@ -851,113 +884,123 @@ def _pair(key: str, value: str, sep: str, maxima: tuple[int, int]) -> tuple[int,
 def _read_board(text: str) -> tuple[tuple[int, ...], tuple[int, ...], list[int]]:
     rows = text.split("/")
     if len(rows) != 3:
-        raise _bad("the board needs 3 rows separated by /, got {n}.", n=len(rows))
+        raise _bad(t("the board needs 3 rows separated by /, got {n}.", n=len(rows)))
     cells: list[int] = []
     piles: list[int] = []
     places = [-1, -1]
     for r, row in enumerate(rows):
         tokens = row.split(",")
         if len(tokens) != 3:
-            raise _bad("row {r} needs 3 cells separated by commas.", r=r + 1)
+            raise _bad(t("row {r} needs 3 cells separated by commas.", r=r + 1))
         for token in tokens:
             match = _CELL_RE.fullmatch(token)
             cell = len(cells)
             if not match:
                 raise _bad(
-                    "cell {cell} is {token!r}; write -, H, D, Mu, Be or Me, then the "
-                    "buttons on a tile, then h or d for a character.",
-                    cell=CELL_NAMES[cell],
-                    token=token,
+                    t(
+                        "cell {cell} is {token!r}; write -, H, D, Mu, Be or Me, then the "
+                        "buttons on a tile, then h or d for a character.",
+                        cell=CELL_NAMES[cell],
+                        token=token,
+                    )
                 )
             kind = _CELL_CODES.index(match.group(1))
             pile = read_natural(match.group(2) or "0", TOTAL_BUTTONS)
             if pile is None:
                 raise _bad(
-                    "cell {cell} holds more than the {n} buttons of the game.",
-                    cell=CELL_NAMES[cell],
-                    n=TOTAL_BUTTONS,
+                    t(
+                        "cell {cell} holds more than the {n} buttons of the game.",
+                        cell=CELL_NAMES[cell],
+                        n=TOTAL_BUTTONS,
+                    )
                 )
             if pile and kind >= HOUSE:
-                raise _bad("only tiles hold buttons, not {cell}.", cell=CELL_NAMES[cell])
+                raise _bad(t("only tiles hold buttons, not {cell}.", cell=CELL_NAMES[cell]))
             if match.group(3):
                 seat = "hd".index(match.group(3))
                 if pile:
                     raise _bad(
-                        "buttons never lie under a character, as on {cell}.",
-                        cell=CELL_NAMES[cell],
+                        t(
+                            "buttons never lie under a character, as on {cell}.",
+                            cell=CELL_NAMES[cell],
+                        )
                     )
                 if places[seat] >= 0:
-                    raise _bad("{name} stands on two cells.", name=SEATS[seat])
+                    raise _bad(t("{name} stands on two cells.", name=SEATS[seat]))
                 if kind == EMPTY:
                     raise _bad(
-                        "{name} stands on the empty cell {cell}.",
-                        name=SEATS[seat],
-                        cell=CELL_NAMES[cell],
+                        t(
+                            "{name} stands on the empty cell {cell}.",
+                            name=SEATS[seat],
+                            cell=CELL_NAMES[cell],
+                        )
                     )
                 places[seat] = cell
             cells.append(kind)
             piles.append(pile)
     for seat in (HOLLOW, DOOKY):
         if cells.count(HOUSE + seat) != 1:
-            raise _bad("the town needs exactly one house of {name}.", name=SEATS[seat])
+            raise _bad(t("the town needs exactly one house of {name}.", name=SEATS[seat]))
         if places[seat] < 0:
-            raise _bad("{name} is not on the board (add h or d to a cell).", name=SEATS[seat])
+            raise _bad(t("{name} is not on the board (add h or d to a cell).", name=SEATS[seat]))
     return tuple(cells), tuple(piles), places
 
 
 def _read_state(text: str) -> HollowtownState:
     tokens = text.split()
     if not tokens:
-        raise _bad("the text is empty.")
+        raise _bad(t("the text is empty."))
     cells, piles, places = _read_board(tokens[0])
     fields: dict[str, str] = {}
     for token in tokens[1:]:
         key, eq, value = token.partition("=")
         if not eq or key not in _KEYS:
             raise _bad(
-                "{token!r} is not a known key=value (keys: {keys}).",
-                token=token,
-                keys=", ".join(_KEYS),
+                t(
+                    "{token!r} is not a known key=value (keys: {keys}).",
+                    token=token,
+                    keys=", ".join(_KEYS),
+                )
             )
         if key in fields:
-            raise _bad("{key}= is given twice.", key=key)
+            raise _bad(t("{key}= is given twice.", key=key))
         fields[key] = value
     missing = [key for key in _KEYS if key != "variant" and key not in fields]
     if missing:
-        raise _bad("missing {keys}.", keys=", ".join(f"{k}=" for k in missing))
+        raise _bad(t("missing {keys}.", keys=", ".join(f"{k}=" for k in missing)))
     rows = fields["market"].split(",")
     if len(rows) != 3:
-        raise _bad("market= needs 3 rows price/tiles separated by commas.")
+        raise _bad(t("market= needs 3 rows price/tiles separated by commas."))
     market = [_pair("market", row, "/", (TOTAL_BUTTONS, 3)) for row in rows]
     prices = (market[0][0], market[1][0], market[2][0])
     stock = (market[0][1], market[1][1], market[2][1])
     supplies = _pair("supply", fields["supply"], "/", (TOTAL_BUTTONS, TOTAL_BUTTONS))
     bank = _number("bank", fields["bank"], TOTAL_BUTTONS)
     if fields["turn"] not in PHASE_NAMES:
-        raise _bad("turn= is one of {names}.", names=", ".join(PHASE_NAMES))
+        raise _bad(t("turn= is one of {names}.", names=", ".join(PHASE_NAMES)))
     phase = PHASE_NAMES.index(fields["turn"])
     round_ = _number("round", fields["round"], MAX_ROUND)
     last_buy = _number("lastbuy", fields["lastbuy"], MAX_ROUND)
     seed, counter = _pair("rng", fields["rng"], ":", (RNG_MAX, RNG_MAX))
     variant = fields.get("variant", "")
     if variant not in ("", DICE_HARVEST):
-        raise _bad("the only variant is {name}.", name=DICE_HARVEST)
+        raise _bad(t("the only variant is {name}.", name=DICE_HARVEST))
     for ty in TYPES:
         if cells.count(ty) + stock[ty] > 3:
-            raise _bad("there are only 3 {type} tiles.", type=TYPE_NAMES[ty])
+            raise _bad(t("there are only 3 {type} tiles.", type=TYPE_TITLES[ty]))
     if sum(1 for c in cells if c < HOUSE) + sum(stock) != TILES_IN_PLAY:
-        raise _bad("the board and the Market must hold the 7 tiles in play together.")
+        raise _bad(t("the board and the Market must hold the 7 tiles in play together."))
     total = bank + sum(prices) + sum(supplies) + sum(piles)
     if total != TOTAL_BUTTONS:
-        raise _bad("the buttons add up to {total}, not 15.", total=total)
+        raise _bad(t("the buttons add up to {total}, not 15.", total=total))
     if round_ < 1 or last_buy > round_:
-        raise _bad("round= starts at 1 and lastbuy= cannot be later than it.")
+        raise _bad(t("round= starts at 1 and lastbuy= cannot be later than it."))
     if phase < OVER and round_ - last_buy > STALL_ROUNDS:
-        raise _bad("more than 10 rounds without a Buy: the game would have ended.")
+        raise _bad(t("more than 10 rounds without a Buy: the game would have ended."))
     if phase == STALLED and round_ - last_buy != STALL_ROUNDS:
-        raise _bad("turn=stalled comes exactly 10 rounds after the last Buy (round - lastbuy).")
+        raise _bad(t("turn=stalled comes exactly 10 rounds after the last Buy (round - lastbuy)."))
     if (phase in (DOOKY_LAST, OVER)) == any(stock):
-        raise _bad("turn=dooky-last and turn=over go exactly with an empty Market.")
+        raise _bad(t("turn=dooky-last and turn=over go exactly with an empty Market."))
     return HollowtownState(
         cells,
         piles,

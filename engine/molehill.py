@@ -49,6 +49,7 @@ from engine.core import (
     IllegalMoveError,
     InvalidMoveError,
     Model,
+    MoveError,
     MoveOptions,
     NotationError,
     Option,
@@ -83,7 +84,8 @@ WHITE_POINTS = 1
 BEST_SCORE = (PIECES - ORANGE) + 4 * RED_POINTS + 4 * WHITE_POINTS
 
 SIDE_LETTERS = "nesw"
-SIDE_WORDS = ("north", "east", "south", "west")
+#: The sides n, e, s, w in words, for players (the letters are the notation).
+SIDE_WORDS = (t("north"), t("east"), t("south"), t("west"))
 SIDE_ARROWS = ("↑", "→", "↓", "←")
 #: Column and row offsets of the sides n, e, s, w.
 _SIDE_DELTAS = ((0, 1), (1, 0), (0, -1), (-1, 0))
@@ -183,8 +185,10 @@ NEIGHBOUR_DIRECTION: tuple[tuple[int, ...], ...] = tuple(
     for a in range(SQUARES)
 )
 
-ROLES = ("mole", "gardener")
+#: The roles in words, for players: the mole and the gardener.
+ROLES = (t("mole"), t("gardener"))
 SEAT_NAMES = ("First mole", "First gardener")
+SEAT_TITLES = (t("First mole"), t("First gardener"))  # the seat names as players read them
 
 _SQUARE_RE = r"([a-z])([0-9]{1,2})"
 _MOLE_RE = re.compile(rf"(?:(place|move)\s+)?{_SQUARE_RE}")
@@ -293,7 +297,7 @@ def read_move(text: str) -> tuple[str | None, int] | Rod:
         t(
             "{text}: not a move; the mole writes a square (place e4, then f5), the "
             "gardener a rod (rod e4n).",
-            text=raw or "(empty)",
+            text=raw or t("(empty)"),
         )
     )
 
@@ -575,7 +579,7 @@ class MoleHillState(GameState[Move]):
                     here=SQUARE_NAMES[here],
                     square=name,
                 )
-        raise IllegalMoveError(t("{text}: {why}", text=raw, why=str(why)))
+        raise IllegalMoveError(t("{text}: {why}", text=raw, why=why))
 
     def play(self, seat: int, move: Move) -> MoleHillState:
         self._check_turn(seat, str(move))
@@ -609,7 +613,7 @@ class MoleHillState(GameState[Move]):
         """The end of round 1, when the move that led here ended it."""
         if previous is None or previous.round_no != 1 or self.round_no != 2:
             return ()
-        first, second = (names[s] if s < len(names) else SEAT_NAMES[s] for s in (0, 1))
+        first, second = (names[s] if s < len(names) else SEAT_TITLES[s] for s in (0, 1))
         return (
             tn(
                 "Round 1 is over: {mole} scored {n} point as the mole. The roles swap: "
@@ -694,7 +698,7 @@ class MoleHillState(GameState[Move]):
         if not after:
             return t(
                 "{rod} closes the mole in: it cannot move, so round {round} ends.",
-                rod=str(where),
+                rod=where,
                 round=self.round_no,
             )
         if after == before:
@@ -702,7 +706,7 @@ class MoleHillState(GameState[Move]):
                 "{rod}: the mole can still reach {n} square, as now.",
                 "{rod}: the mole can still reach {n} squares, as now.",
                 n=after.bit_count(),
-                rod=str(where),
+                rod=where,
             )
         else:
             reach = tn(
@@ -710,13 +714,13 @@ class MoleHillState(GameState[Move]):
                 "{rod}: the mole can still reach {n} squares ({before} now).",
                 n=after.bit_count(),
                 before=before.bit_count(),
-                rod=str(where),
+                rod=where,
             )
         steps = len(_targets(self.path, self.rods | 1 << edge))
         next_turn = tn(
             "Next turn it can move to {n} square.", "Next turn it can move to {n} squares.", n=steps
         )
-        return t("{reach} {next}", reach=str(reach), next=str(next_turn))
+        return t("{reach} {next}", reach=reach, next=next_turn)
 
     def move_options(self, seat: int, prefix: tuple[str, ...] = ()) -> MoveOptions[Move]:
         """The mole picks a square in one step. The gardener picks a free side of the
@@ -761,7 +765,7 @@ class MoleHillState(GameState[Move]):
         if self.phase == "g":
             if len(prefix) == 1 and token in SIDE_LETTERS:
                 side = SIDE_LETTERS.index(token)
-                return f"{SIDE_ARROWS[side]} {SIDE_WORDS[side]}"
+                return f"{SIDE_ARROWS[side]} {SIDE_WORDS[side]!s}"
             choice = self.rod_choice((token,)) if not prefix else None
             if choice is not None:
                 square, side = choice
@@ -826,10 +830,10 @@ class MoleHillState(GameState[Move]):
 
 
 def _notation_error(message: Text) -> NotationError:
-    return NotationError(str(t("Mole Hill position: {why}", why=str(message))))
+    return NotationError(str(t("Mole Hill position: {why}", why=message)))
 
 
-def _parse_squares(text: str, what: str) -> tuple[int, ...]:
+def _parse_squares(text: str, what: Text) -> tuple[int, ...]:
     if text == "-":
         return ()
     out = []
@@ -854,8 +858,8 @@ def _parse_rods(text: str) -> int:
     for name in text.split(","):
         try:
             read = read_move(f"rod {name}")
-        except ValueError as exc:
-            raise _notation_error(t("rods: {why}", why=str(exc))) from None
+        except MoveError as exc:
+            raise _notation_error(t("rods: {why}", why=exc.text)) from None
         if not isinstance(read, Rod):
             raise _notation_error(t("rods: {name!r} is not an edge, like e4n.", name=name))
         if rods >> read.edge & 1:
@@ -905,14 +909,14 @@ def _parse(text: str) -> MoleHillState:
             )
         )
     round_no, phase = int(head[0]), head[1]
-    path = _parse_squares(path_text, "path")
+    path = _parse_squares(path_text, t("path"))
     _check_path(path)
     rods = _parse_rods(rods_text)
     flower_parts = flowers_text.split("/")
     if len(flower_parts) != 2:
         raise _notation_error(t("flowers: write the red squares, a /, then the white squares."))
-    red = tuple(sorted(_parse_squares(flower_parts[0], "red flowers")))
-    white = tuple(sorted(_parse_squares(flower_parts[1], "white flowers")))
+    red = tuple(sorted(_parse_squares(flower_parts[0], t("red flowers"))))
+    white = tuple(sorted(_parse_squares(flower_parts[1], t("white flowers"))))
     if len(red) != 4 or len(white) != 4:
         raise _notation_error(t("flowers: there are four red and four white flowers."))
     if len(set(red + white)) != 8 or CENTRE in red + white:
