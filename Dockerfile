@@ -22,7 +22,10 @@ COPY render render
 COPY data data
 COPY host host
 COPY cogs cogs
-RUN python -m compileall -q /app
+# The languages' catalogues, compiled from the ones translators write.
+RUN pybabel compile --domain hilltop --directory host/locale \
+    && pybabel compile --domain commands --directory host/locale \
+    && python -m compileall -q /app
 
 ENV HILLTOP_DB=/data/hilltop.sqlite3 \
     HILLTOP_HEARTBEAT=/tmp/hilltop.heartbeat \

@@ -65,6 +65,11 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
         "Discord and WARNING in the console)",
     )
     parser.add_argument(
+        "--locale",
+        default="en",
+        help="the console's language: en or pl (default: en)",
+    )
+    parser.add_argument(
         "--recompute-ratings",
         action="store_true",
         help="compute every rating again from the stored results, then exit (safe while "
@@ -126,6 +131,7 @@ async def run_console(args: argparse.Namespace) -> None:
     from data.db import Database, default_path
     from data.games import SqliteGameRepository
     from data.ratings import SqliteRatingRepository
+    from host import i18n
     from host.console import Console
     from host.console_input import bot_user
     from host.daily import DailyService
@@ -137,8 +143,15 @@ async def run_console(args: argparse.Namespace) -> None:
             SqliteGameRepository(db), bot_user=bot_user(), ratings=SqliteRatingRepository(db)
         )
         daily = DailyService(service, SqliteDailyRepository(db), secret=daily_secret())
+        language = i18n.language_of(args.locale)
+        if language != args.locale.split("-")[0].lower():
+            log.warning("the console does not speak %r; it speaks English", args.locale)
         console = Console(
-            service, daily, SqliteConsoleRepository(db), args.out or Path("var") / "console"
+            service,
+            daily,
+            SqliteConsoleRepository(db),
+            args.out or Path("var") / "console",
+            language=language,
         )
         try:
             with on_stop_signal(console.stop):

@@ -14,6 +14,8 @@ import discord
 from discord import app_commands
 from discord.ext import commands
 
+from cogs.command_texts import CommandTranslator
+from cogs.extensions import EXTENSIONS
 from cogs.respond import channel_of, note_posted, respond, user_of
 from cogs.stale_boards import Posted, StaleBoards
 from cogs.views import PayloadButton, PayloadSelect, UnknownButton, message_parts
@@ -31,7 +33,6 @@ from host.service import GameService
 
 log = logging.getLogger("hilltop.discord")
 
-EXTENSIONS = ("cogs.games", "cogs.daily", "cogs.ratings", "cogs.admin", "cogs.timers")
 #: Seconds a reply waits for the computer players' answer: a quick answer joins the
 #: reply; a longer search is posted when done, so a move is never answered slowly.
 COMPUTER_WAIT = 0.2
@@ -198,6 +199,12 @@ class HilltopBot(commands.Bot):
         """What `user` must be told once, privately (after their command's reply)."""
         return await self.service.notices(user) if self._service is not None else []
 
+    async def note_languages(
+        self, guild_id: int | None, guild_language: str, user_id: int, language: str
+    ) -> None:
+        if self._service is not None:
+            await self._service.settings.note_languages(guild_id, guild_language, user_id, language)
+
     async def handle_press(self, interaction: discord.Interaction[Any], payload: Payload) -> None:
         """A button or select of ours was used (also after a restart)."""
         await respond(
@@ -221,6 +228,7 @@ class HilltopBot(commands.Bot):
             painter(),
         )
         self.add_dynamic_items(PayloadButton, PayloadSelect, UnknownButton)
+        await self.tree.set_translator(CommandTranslator())
         for extension in EXTENSIONS:
             await self.load_extension(extension)
         self.tree.error(self.on_tree_error)

@@ -14,7 +14,7 @@ import discord
 from discord import app_commands
 from discord.ext import commands
 
-from cogs.respond import channel_of, respond, user_of
+from cogs.respond import channel_of, in_users_language, respond, user_of
 from host.daily import PERIODS
 from host.daily_replays import RUNS
 from host.model import SCOPES, User
@@ -23,6 +23,7 @@ if TYPE_CHECKING:
     from cogs.client import HilltopBot
 
 
+@in_users_language
 async def daily_move_autocomplete(
     interaction: discord.Interaction[Any], current: str
 ) -> list[app_commands.Choice[str]]:
@@ -31,6 +32,7 @@ async def daily_move_autocomplete(
     return [app_commands.Choice(name=m.label[:100], value=m.value[:100]) for m in moves]
 
 
+@in_users_language
 async def closed_day_autocomplete(
     interaction: discord.Interaction[Any], current: str
 ) -> list[app_commands.Choice[str]]:

@@ -14,7 +14,7 @@ import discord
 from discord import app_commands
 from discord.ext import commands
 
-from cogs.respond import channel_of, respond, user_of
+from cogs.respond import channel_of, in_users_language, respond, user_of
 from cogs.views import message_parts
 from engine.text import t
 from host.model import Channel, ChannelBusyError, Reply, ServiceError, User
@@ -50,6 +50,7 @@ def player_of(interaction: discord.Interaction[Any], member: discord.abc.User) -
     return User(member.id, member.display_name)
 
 
+@in_users_language
 async def game_autocomplete(
     interaction: discord.Interaction[Any], current: str
 ) -> list[app_commands.Choice[str]]:
@@ -61,6 +62,7 @@ async def game_autocomplete(
     ][:25]
 
 
+@in_users_language
 async def variant_autocomplete(
     interaction: discord.Interaction[Any], current: str
 ) -> list[app_commands.Choice[str]]:
@@ -73,6 +75,7 @@ async def variant_autocomplete(
     ][:25]
 
 
+@in_users_language
 async def move_autocomplete(
     interaction: discord.Interaction[Any], current: str
 ) -> list[app_commands.Choice[str]]:

@@ -9,7 +9,7 @@ from discord import app_commands
 from discord.ext import commands
 
 from cogs.games import player_of
-from cogs.respond import channel_of, respond, user_of
+from cogs.respond import channel_of, in_users_language, respond, user_of
 from host import catalog
 from host.model import SCOPES, Reply
 
@@ -17,6 +17,7 @@ if TYPE_CHECKING:
     from cogs.client import HilltopBot
 
 
+@in_users_language
 async def rated_game_autocomplete(
     interaction: discord.Interaction[Any], current: str
 ) -> list[app_commands.Choice[str]]:

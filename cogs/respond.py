@@ -9,21 +9,24 @@ logged once with its traceback and the user is told plainly.
 from __future__ import annotations
 
 import asyncio
+import functools
 import logging
 import time
-from collections.abc import Awaitable, Callable
-from typing import Any, Protocol
+from collections.abc import Awaitable, Callable, Coroutine
+from typing import Any, Protocol, TypeVar
 
 import discord
 
 from cogs.stale_boards import Posted, StaleBoards
 from cogs.views import message_parts
-from engine.text import t
+from engine.text import speaking, t
+from host import i18n
 from host.model import Channel, Reply, ServiceError, StaleControlsError, User
 
 log = logging.getLogger("hilltop.discord")
 
 DEFER_AFTER = 1.5
+T = TypeVar("T")
 
 
 def channel_of(interaction: discord.Interaction[Any]) -> Channel:
@@ -50,13 +53,64 @@ def command_name(interaction: discord.Interaction[Any]) -> str:
     return f"component {str(custom_id).split(':', 2)[1] if ':' in str(custom_id) else '?'}"
 
 
+def language_of(interaction: discord.Interaction[Any]) -> str:
+    """The language to answer in: the user's Discord client's, when the bot speaks it."""
+    locale = getattr(interaction, "locale", None)
+    return i18n.language_of(locale.value if isinstance(locale, discord.Locale) else None)
+
+
+def server_language_of(interaction: discord.Interaction[Any]) -> str:
+    locale = getattr(interaction, "guild_locale", None)
+    return i18n.language_of(locale.value if isinstance(locale, discord.Locale) else None)
+
+
+def in_users_language(
+    suggest: Callable[[discord.Interaction[Any], str], Coroutine[Any, Any, T]],
+) -> Callable[[discord.Interaction[Any], str], Coroutine[Any, Any, T]]:
+    """An autocomplete that answers in the user's language."""
+
+    @functools.wraps(suggest)
+    async def speaking_to(interaction: discord.Interaction[Any], current: str) -> T:
+        with speaking(language_of(interaction)):
+            return await suggest(interaction, current)
+
+    return speaking_to
+
+
 async def respond(
     interaction: discord.Interaction[Any],
     call: Callable[[], Awaitable[list[Reply]]],
     *,
     public: bool = True,
 ) -> None:
-    """Run `call` and send its replies; `public` says how to defer if it is slow."""
+    """Run `call` and send its replies, in the user's language; `public` says how to
+    defer if it is slow."""
+    with speaking(language_of(interaction)):
+        await _note_languages(interaction)
+        await _respond(interaction, call, public=public)
+
+
+async def _note_languages(interaction: discord.Interaction[Any]) -> None:
+    """The server's and the user's languages, for the posts and direct messages nobody
+    asked for."""
+    client: _Client = interaction.client
+    try:
+        await client.note_languages(
+            interaction.guild_id,
+            server_language_of(interaction),
+            interaction.user.id,
+            language_of(interaction),
+        )
+    except Exception:
+        log.exception("remembering the languages of %s failed", interaction.user.id)
+
+
+async def _respond(
+    interaction: discord.Interaction[Any],
+    call: Callable[[], Awaitable[list[Reply]]],
+    *,
+    public: bool = True,
+) -> None:
     started = time.monotonic()
     task = asyncio.ensure_future(call())
     deferred = False
@@ -195,6 +249,10 @@ class _Client(Protocol):
     stale_boards: StaleBoards
 
     async def notices(self, user: User) -> list[Reply]: ...
+
+    async def note_languages(
+        self, guild_id: int | None, guild_language: str, user_id: int, language: str
+    ) -> None: ...
 
     def posted(self, reply: Reply, channel_id: int, message_id: int) -> None: ...
 

@@ -106,7 +106,8 @@ class MoveOptions(Generic[M]):
 @dataclass(frozen=True, slots=True)
 class Variant:
     name: str
-    description: str
+    #: What the variant changes, for players (a `Text`, so it reads in their language).
+    description: Text | str
 
 
 class GameState(ABC, Generic[M]):
@@ -280,7 +281,8 @@ class Game(ABC, Generic[M]):
     seat_names: ClassVar[tuple[str, ...]]
     variants: ClassVar[tuple[Variant, ...]] = ()
     #: A one-line description for menus.
-    blurb: ClassVar[str] = ""
+    #: One line about the game for players (a `Text`, so it reads in their language).
+    blurb: ClassVar[Text | str] = ""
     #: True when `seat:random` is the default way to fill seats (two-player duels).
     draw_seats: ClassVar[bool] = True
     #: Bumped when a rule change would make an old move log replay differently.

@@ -2731,9 +2731,9 @@ class EverestGame(Game[Move]):
     max_players: ClassVar[int] = 4
     seat_names: ClassVar[tuple[str, ...]] = ("Red", "Blue", "Green", "Purple")
     variants: ClassVar[tuple[Variant, ...]] = (
-        Variant("no-cap", "no round cap: play until a yeti wins"),
+        Variant("no-cap", t("no round cap: play until a yeti wins")),
     )
-    blurb: ClassVar[str] = "Yeti King of the Hill: secret plans, roars and snowballs."
+    blurb: ClassVar[Text | str] = t("Yeti King of the Hill: secret plans, roars and snowballs.")
     draw_seats: ClassVar[bool] = False
     #: Plans and choices wait at most 12 hours; then the 3(c) defaults are played.
     decision_seconds: ClassVar[int | None] = 12 * 3600

@@ -946,7 +946,9 @@ class Hillbert(Game[Turn]):
     min_players: ClassVar[int] = 1
     max_players: ClassVar[int] = 1
     seat_names: ClassVar[tuple[str, ...]] = ("Hillbert",)
-    blurb: ClassVar[str] = "Solo: roll Hillbert down an endless hill, eat, grow, score rows."
+    blurb: ClassVar[Text | str] = t(
+        "Solo: roll Hillbert down an endless hill, eat, grow, score rows."
+    )
     draw_seats: ClassVar[bool] = False
     solo: ClassVar[bool] = True
     #: A practice run may ask the computer for a hint (never the scored daily run).

@@ -592,8 +592,8 @@ class Hokito(Game[HokitoMove]):
     min_players = 2
     max_players = 2
     seat_names = SIDES
-    variants = (Variant("scatter", "all 36 pawns are spread at random over the whole board"),)
-    blurb = "Jump, stack and top: the higher stacks you control, the more you score."
+    variants = (Variant("scatter", t("all 36 pawns are spread at random over the whole board")),)
+    blurb = t("Jump, stack and top: the higher stacks you control, the more you score.")
     draw_seats = True
 
     def new_state(self, seed: int, num_players: int = 2, variant: str | None = None) -> HokitoState:

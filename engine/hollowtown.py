@@ -1043,11 +1043,13 @@ class Hollowtown(Game[HollowtownMove]):
     variants: ClassVar[tuple[Variant, ...]] = (
         Variant(
             DICE_HARVEST,
-            "Harvest ties of equal production are settled by a fresh shuffle each round; "
-            "lower production still comes first.",
+            t(
+                "Harvest ties of equal production are settled by a fresh shuffle each "
+                "round; lower production still comes first."
+            ),
         ),
     )
-    blurb: ClassVar[str] = (
+    blurb: ClassVar[Text | str] = t(
         "Hollow and Dooky buy landscape tiles, set Market prices and harvest buttons in a 3×3 town."
     )
     draw_seats: ClassVar[bool] = True

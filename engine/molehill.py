@@ -995,11 +995,13 @@ class MoleHill(Game[Move]):
     variants = (
         Variant(
             "random-flowers",
-            "the four red and four white flowers go on random squares (never the centre), "
-            "the same for both rounds",
+            t(
+                "the four red and four white flowers go on random squares (never the "
+                "centre), the same for both rounds"
+            ),
         ),
     )
-    blurb = "One player burrows, the other fences the lawn with rods; then swap roles."
+    blurb = t("One player burrows, the other fences the lawn with rods; then swap roles.")
     draw_seats = True
 
     def new_state(

@@ -26,10 +26,11 @@ import render.hokito
 import render.hollowtown
 import render.molehill
 from engine.core import Game, GameState
+from engine.text import ENGLISH, current_language, t
 from render.core import Renderer
 
-#: The lines that begin a new page of a rules page.
-PAGE_BREAKS = ("**Commands**", "**House rules**")
+#: The lines that begin a new page of a rules page (in each language's words).
+PAGE_BREAKS = (t("**Commands**"), t("**House rules**"))
 
 
 @dataclass(frozen=True, slots=True)
@@ -47,7 +48,15 @@ class Listing:
         return self.game.id
 
     def rules(self) -> str:
-        return self.rules_page.read_text(encoding="utf-8").strip()
+        """The rules page in the current language (`host/rules/<language>/`, when there is
+        one), else in English."""
+        page = self.rules_page
+        language = current_language()
+        if language != ENGLISH:
+            translated = resources.files("host") / "rules" / language / page.name
+            if translated.is_file():
+                page = translated
+        return page.read_text(encoding="utf-8").strip()
 
     def rules_pages(self) -> list[str]:
         """The rules page in the parts a player reads one at a time: the game, how to
@@ -55,8 +64,9 @@ class Listing:
         rules**` line)."""
         pages: list[str] = []
         page: list[str] = []
+        breaks = tuple(str(heading) for heading in PAGE_BREAKS)
         for line in self.rules().splitlines():
-            if line.startswith(PAGE_BREAKS) and page:
+            if line.startswith(breaks) and page:
                 pages.append("\n".join(page).strip())
                 page = []
             page.append(line)

@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import TextIO
 
 from data.console import ConsoleMemoryError, ConsoleRepository
-from engine.text import t
+from engine.text import ENGLISH, speaking, t
 from host.console_input import (
     WHOLE_NUMBER,
     Command,
@@ -61,8 +61,11 @@ class Console:
         memory: ConsoleRepository,
         out_dir: Path,
         stream: TextIO = sys.stdout,
+        language: str = ENGLISH,
     ) -> None:
         self.service = service
+        #: What the console speaks (`--locale`): English, or any language with a catalogue.
+        self.language = language
         self.daily = daily
         self.memory = memory
         self.out_dir = out_dir
@@ -80,6 +83,10 @@ class Console:
         print(text, file=self.stream)
 
     async def run_line(self, line: str) -> None:
+        with speaking(self.language):
+            await self._run_line(line)
+
+    async def _run_line(self, line: str) -> None:
         line = line.strip()
         if not line or line.startswith("#!") or line.startswith("//"):
             return
@@ -402,7 +409,9 @@ def _relative(when: int) -> str:
     up: a deadline 59 seconds away is "in 1 min", never "in 0 min"."""
     left = max(0, when - int(time.time()))
     hours, minutes = divmod(-(-left // 60), 60)
-    return f"in {hours} h {minutes:02d} min" if hours else f"in {minutes} min"
+    if hours:
+        return str(t("in {hours} h {minutes} min", hours=hours, minutes=f"{minutes:02d}"))
+    return str(t("in {minutes} min", minutes=minutes))
 
 
 async def _ready(replies: list[Reply]) -> list[Reply]:

@@ -7,12 +7,12 @@ direct messages), and a game in progress only as everyone may see it."""
 from __future__ import annotations
 
 from collections.abc import Sequence
-from datetime import UTC, datetime
 from typing import Any
 
 from data.repository import GameRecord, MoveRecord
 from engine.core import GameState
 from engine.text import t, tn
+from host import i18n
 from host.lists import paged
 from host.live import LiveGames, game_of, replay, start_state
 from host.model import Channel, Choice, Reply, ServiceError, User
@@ -58,14 +58,14 @@ class History:
         lines = []
         for record in records:
             loaded_game = game_of(record.game)
-            when = datetime.fromtimestamp(record.finished_at or record.updated_at, UTC)
+            when = i18n.day(record.finished_at or record.updated_at)
             players = " vs ".join(s.user.name for s in record.seats)
             reason = str((record.result or {}).get("reason", ""))
             link = self.presenter.link(record)
             line = t(
                 "`#{id}` {date} · **{game}** · {players}: {reason}",
                 id=record.id,
-                date=when.strftime("%Y-%m-%d"),
+                date=when,
                 game=loaded_game.name,
                 players=players,
                 reason=reason or t("ended"),

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from engine.text import t
+from engine.text import Text, t
 from host.catalog import Listing
 from host.live import Loaded, search_key
 from host.model import Choice, Reply
@@ -102,7 +102,7 @@ async def rules_page(
     if page == 0 and images:
         game = listing.game
         start = game.new_state(1, game.min_players, None).view(None)
-        names = tuple(game.seat_names[: game.min_players])
+        names = tuple(str(Text(name)) for name in game.seat_names[: game.min_players])
         image = (await painter.board(start, RenderContext(names=names), None)).board
     return Reply(
         title=str(t("{game}: rules · {page}", game=listing.game.name, page=titles[page])),

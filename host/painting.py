@@ -24,7 +24,9 @@ from typing import Any, TypeVar
 from PIL import Image
 
 from engine.core import GameState
+from engine.text import current_language, speaking
 from host.catalog import listing_of
+from host.i18n import install as install_languages
 from host.workers import worker_pool
 from render.core import RenderContext
 
@@ -120,7 +122,8 @@ class Painter:
         if self._long_work is None:
             self._long_work = self._make_long_work()
         loop = asyncio.get_running_loop()
-        return await loop.run_in_executor(self._long_work, draw_replay, frames)
+        job = (current_language(), draw_replay, frames)
+        return await loop.run_in_executor(self._long_work, in_language, *job)
 
     async def options(
         self, state: GameState[Any], seat: int, prefix: tuple[str, ...], ctx: RenderContext
@@ -128,7 +131,10 @@ class Painter:
         return await self._run(draw_options, state, seat, prefix, ctx)
 
     async def _run(self, fn: Callable[..., T], *args: Any) -> T:
-        return await asyncio.get_running_loop().run_in_executor(self._executor, fn, *args)
+        # The words in a picture are in the language of whoever asked for it: the
+        # executor's thread or process does not share this task's context.
+        job = (current_language(), fn, *args)
+        return await asyncio.get_running_loop().run_in_executor(self._executor, in_language, *job)
 
     def close(self) -> None:
         self._executor.shutdown(wait=False, cancel_futures=True)
@@ -158,6 +164,16 @@ class ProcessPainter(Painter):
             pool.submit(warm_up)
 
 
+def in_language(language: str, fn: Callable[..., T], *args: Any) -> T:
+    """Run a drawing function with its words in `language` (in a worker process, the
+    languages are installed on first use)."""
+    install_languages()
+    with speaking(language):
+        return fn(*args)
+
+
 def warm_up() -> None:
     """The first task of each worker: reading this function in the worker imports this
-    module, and with it the catalogue and every renderer, before the first board."""
+    module, and with it the catalogue, every renderer and the languages, before the first
+    board."""
+    install_languages()

@@ -40,6 +40,10 @@ class Happened:
     secret: bool = False
 
 
+#: The computer's levels as players read them.
+LEVEL_WORDS = {"easy": t("easy"), "normal": t("normal"), "hard": t("hard")}
+
+
 class Presenter:
     def __init__(self, painter: Painter, *, render_images: bool = True) -> None:
         self.painter = painter
@@ -411,11 +415,12 @@ class Presenter:
         if loaded.game.solo:
             return name
         roles = loaded.game.seat_names
-        fixed = roles[seat] if seat < len(roles) else str(seat + 1)
+        # A seat's name is looked up in the catalogue like any text ("Black": "Czarne").
+        fixed = str(Text(roles[seat])) if seat < len(roles) else str(seat + 1)
         now = loaded.state.seat_role(seat)
         role = str(now) if now is not None else fixed
         if loaded.record.seats[seat].user.is_bot:
-            level = loaded.options.level
+            level = LEVEL_WORDS.get(loaded.options.level, loaded.options.level)
             return str(t("{name} ({role}, {level} computer)", name=name, role=role, level=level))
         return f"{name} ({role})"
 

@@ -25,8 +25,8 @@ from itertools import islice
 
 from data.ratings import RatingRepository
 from data.repository import GameRepository
-from engine.text import Text, t, tn
-from host import catalog
+from engine.text import Text, speaking, t, tn
+from host import catalog, i18n
 from host.ai_turns import ComputerPlayers, ThreadedComputers
 from host.buttons import Buttons
 from host.computer_turns import ComputerTurns, Post
@@ -74,6 +74,7 @@ class GameService:
         computer_wait: float | None = None,
         ratings: RatingRepository | None = None,
     ) -> None:
+        i18n.install()
         self.repository = games
         self.bot_user = bot_user
         self.clock = clock
@@ -246,20 +247,24 @@ class GameService:
         and a link. Only to someone who has something to do there now."""
         wanting = []
         for person in people:
-            if not person.is_bot and (await self.settings.player(person.id)).direct:
-                wanting.append(person)
+            settings = await self.settings.player(person.id)
+            if not person.is_bot and settings.direct:
+                wanting.append((person, settings.language))
         if not wanting:
             return []
         loaded = await self.live.locked_load(game_id)
         record = loaded.record
         messages: list[tuple[Where, list[Reply]]] = []
-        for person in wanting:
+        for person, language in wanting:
             seats = set(record.seats_of(person.id))
-            if record.status == "challenge":
-                if any(not record.seats[s].accepted for s in seats):
-                    messages.append((Direct(person), [self.presenter.challenged(loaded)]))
-            elif record.status == "active" and seats & loaded.state.to_act:
-                messages.append((Direct(person), [self.presenter.turn_message(loaded, person)]))
+            # A direct message is in the language of its reader's Discord.
+            with speaking(language):
+                if record.status == "challenge":
+                    if any(not record.seats[s].accepted for s in seats):
+                        messages.append((Direct(person), [self.presenter.challenged(loaded)]))
+                elif record.status == "active" and seats & loaded.state.to_act:
+                    turn = self.presenter.turn_message(loaded, person)
+                    messages.append((Direct(person), [turn]))
         return messages
 
     async def follow_messages(
@@ -268,7 +273,11 @@ class GameService:
         """Direct messages to followers who take their news so: what happened in the
         game they follow, and a link to it."""
         loaded = await self.live.locked_load(game_id)
-        return [(Direct(f), [self.presenter.follow_message(loaded)]) for f in followers]
+        messages: list[tuple[Where, list[Reply]]] = []
+        for follower in followers:
+            with speaking((await self.settings.player(follower.id)).language):
+                messages.append((Direct(follower), [self.presenter.follow_message(loaded)]))
+        return messages
 
     async def notices(self, user: User) -> list[Reply]:
         """What `user` must be told once, privately, with their next command's reply."""
@@ -423,7 +432,7 @@ class GameService:
         games = [listing.game for listing in catalog.all_listings()]
         chosen = [g for g in games if g.id == game_id]
         if chosen:
-            return [(v.name, v.description) for v in chosen[0].variants]
+            return [(v.name, str(v.description)) for v in chosen[0].variants]
         return [(v.name, f"{g.name}: {v.name}") for g in games for v in g.variants]
 
 

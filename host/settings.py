@@ -11,7 +11,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any, Literal, Protocol, Self
 
-from engine.text import Text, t, tn
+from engine.text import ENGLISH, Text, t, tn
 from host.setup import REMIND_BEFORE_SECONDS
 
 MINUTE = 60
@@ -80,6 +80,9 @@ class ServerSettings:
     remind_before: int = DEFAULT_REMIND_BEFORE
     #: Every new game starts in a thread of its own.
     threads: bool = False
+    #: The server's preferred language (Discord's community setting): the language of
+    #: the posts nobody asked for (reminders, deadlines).
+    language: str = ENGLISH
     #: What was stored, kept whole so that unknown keys survive a save.
     stored: Mapping[str, Any] = field(default_factory=dict, compare=False)
 
@@ -96,6 +99,7 @@ class ServerSettings:
             max_deadline=_seconds(stored, "max_deadline") or DEFAULT_MAX_DEADLINE,
             remind_before=_or(_seconds(stored, "remind_before"), DEFAULT_REMIND_BEFORE),
             threads=stored.get("threads") is True,
+            language=_language(stored),
             stored=dict(stored),
         )
 
@@ -107,6 +111,7 @@ class ServerSettings:
             "max_deadline": self.max_deadline,
             "remind_before": self.remind_before,
             "threads": self.threads,
+            "language": self.language,
         }
 
     def changed(self, change: ServerChange) -> Self:
@@ -165,6 +170,11 @@ class ServerSettings:
         return minutes * MINUTE
 
 
+def _language(stored: Mapping[str, Any]) -> str:
+    language = stored.get("language")
+    return language if isinstance(language, str) and language else ENGLISH
+
+
 def _times(value: int | None, unit: int) -> int | None:
     return None if value is None else value * unit
 
@@ -197,6 +207,8 @@ class PlayerSettings:
     dm_closed: bool = False
     #: The player has been told that direct messages stopped.
     dm_closed_told: bool = False
+    #: The language of the player's Discord client, as last seen: for direct messages.
+    language: str = ENGLISH
     stored: Mapping[str, Any] = field(default_factory=dict, compare=False)
 
     @classmethod
@@ -206,6 +218,7 @@ class PlayerSettings:
             dm=stored.get("dm") is True,
             dm_closed=stored.get("dm_closed") is True,
             dm_closed_told=stored.get("dm_closed_told") is True,
+            language=_language(stored),
             stored=dict(stored),
         )
 
@@ -216,6 +229,7 @@ class PlayerSettings:
             "dm": self.dm,
             "dm_closed": self.dm_closed,
             "dm_closed_told": self.dm_closed_told,
+            "language": self.language,
         }
 
     @property
@@ -263,6 +277,21 @@ class SettingsStore:
     async def save_player(self, user_id: int, settings: PlayerSettings) -> None:
         await self.repository.save_settings("user", user_id, settings.to_stored())
         keep_bounded(self._players, user_id, (self.clock() + self.TTL, settings))
+
+    async def note_languages(
+        self, guild_id: int | None, guild: str, user_id: int, own: str
+    ) -> None:
+        """Remember a server's and a player's language as Discord gives them with each
+        command (stored only when it changed: usually a look in the cache)."""
+        if guild_id is not None:
+            server = await self.server(guild_id)
+            if server.language != guild:
+                fresh = await self.server(guild_id, fresh=True)
+                await self.save_server(guild_id, replace(fresh, language=guild))
+        player = await self.player(user_id)
+        if player.language != own:
+            fresh_player = await self.player(user_id, fresh=True)
+            await self.save_player(user_id, replace(fresh_player, language=own))
 
 
 #: Entries a cache of settings keeps at most; the oldest written go first.

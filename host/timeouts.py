@@ -14,7 +14,7 @@ from collections.abc import Callable
 from dataclasses import replace
 
 from data.repository import StalePlyError
-from engine.text import t
+from engine.text import speaking, t
 from host.computer_turns import ComputerTurns
 from host.deadlines import next_reminder
 from host.live import LiveGames, Loaded, user_of
@@ -52,14 +52,17 @@ class Timeouts:
         replies to post, with where."""
         posts: list[tuple[Where, list[Reply]]] = []
         now = self.clock()
+        # Nobody asked for these posts: they are in the language of the game's server.
         for game_id in await self.live.repository.reminders_due(now):
             try:
-                posts += await self._remind(game_id, now)
+                with speaking(await self._language(game_id)):
+                    posts += await self._remind(game_id, now)
             except Exception:
                 log.exception("game %s: a reminder failed", game_id)
         for game_id in await self.live.repository.due_games(now):
             try:
-                post = await self._play_defaults(game_id, now)
+                with speaking(await self._language(game_id)):
+                    post = await self._play_defaults(game_id, now)
             except Exception:
                 # One broken game must not hold up every other deadline.
                 log.exception("game %s: playing the default after its deadline failed", game_id)
@@ -68,13 +71,20 @@ class Timeouts:
                 posts.append(post)
         for game_id in await self.live.repository.stale_challenges(now - CHALLENGE_SECONDS):
             try:
-                closed = await self._close_challenge(game_id, now)
+                with speaking(await self._language(game_id)):
+                    closed = await self._close_challenge(game_id, now)
             except Exception:
                 log.exception("game %s: closing an unanswered challenge failed", game_id)
                 continue
             if closed is not None:
                 posts.append(closed)
         return posts
+
+    async def _language(self, game_id: int) -> str:
+        """The language of the server a game is played in."""
+        record = await self.live.repository.get_game(game_id)
+        guild = record.guild_id if record is not None else None
+        return (await self.settings.server(guild)).language
 
     async def _remind(self, game_id: int, now: float) -> list[tuple[Where, list[Reply]]]:
         """Remind the people to act in one game, once per reminder (by its stored time)."""

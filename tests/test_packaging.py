@@ -195,6 +195,8 @@ def test_the_wheel_holds_the_data_files_without_setuptools_warnings(
         for package, pattern in (
             ("data", "migrations/*.sql"),
             ("host", "rules/*.md"),
+            ("host", "rules/pl/*.md"),
+            ("host", "locale/*/LC_MESSAGES/*.mo"),
             ("render", "assets/*.ttf"),
         )
         for path in (ROOT / package).glob(pattern)

@@ -96,6 +96,7 @@ def interaction(
     admin: bool = False,
     component: bool = False,
     namespace: dict[str, Any] | None = None,
+    locale: discord.Locale = discord.Locale.american_english,
 ) -> tuple[Any, Sent]:
     sent = Sent()
     state = {"done": False}
@@ -103,6 +104,8 @@ def interaction(
     inter.client = bot
     inter.user = user
     inter.guild_id = GUILD
+    inter.locale = locale
+    inter.guild_locale = discord.Locale.american_english
     inter.channel_id = channel_id
     inter.channel = create_autospec(discord.TextChannel, instance=True)
     inter.channel.name = "general"

@@ -1,0 +1,3 @@
+"""The bot's extensions: each a cog with its slash commands, loaded in this order."""
+
+EXTENSIONS = ("cogs.games", "cogs.daily", "cogs.ratings", "cogs.admin", "cogs.timers")
