@@ -16,13 +16,13 @@ from discord.ext import commands
 
 from cogs.command_texts import CommandTranslator
 from cogs.extensions import EXTENSIONS
-from cogs.respond import channel_of, note_posted, respond, user_of
+from cogs.respond import channel_of, language_of, note_posted, respond, user_of
 from cogs.stale_boards import Posted, StaleBoards
 from cogs.views import PayloadButton, PayloadSelect, UnknownButton, message_parts
 from data.daily import DailyRepository
 from data.ratings import RatingRepository
 from data.repository import GameRecord, GameRepository
-from engine.text import t
+from engine.text import speaking, t
 from host.ai_turns import ComputerPlayers, PooledComputers
 from host.daily import DailyService
 from host.model import Direct, Reply, User, Where
@@ -256,11 +256,12 @@ class HilltopBot(commands.Bot):
     async def on_tree_error(
         self, interaction: discord.Interaction[Any], error: app_commands.AppCommandError
     ) -> None:
-        if isinstance(error, app_commands.CheckFailure):
-            text = str(t("You may not use this command here."))
-        else:
-            log.error("command failed", exc_info=error)
-            text = str(t("Something went wrong on my side and the error was logged."))
+        with speaking(language_of(interaction)):
+            if isinstance(error, app_commands.CheckFailure):
+                text = str(t("You may not use this command here."))
+            else:
+                log.error("command failed", exc_info=error)
+                text = str(t("Something went wrong on my side and the error was logged."))
         if interaction.response.is_done():
             await interaction.followup.send(text, ephemeral=True)
         else:

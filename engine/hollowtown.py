@@ -431,11 +431,11 @@ class HollowtownState(GameState[HollowtownMove]):
             if target < 0:
                 raise IllegalMoveError(
                     t(
-                        "{text}: {name} is on {cell}, at the {word} edge of the town.",
+                        "{text}: {name} is on {cell}, at the {edge} of the town.",
                         text=raw,
                         name=SEATS[seat],
                         cell=CELL_NAMES[here],
-                        word=_EDGE_WORDS[word],
+                        edge=_EDGE_WORDS[word],
                     )
                 )
             return MOVE[target]
@@ -770,7 +770,12 @@ _ACTION_LABELS = {
     "beg": t("🙏 Beg"),
 }
 #: The edge of the town a step `up`, `down`, `left` or `right` would cross, in words.
-_EDGE_WORDS = {"up": t("top"), "down": t("bottom"), "left": t("left"), "right": t("right")}
+_EDGE_WORDS = {
+    "up": t("top edge"),
+    "down": t("bottom edge"),
+    "left": t("left edge"),
+    "right": t("right edge"),
+}
 _ARROWS = {-3: "⬆️", 3: "⬇️", -1: "⬅️", 1: "➡️"}
 _DISTANCE = tuple(
     tuple(abs(a % 3 - b % 3) + abs(a // 3 - b // 3) for b in range(9)) for a in range(9)

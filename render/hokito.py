@@ -11,7 +11,7 @@ from functools import lru_cache
 
 from PIL import Image
 
-from engine.hokito import SIDES, SIZE, SQUARES, HokitoMove, HokitoState, pawn_colour
+from engine.hokito import SEAT_TITLES, SIZE, SQUARES, HokitoMove, HokitoState, pawn_colour
 from engine.text import t, tn
 from render.core import (
     BoardDraw,
@@ -129,6 +129,7 @@ def _draw_header(draw: BoardDraw, state: HokitoState, ctx: RenderContext) -> Non
     name_font = font(26, bold=True)
     score_font = font(24)
     half = WIDTH // 2
+    sides = [str(side) for side in SEAT_TITLES]  # in the reader's language
     for seat in (0, 1):
         left = 20 + seat * half
         # The side to move, or once the game is over its winner, stands out.
@@ -139,21 +140,21 @@ def _draw_header(draw: BoardDraw, state: HokitoState, ctx: RenderContext) -> Non
             )
         disc = BLACK_PAWN if seat == 0 else WHITE_PAWN
         draw.ellipse((left, 24, left + 32, 56), fill=disc, outline=OUTLINE, width=2)
-        name = fit_text(ctx.name(seat, SIDES[seat]), name_font, half - 100)
+        name = fit_text(ctx.name(seat, sides[seat]), name_font, half - 100)
         draw.label((left + 44, 22), name, name_font, theme.ink)
         # "pts" even for 1, as the board always wrote it.
-        score = tn("{side} · {n} pts", "{side} · {n} pts", n=scores[seat], side=SIDES[seat])
+        score = tn("{side} · {n} pts", "{side} · {n} pts", n=scores[seat], side=sides[seat])
         draw.label((left + 44, 54), str(score), score_font, theme.ink)
     if outcome is None:
-        side = SIDES[state.to_move]
+        side = sides[state.to_move]
         status = str(t("{name} ({side}) to move", name=ctx.name(state.to_move, side), side=side))
     elif outcome.winners:
         (winner,) = outcome.winners
         high, low = max(scores), min(scores)
-        stuck = SIDES[state.to_move]
-        who = ctx.name(winner, SIDES[winner])
-        if who != SIDES[winner]:
-            who = f"{who} ({SIDES[winner]})"
+        stuck = sides[state.to_move]
+        who = ctx.name(winner, sides[winner])
+        if who != sides[winner]:
+            who = f"{who} ({sides[winner]})"
         status = str(
             t(
                 "Game over: {stuck} has no legal move; {winner} wins {high} to {low}.",
@@ -164,7 +165,7 @@ def _draw_header(draw: BoardDraw, state: HokitoState, ctx: RenderContext) -> Non
             )
         )
     else:
-        stuck = SIDES[state.to_move]
+        stuck = sides[state.to_move]
         status = str(
             tn(
                 "Game over: {stuck} has no legal move; a draw at {n} point each.",

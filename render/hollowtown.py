@@ -18,7 +18,7 @@ from engine.hollowtown import (
     OVER,
     SEATS,
     STALL_ROUNDS,
-    TYPE_NAMES,
+    TYPE_LABELS,
     TYPE_WORDS,
     TYPES,
     HollowtownMove,
@@ -380,7 +380,7 @@ def render(state: HollowtownState, ctx: RenderContext) -> Image.Image:
             width=4 if ty == touched else 1,
         )
         _icon(draw, ty, PANEL_X + 30, y + 28, 44)
-        draw.label((PANEL_X + 60, y + 6), TYPE_NAMES[ty].capitalize(), font(19, True), theme.ink)
+        draw.label((PANEL_X + 60, y + 6), str(TYPE_LABELS[ty]), font(19, True), theme.ink)
         sub = tn("{n} tile left", "{n} tiles left", n=left) if left else t("no tiles: Thief's pot")
         draw.label((PANEL_X + 60, y + 31), str(sub), font(15), theme.ink)
         price = state.prices[ty]
