@@ -25,6 +25,7 @@ from typing import TextIO
 
 from data.console import ConsoleMemoryError, ConsoleRepository
 from engine.text import ENGLISH, speaking, t
+from host import i18n
 from host.console_input import (
     WHOLE_NUMBER,
     Command,
@@ -32,6 +33,7 @@ from host.console_input import (
     bounded_int,
     console_channel,
     console_user,
+    english_line,
     game_number,
     help_text,
     parse_line,
@@ -64,8 +66,10 @@ class Console:
         language: str = ENGLISH,
     ) -> None:
         self.service = service
-        #: What the console speaks (`--locale`): English, or any language with a catalogue.
+        #: What the console speaks (`--locale`): English, or any language with a catalogue;
+        #: its commands may be typed with that language's names too.
         self.language = language
+        self.names = i18n.command_names(language)
         self.daily = daily
         self.memory = memory
         self.out_dir = out_dir
@@ -92,10 +96,10 @@ class Console:
             return
         try:
             await self.expire_deadlines()
-            command = parse_line(line)
+            command = parse_line(english_line(line, self.names), self.names)
             replies = await self.dispatch(command)
         except ConsoleInputError as exc:
-            self.say(f"! {exc}")
+            self.say(f"! {exc.text}")
             return
         except ServiceError as exc:
             self.say(f"! {exc.text}")
@@ -103,7 +107,7 @@ class Console:
         except Exception:
             # As on Discord: the error is logged and the next line is read.
             log.exception("console command failed: %s", line)
-            self.say("! Something went wrong on my side and the error was logged.")
+            self.say("! " + str(t("Something went wrong on my side and the error was logged.")))
             return
         for reply in replies:
             await self.show(command, reply)
@@ -192,7 +196,9 @@ class Console:
                 console_user(o["opponent"]) if o.get("opponent") else None,
             ),
             "press": lambda: self.press(cmd, channel, user),
-            "help": lambda: _ready([*svc.help(), Reply(title="Commands", text=help_text())]),
+            "help": lambda: _ready(
+                [*svc.help(), Reply(title=str(t("Commands")), text=help_text(self.names))]
+            ),
         }
         return await handlers[cmd.name]()
 
@@ -200,18 +206,23 @@ class Console:
         wanted = required(cmd.options, "button", "press").strip()
         if wanted.isdigit() and not wanted.isascii():
             raise ConsoleInputError(
-                f"press: write a button's number with the digits 0-9 (got {wanted!r})."
+                t(
+                    "press: write a button's number with the digits 0-9 (got {wanted!r}).",
+                    wanted=wanted,
+                )
             )
         try:
             buttons = await self.memory.visible(cmd.channel, cmd.user)
         except ConsoleMemoryError as exc:
             log.warning("the buttons remembered in #%s are unreadable: %s", cmd.channel, exc)
             raise ConsoleInputError(
-                "The buttons remembered here could not be read, so there are none to press. "
-                "/board shows the board, and its buttons, again."
+                t(
+                    "The buttons remembered here could not be read, so there are none to "
+                    "press. /board shows the board, and its buttons, again."
+                )
             ) from None
         if not buttons:
-            raise ConsoleInputError("There are no buttons to press here yet.")
+            raise ConsoleInputError(t("There are no buttons to press here yet."))
         payload = None
         if WHOLE_NUMBER.fullmatch(wanted) and 1 <= bounded_int(wanted) <= len(buttons):
             payload = buttons[int(wanted) - 1][0]
@@ -221,19 +232,21 @@ class Console:
             payload = exact[0] if exact else starts[0] if len(starts) == 1 else None
         if payload is None:
             listing = "  ".join(f"[{i}] {label}" for i, (_, label) in enumerate(buttons, 1))
-            raise ConsoleInputError(f"No button {wanted!r}. Buttons: {listing}")
+            raise ConsoleInputError(
+                t("No button {wanted!r}. Buttons: {listing}", wanted=wanted, listing=listing)
+            )
         try:
             pressed = Payload.parse(payload)
         except ValueError:
             raise ConsoleInputError(
-                "That button could not be read. /board shows the board, and its buttons, again."
+                t("That button could not be read. /board shows the board, and its buttons, again.")
             ) from None
         return await self.service.press(channel, user, pressed)
 
     async def show(self, cmd: Command, reply: Reply) -> None:
-        prefix = f"(only {cmd.user} sees this) " if reply.ephemeral else ""
+        prefix = str(t("(only {user} sees this)", user=cmd.user)) + " " if reply.ephemeral else ""
         where = (
-            f"[direct message to {cmd.channel[1:]}]"
+            "[" + str(t("direct message to {user}", user=cmd.channel[1:])) + "]"
             if cmd.channel.startswith("@")
             else f"[#{cmd.channel}]"
         )
@@ -249,7 +262,7 @@ class Console:
             self.say("  " + " | ".join(f"{name}: {value}" for name, value in reply.fields))
         if reply.mentions:
             names = ", ".join(u.name for u in reply.mentions)
-            self.say(f"  (pings {names})")
+            self.say("  " + str(t("(pings {names})", names=names)))
         for index, (caption, png) in enumerate(reply.gallery, start=1):
             slug = re.sub(r"[^\w]+", "-", caption).strip("-").lower() or str(index)
             path = self.out_dir / f"{self._stem(cmd.channel, reply)}-{slug}.png"
@@ -258,19 +271,27 @@ class Console:
             self.say(f"  {caption}: {path}")
         if reply.image is not None:
             path = self._save_image(cmd.channel, reply)
-            self.say(f"  image: {path}")
+            self.say("  " + str(t("image: {path}", path=path)))
         if reply.file is not None:
             name, data = reply.file
             self.out_dir.mkdir(parents=True, exist_ok=True)
             saved = self.out_dir / name
             saved.write_bytes(data)
-            self.say(f"  file: {saved}")
+            self.say("  " + str(t("file: {path}", path=saved)))
         choices = [*reply.picks, *reply.actions]
         if choices:
             listing = "  ".join(
                 f"[{i}] {c.label}" for i, c in enumerate(choices, 1) if not c.disabled
             )
-            self.say(f"  buttons: {listing}   (press with: <user> /press <number or label>)")
+            self.say(
+                "  "
+                + str(
+                    t(
+                        "buttons: {listing}   (press with: <user> /press <number or label>)",
+                        listing=listing,
+                    )
+                )
+            )
             owner = cmd.user if reply.ephemeral else None
             try:
                 await self.memory.remember(
@@ -279,7 +300,10 @@ class Console:
             except ConsoleMemoryError as exc:
                 # What the command did stands; only a later /press misses these buttons.
                 log.warning("the buttons of #%s could not be remembered: %s", cmd.channel, exc)
-                self.say("  (these buttons could not be remembered: /board shows them again)")
+                self.say(
+                    "  "
+                    + str(t("(these buttons could not be remembered: /board shows them again)"))
+                )
         self.say()
 
     async def _channel_names(self) -> dict[int, str]:

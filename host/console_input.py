@@ -13,6 +13,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from engine.rng import seed_from_text
+from engine.text import Text, t
+from host.i18n import CommandNames
 from host.model import Channel, User
 from host.records import MAX_RECORD_MOVES
 from host.service import BOT_NAME
@@ -107,7 +109,12 @@ _LINE = re.compile(r"^\s*(?:#(?P<channel>[\w-]+)\s+)?@?(?P<user>[\w.-]+)\s+/(?P<
 
 
 class ConsoleInputError(ValueError):
-    pass
+    """A console line that could not be read; the text says why, in the console's
+    language."""
+
+    def __init__(self, text: Text) -> None:
+        self.text = text
+        super().__init__(str(text))
 
 
 @dataclass(frozen=True)
@@ -118,13 +125,16 @@ class Command:
     options: dict[str, str]
 
 
-def parse_line(line: str) -> Command:
-    """Read one console line (see the module docstring)."""
+def parse_line(line: str, names: CommandNames | None = None) -> Command:
+    """Read one console line (see the module docstring); a refusal names the commands in
+    `names`' language."""
     match = _LINE.match(line)
     if not match:
         raise ConsoleInputError(
-            "Write a command as: [#channel] <user> /<command> [options], "
-            "e.g. `alice /play game:hokito opponent:bob`."
+            t(
+                "Write a command as: [#channel] <user> /<command> [options], "
+                "e.g. `alice /play game:hokito opponent:bob`."
+            )
         )
     rest = match.group("rest").strip()
     words = rest.split(None, 2)
@@ -134,8 +144,13 @@ def parse_line(line: str) -> Command:
         name = f"{name} {words[1].lower()}"
         remainder = words[2] if len(words) > 2 else ""
     if name not in COMMANDS:
-        known = ", ".join("/" + c for c in COMMANDS)
-        raise ConsoleInputError(f"/{name} is not a command. Commands: {known}.")
+        mine = names or CommandNames()
+        known = ", ".join(
+            "/" + " ".join(mine.native(w, mine.commands) for w in c.split(" ")) for c in COMMANDS
+        )
+        raise ConsoleInputError(
+            t("/{name} is not a command. Commands: {known}.", name=name, known=known)
+        )
     return Command(
         match.group("channel") or DEFAULT_CHANNEL,
         match.group("user").lower(),
@@ -156,7 +171,9 @@ def parse_options(command: str, text: str) -> dict[str, str]:
     bare = text[: marks[0].start()].strip() if marks else text.strip()
     if bare:
         if not allowed:
-            raise ConsoleInputError(f"/{command} takes no options (got {bare!r}).")
+            raise ConsoleInputError(
+                t("/{command} takes no options (got {bare!r}).", command=command, bare=bare)
+            )
         options[allowed[0]] = bare
     for i, mark in enumerate(marks):
         end = marks[i + 1].start() if i + 1 < len(marks) else len(text)
@@ -165,7 +182,12 @@ def parse_options(command: str, text: str) -> dict[str, str]:
     stray = [w for w in re.findall(r"(?:^|\s)([a-z_0-9]+):", text) if w not in allowed]
     if stray and not marks:
         raise ConsoleInputError(
-            f"/{command} has no option {stray[0]!r}; options: {', '.join(allowed) or 'none'}."
+            t(
+                "/{command} has no option {stray!r}; options: {options}.",
+                command=command,
+                stray=stray[0],
+                options=", ".join(allowed) or t("none"),
+            )
         )
     return options
 
@@ -188,7 +210,7 @@ def console_channel(channel: str) -> Channel:
 def required(options: dict[str, str], name: str, command: str) -> str:
     value = options.get(name, "").strip()
     if not value:
-        raise ConsoleInputError(f"/{command} needs {name}:<value>.")
+        raise ConsoleInputError(t("/{command} needs {name}:<value>.", command=command, name=name))
     return value
 
 
@@ -200,7 +222,13 @@ def number(options: dict[str, str], name: str) -> int | None:
     low, high = NUMBER_RANGES[name]
     if not (WHOLE_NUMBER.fullmatch(value) and low <= bounded_int(value) <= high):
         raise ConsoleInputError(
-            f"{name}: give a whole number from {low} to {high} (got {value!r})."
+            t(
+                "{name}: give a whole number from {low} to {high} (got {value!r}).",
+                name=name,
+                low=low,
+                high=high,
+                value=value,
+            )
         )
     return int(value)
 
@@ -222,7 +250,7 @@ def switch(options: dict[str, str], name: str) -> bool | None:
         return True
     if value in ("off", "false", "no"):
         return False
-    raise ConsoleInputError(f"{name}: write on or off (got {value!r}).")
+    raise ConsoleInputError(t("{name}: write on or off (got {value!r}).", name=name, value=value))
 
 
 def server_change(options: dict[str, str]) -> ServerChange:
@@ -273,12 +301,38 @@ def record_file(path: str | None) -> str | None:
     try:
         return Path(path).expanduser().read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as exc:
-        raise ConsoleInputError(f"record: cannot read {path!r} ({exc}).") from None
+        raise ConsoleInputError(
+            t("record: cannot read {path!r} ({why}).", path=path, why=str(exc))
+        ) from None
 
 
-def help_text() -> str:
+def english_line(line: str, names: CommandNames) -> str:
+    """A line written with another language's command, option and choice names, as the
+    English line the console reads (`/graj gra:hokito poziom:łatwy` is `/play game:hokito
+    level:easy`); notation and other values are left as typed."""
+    match = _LINE.match(line)
+    if not match or not names.commands:
+        return line
+    words = match.group("rest").split(" ")
+    out = [names.english(words[0], names.commands)]
+    rest = words[1:]
+    if out[0] in GROUPS and rest:
+        out.append(names.english(rest[0], names.commands))
+        rest = rest[1:]
+    for word in rest:
+        key, colon, value = word.partition(":")
+        if colon and key.lower() in names.options:
+            word = f"{names.options[key.lower()]}:{names.english(value, names.choices)}"
+        out.append(word)
+    return line[: match.start("rest")] + " ".join(out)
+
+
+def help_text(names: CommandNames | None = None) -> str:
+    """Every console command with its options, in `names`' language (English if none)."""
+    names = names or CommandNames()
     lines = []
     for name, options in COMMANDS.items():
-        shown = " ".join(f"[{o}:]" for o in options)
-        lines.append(f"/{name} {shown}".rstrip())
+        command = " ".join(names.native(word, names.commands) for word in name.split(" "))
+        shown = " ".join(f"[{names.native(o, names.options)}:]" for o in options)
+        lines.append(f"/{command} {shown}".rstrip())
     return "\n".join(lines)

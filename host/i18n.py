@@ -12,12 +12,14 @@ from __future__ import annotations
 
 import gettext
 import logging
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from functools import cache
 from importlib import resources
 from importlib.resources.abc import Traversable
 
 from babel.dates import format_date as babel_date
+from babel.messages.pofile import read_po
 from babel.numbers import format_decimal
 
 from engine import text
@@ -86,3 +88,44 @@ def day(moment: float, language: str | None = None) -> str:
     """A date as the language writes it: "Nov 24, 2026", "24 lis 2026"."""
     when = datetime.fromtimestamp(moment, UTC).date()
     return babel_date(when, format="medium", locale=language or text.current_language())
+
+
+@dataclass(frozen=True)
+class CommandNames:
+    """A language's names of the slash commands, their options and their choices, each
+    mapped to the English (for the console, where players type them)."""
+
+    commands: dict[str, str] = field(default_factory=dict)
+    options: dict[str, str] = field(default_factory=dict)
+    choices: dict[str, str] = field(default_factory=dict)
+
+    def english(self, words: str, table: dict[str, str]) -> str:
+        return table.get(words.lower(), words)
+
+    def native(self, words: str, table: dict[str, str]) -> str:
+        """The language's name of English `words` (themselves if it has none)."""
+        return next((mine for mine, english in table.items() if english == words), words)
+
+
+@cache
+def command_names(language: str) -> CommandNames:
+    """The names the slash commands have in `language`, read from its `commands.po`."""
+    if language == ENGLISH:
+        return CommandNames()
+    source = locale_dir() / language / "LC_MESSAGES" / f"{COMMANDS}.po"
+    if not source.is_file():
+        return CommandNames()
+    with source.open("rb") as stream:
+        written = read_po(stream, locale=language)
+    names = CommandNames()
+    for entry in written:
+        if not entry.id or not isinstance(entry.string, str) or not entry.string:
+            continue
+        english, mine = str(entry.id), entry.string.lower()
+        if entry.context == "command":
+            names.commands[mine] = english
+        elif entry.context == "option":
+            names.options[mine] = english
+        elif any(note.startswith("choice of") for note in entry.auto_comments):
+            names.choices[mine] = english
+    return names

@@ -371,3 +371,35 @@ async def test_the_console_has_the_commands_that_keep_games_alive(
     assert "bob offers a draw. alice: accept or decline." in text
     assert "Hokito: 12 hours per decision." in text
     assert "! dm: write on or off (got 'maybe')." in text
+
+
+async def test_the_console_speaks_polish_with_polish_commands(
+    console: tuple[Console, io.StringIO, Database],
+) -> None:
+    english, _, _ = console
+    polish = Console(
+        english.service,
+        english.daily,
+        english.memory,
+        english.out_dir,
+        io.StringIO(),
+        language="pl",
+    )
+    out = polish.stream
+    assert isinstance(out, io.StringIO)
+    for line in (
+        "alice /graj gra:hokito przeciwnik:bob ziarno:1 miejsce:pierwsze",
+        "bob /przyjmij",
+        "bob /ruch tekst:b1-b2",
+        "bob /nic",
+    ):
+        await polish.run_line(line)
+    said = out.getvalue()
+    assert "alice wyzywa bob do gry w Hokito." in said
+    assert "Partia się zaczyna: alice (Czarne), bob (Białe)." in said
+    assert "! To nie twój ruch: czekamy na alice (Czarne)." in said
+    assert "! /nic to nie polecenie. Polecenia: /graj, /przyjmij," in said
+    assert "przyciski: [1] " in said  # the console's own words too
+    # The English console is unchanged, on the same games.
+    await english.run_line("bob /board")
+    assert "alice (Black) to move." in english.stream.getvalue()  # type: ignore[attr-defined]
