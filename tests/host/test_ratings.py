@@ -233,21 +233,26 @@ async def test_a_profile_shows_daily_stats(service: GameService, db: Database) -
     assert dict(profile.fields)["Daily Hillbert"] == "3 runs, best 12 rows, streak 3 days"
 
 
-async def _daily_run(daily: SqliteDailyRepository, day: str, score: int) -> bool:
-    new = NewGame(
-        game="hillbert",
-        guild_id=None,
-        channel_id=None,
+def new_game(game: str, players: tuple[User, ...], guild: int | None = 7) -> NewGame:
+    """A game as created: its players seated, in `guild` (None: a daily run)."""
+    return NewGame(
+        game=game,
+        guild_id=guild,
+        channel_id=500 if guild else None,
         status="active",
         seed=1,
         variant=None,
         rules_version=1,
         start_position=None,
         snapshot="",
-        created_by=UserRecord(ALICE.id, ALICE.name),
-        seats=((UserRecord(ALICE.id, ALICE.name), True),),
-        kind="daily",
+        created_by=UserRecord(players[0].id, players[0].name),
+        seats=tuple((UserRecord(u.id, u.name), True) for u in players),
+        kind="channel" if guild else "daily",
     )
+
+
+async def _daily_run(daily: SqliteDailyRepository, day: str, score: int) -> bool:
+    new = new_game("hillbert", (ALICE,), None)
     record, _ = await daily.start_run(new, UserRecord(ALICE.id, ALICE.name), day, "W", 0.0)
     return await daily.finish_run(record.id, score, 20, "1", 1.0)
 
@@ -347,22 +352,8 @@ def test_players_who_resigned_come_last_the_earliest_lowest() -> None:
 
 
 async def test_head_to_head_in_a_larger_game_compares_the_two_places(db: Database) -> None:
-    await make_service(db).repository.create_game(  # the users and the game row
-        NewGame(
-            game="everest",
-            guild_id=7,
-            channel_id=500,
-            status="active",
-            seed=1,
-            variant=None,
-            rules_version=1,
-            start_position=None,
-            snapshot="",
-            created_by=UserRecord(ALICE.id, ALICE.name),
-            seats=tuple((UserRecord(u.id, u.name), True) for u in (ALICE, BOB, CAROL)),
-        ),
-        0.0,
-    )
+    # The users and the game's row.
+    await make_service(db).repository.create_game(new_game("everest", (ALICE, BOB, CAROL)), 0.0)
     repo = SqliteRatingRepository(db)
     # Carol won; alice came second, bob third.
     game = ToRate(
