@@ -79,8 +79,8 @@ def _words(
             yield from _words(child, path)
         return
     for parameter in command.parameters:
-        where = f"{path} {parameter.name}:"
-        yield parameter.name, OPTION_NAME, f"option name: {where}"
+        where = f"{path} {parameter.display_name}:"
+        yield parameter.display_name, OPTION_NAME, f"option name: {where}"
         yield parameter.description, None, f"description of {where}"
         for choice in parameter.choices:
             yield choice.name, None, f"choice of {where}"

@@ -97,6 +97,7 @@ class ThreadOffer(discord.ui.View):
         self.start = start
         self.title = title
         self.used = False
+        self.new_thread.label = str(t("Start it in a new thread"))  # in the user's language
 
     @discord.ui.button(label="Start it in a new thread", style=discord.ButtonStyle.primary)
     async def new_thread(

@@ -524,9 +524,11 @@ class HillbertState(GameState[Turn]):
         size, name = self.size, self.size_name
         if len(turn.forward) != size:
             raise IllegalMoveError(
-                t(
+                tn(
                     "{move}: {size} Hillbert moves exactly {n} forward, so write {n} forward "
-                    "token(s), e.g. {example}",
+                    "token, e.g. {example}",
+                    "{move}: {size} Hillbert moves exactly {n} forward, so write {n} forward "
+                    "tokens, e.g. {example}",
                     move=move,
                     size=name,
                     n=size,
@@ -536,8 +538,9 @@ class HillbertState(GameState[Turn]):
         limit = STEPS_LIMIT - size
         if len(turn.sideways) > limit:
             raise IllegalMoveError(
-                t(
-                    "{move}: {size} Hillbert moves at most {n} cell(s) sideways",
+                tn(
+                    "{move}: {size} Hillbert moves at most {n} cell sideways",
+                    "{move}: {size} Hillbert moves at most {n} cells sideways",
                     move=move,
                     size=name,
                     n=limit,
@@ -667,9 +670,10 @@ class HillbertState(GameState[Turn]):
     def option_prompt(self, prefix: tuple[str, ...]) -> Text:
         forward = sum(1 for tok in prefix if tok[0] in "dD")
         if forward < self.size:
-            return t(
-                "Forward: {left} more step(s) to choose (a jump counts as one).",
-                left=self.size - forward,
+            return tn(
+                "Forward: {n} more step to choose (a jump counts as one).",
+                "Forward: {n} more steps to choose (a jump counts as one).",
+                n=self.size - forward,
             )
         return t("Sideways: step left or right, or confirm the turn.")
 

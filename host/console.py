@@ -134,6 +134,10 @@ class Console:
                 self._named.add(channel.channel_id)
             except ConsoleMemoryError as exc:
                 log.warning("the name of #%s could not be remembered: %s", cmd.channel, exc)
+        # As Discord tells a server's and a player's language with each command.
+        await self.service.settings.note_languages(
+            channel.guild_id, self.language, user.id, self.language
+        )
         o = cmd.options
         svc = self.service
         handlers: dict[str, Callable[[], Awaitable[list[Reply]]]] = {

@@ -27,6 +27,7 @@ from engine.core import MoveError
 from engine.hillbert import GAME, result_text, rows_text, turns_text
 from engine.rng import seed_from_text
 from engine.text import t, tn
+from host import i18n
 from host.daily_calendar import (
     closes_at,
     first_open_day,
@@ -185,7 +186,7 @@ class DailyService:
         fields = [
             (str(t("Runs")), str(len(runs))),
             (str(t("Best score")), str(max(scores))),
-            (str(t("Average")), f"{sum(scores) / len(scores):.1f}"),
+            (str(t("Average")), i18n.number(sum(scores) / len(scores), decimals=1)),
             (str(t("Streak")), str(tn("{n} day", "{n} days", n=streak))),
         ]
         unfinished = sum(r.unfinished for r in runs)

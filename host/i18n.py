@@ -79,9 +79,11 @@ def language_of(locale: str | None) -> str:
     return language if language in text.languages() else ENGLISH
 
 
-def number(value: int | float, language: str | None = None) -> str:
-    """A number as the language writes it (1,511 in English, 1511 in Polish)."""
-    return format_decimal(value, locale=language or text.current_language())
+def number(value: int | float, language: str | None = None, *, decimals: int = 0) -> str:
+    """A number as the language writes it, with `decimals` places: 1,511.5 in English,
+    1511,5 in Polish."""
+    pattern = "#,##0" + ("." + "0" * decimals if decimals else "")
+    return format_decimal(value, format=pattern, locale=language or text.current_language())
 
 
 def day(moment: float, language: str | None = None) -> str:

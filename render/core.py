@@ -317,6 +317,20 @@ def fit_text(text: str, fnt: ImageFont.FreeTypeFont, width: int) -> str:
     return text + "…"
 
 
+def fitting_font(
+    text: str, size: int, width: int, bold: bool = False, smallest: int | None = None
+) -> ImageFont.FreeTypeFont:
+    """The largest font of at most `size` in which `text` fits `width` pixels, down to
+    `smallest` (three quarters of `size` by default): a language whose words run longer
+    is written a little smaller before anything is cut off."""
+    least = smallest or max(8, size * 3 // 4)
+    for points in range(size, least - 1, -1):
+        fnt = font(points, bold)
+        if text_length(text, fnt) <= width:
+            return fnt
+    return font(least, bold)
+
+
 def encode_png(image: Image.Image) -> bytes:
     """PNG bytes of a board drawn in its game's palette: no colour search, and at most
     one byte a pixel for zlib to compress."""

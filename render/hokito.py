@@ -22,6 +22,7 @@ from render.core import (
     Theme,
     edit,
     fit_text,
+    fitting_font,
     font,
     new_canvas,
     text_center,
@@ -181,7 +182,11 @@ def _draw_header(draw: BoardDraw, state: HokitoState, ctx: RenderContext) -> Non
             break
         status_font = font(size, bold=outcome is not None)
     text_center(
-        draw, (WIDTH // 2, 110), fit_text(status, status_font, WIDTH - 30), status_font, theme.ink
+        draw,
+        (WIDTH // 2, 110),
+        fit_text(status, fitting_font(status, int(status_font.size), WIDTH - 30), WIDTH - 30),
+        fitting_font(status, int(status_font.size), WIDTH - 30),
+        theme.ink,
     )
 
 

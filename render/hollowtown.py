@@ -34,6 +34,7 @@ from render.core import (
     Theme,
     edit,
     fit_text,
+    fitting_font,
     font,
     new_canvas,
     text_center,
@@ -317,7 +318,8 @@ def render(state: HollowtownState, ctx: RenderContext) -> Image.Image:
         else:
             header = t("Round {round}: {name} to act", round=state.round, name=who[acting])
         colour = seat_colours[acting]
-    draw.label((20, 14), fit_text(str(header), font(24, True), WIDTH - 40), font(24, True), colour)
+    head_font = fitting_font(str(header), 24, WIDTH - 40, bold=True)
+    draw.label((20, 14), fit_text(str(header), head_font, WIDTH - 40), head_font, colour)
 
     # --- the town ---------------------------------------------------------------------------
     gains: dict[int, int] = {}

@@ -39,6 +39,7 @@ from render.core import (
     Theme,
     edit,
     fit_text,
+    fitting_font,
     font,
     new_canvas,
     text_center,
@@ -204,6 +205,7 @@ def _header(
         draw.label((WIDTH - BOARD_X, 32), said, small_bold, theme.muted, "rs")
         room -= int(text_length(said, small_bold)) + 16
     shown = ctx.caption or str(status)
+    bold = fitting_font(shown, int(bold.size), room, bold=True)
     draw.label((BOARD_X, 10), fit_text(shown, bold, room), bold, theme.ink)
     box_w = (WIDTH - 2 * BOARD_X - 12) // 2
     small, score_font = font(16), font(19, bold=True)
@@ -224,7 +226,8 @@ def _header(
             mole=round_mole,
             gardener=round_gardener,
         )
-        draw.label((x0 + 10, 52), fit_text(str(line), small, box_w - 20), small, theme.ink)
+        line_font = fitting_font(str(line), int(small.size), box_w - 20)
+        draw.label((x0 + 10, 52), fit_text(str(line), line_font, box_w - 20), line_font, theme.ink)
         if index == 0:
             score = state.first_score if state.round_no == 2 else state.round_score()
             done = state.round_no == 2
@@ -385,7 +388,7 @@ def _draw(
         footer = str(t("Blue: the rod you chose, not placed yet"))
         if cut_off:
             footer = str(t("{blue}   Grey: what it cuts off", blue=footer))
-    small = font(16)
+    small = fitting_font(footer, 16, WIDTH - 2 * BOARD_X)
     draw.label((BOARD_X, y1 + 34), fit_text(footer, small, WIDTH - 2 * BOARD_X), small, theme.ink)
     return image
 
