@@ -9,7 +9,6 @@ the stored game, so nothing is refused by stale memory or applied twice.
 
 from __future__ import annotations
 
-import logging
 from collections.abc import Awaitable, Callable
 from dataclasses import replace
 from typing import Any
@@ -21,9 +20,6 @@ from host.live import LiveGames, Loaded, record_of
 from host.model import Reply, ServiceError, StaleControlsError, User
 from host.moves import GAME_OVER, Moves
 from host.presenter import Happened, Presenter
-from host.ratings import Ratings
-
-log = logging.getLogger(__name__)
 
 #: Called after a move finishes a game; their replies follow the final board.
 FinishHook = Callable[[Loaded], Awaitable[list[Reply]]]
@@ -46,8 +42,6 @@ class Playing:
         self.bot_user = bot_user
         self.clock = clock
         self.finish_hooks: list[FinishHook] = []
-        #: Rates each game between people as it finishes (None: no ratings kept).
-        self.ratings: Ratings | None = None
 
     async def move(self, game_id: int, ply: int | None, user: User, text: str) -> list[Reply]:
         """Play `text` for `user`. With `ply` (a button), the game must still be where the
@@ -70,8 +64,7 @@ class Playing:
         told = [*caught_up, self.presenter.moved(before, loaded, seat, move, user.name)]
         loaded, answered = await self.computers.answer(loaded)
         pings = self.presenter.pings(loaded, before.state.to_act, {seat})
-        ratings = await self.rating_lines(loaded)
-        replies = [await self.presenter.board(loaded, told + answered, pings, ratings)]
+        replies = [await self.presenter.board(loaded, told + answered, pings)]
         if loaded.record.status == "finished":
             for hook in self.finish_hooks:
                 replies += await hook(loaded)
@@ -170,21 +163,7 @@ class Playing:
         except StalePlyError:
             raise ServiceError(t("The game moved on; try again.")) from None
         loaded = self.live.remember(replace(loaded, record=record))
-        ratings = await self.rating_lines(loaded)
-        return [await self.presenter.board(loaded, afterwards=ratings)]
-
-    async def rating_lines(self, loaded: Loaded) -> list[Text]:
-        """For a game that just finished: how it moved its players' ratings."""
-        if loaded.record.status != "finished" or self.ratings is None:
-            return []
-        try:
-            line = await self.ratings.line_for(loaded.record)
-        except Exception:
-            # The move is committed: its board must not be lost to the ratings, which
-            # the next sweep brings up to date.
-            log.exception("game %s: rating it failed", loaded.id)
-            return []
-        return [line] if line is not None else []
+        return [await self.presenter.board(loaded)]
 
 
 def _resigned(loaded: Loaded, seats: tuple[int, ...]) -> dict[str, Any]:

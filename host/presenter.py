@@ -9,6 +9,7 @@ a reply says comes from the game's declared facts (`Game.has_scores`, `Game.hint
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -21,6 +22,7 @@ from host.live import Loaded, user_of
 from host.model import Choice, Reply, User
 from host.painting import BoardImages, Painter
 from host.payloads import Action, Payload
+from host.ratings import Ratings
 from render.core import RenderContext
 
 #: Discord allows 25 options in a select menu and 25 buttons on a message.
@@ -40,6 +42,8 @@ class Happened:
     secret: bool = False
 
 
+log = logging.getLogger(__name__)
+
 #: The computer's levels as players read them.
 LEVEL_WORDS = {"easy": t("easy"), "normal": t("normal"), "hard": t("hard")}
 
@@ -52,6 +56,8 @@ class Presenter:
         self.link: Callable[[GameRecord], str | None] = lambda record: None
         #: Who follows which game (set by the service; None: nobody follows).
         self.following: Following | None = None
+        #: Rates each game between people as it finishes (None: no ratings kept).
+        self.ratings: Ratings | None = None
 
     # --- the board ------------------------------------------------------------------------
     async def board(
@@ -59,7 +65,6 @@ class Presenter:
         loaded: Loaded,
         told: Sequence[Happened] = (),
         pings: tuple[User, ...] = (),
-        afterwards: Sequence[Text] = (),
     ) -> Reply:
         """The game as it stands, after what `told` says happened, in order: each move
         with what the game reported of it by itself, then who must act (or the result).
@@ -89,7 +94,7 @@ class Presenter:
         if record.status != "active":
             tone = "over"
             lines.append(self.result_line(loaded))
-            lines += [str(line) for line in afterwards]
+            lines += await self._rating_lines(loaded)
             if not private:
                 again = t("Play again") if game.solo else t("Rematch")
                 actions.append(Choice(self._payload(loaded, Action.REMATCH), str(again), "primary"))
@@ -131,6 +136,20 @@ class Presenter:
             fields=self._score_fields(loaded),
             footer=self.footer(record),
         )
+
+    async def _rating_lines(self, loaded: Loaded) -> list[str]:
+        """A finished game's board says how it moved its players' ratings, however it
+        ended (a move, a resignation, a computer's move, a deadline, an agreed draw)."""
+        if loaded.record.status != "finished" or self.ratings is None:
+            return []
+        try:
+            line = await self.ratings.line_for(loaded.record)
+        except Exception:
+            # The game's end is committed: its board must not be lost to the ratings,
+            # which the next sweep brings up to date.
+            log.exception("game %s: rating it failed", loaded.id)
+            return []
+        return [str(line)] if line is not None else []
 
     def _report(self, loaded: Loaded) -> list[str]:
         """What the game reports by itself of the move that led to `loaded`."""

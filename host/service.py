@@ -102,7 +102,7 @@ class GameService:
         )
         #: Ratings of games between people (None: this service keeps none).
         self.ratings = Ratings(ratings, clock) if ratings is not None else None
-        self.playing.ratings = self.ratings
+        self.presenter.ratings = self.ratings
         self.timeouts = Timeouts(
             self.live, self.moves, self.computers, self.presenter, self.settings, clock
         )

@@ -76,6 +76,8 @@ async def test_a_draw_is_offered_and_accepted_only_by_the_other(service: GameSer
     [answered, end] = await service.press(HERE, BOB, accept)
     assert answered.edit and answered.actions == () and "bob accepted the draw." in answered.text
     assert "alice and bob agreed a draw." in end.text and "It is a draw." in end.text
+    # A draw between newcomers leaves their ratings where they were.
+    assert "Ratings: alice 1500 (±0), bob 1500 (±0)." in end.text
     record = await service.repository.get_game(1)
     assert record is not None and record.status == "finished"
     assert record.result is not None and record.result["winners"] == []
