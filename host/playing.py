@@ -72,7 +72,8 @@ class Playing:
 
     async def resign(self, game_id: int, user: User) -> list[Reply]:
         """In a game of two the other player wins; in a larger game a computer takes the
-        resigner's seats and the game goes on."""
+        resigner's seats and the game goes on, unless no person is left to play it: then
+        it ends there, won by nobody."""
         async with self.live.lock(game_id):
             loaded = await self.live.load(game_id)
             if loaded.record.status != "active":
@@ -83,6 +84,19 @@ class Playing:
             if len(loaded.record.seats) <= 2:
                 return await self.close(loaded, "finished", _resigned(loaded, seats))
             loaded = await self._hand_over(loaded, seats)
+            if all(s.user.is_bot for s in loaded.record.seats):
+                return await self.close(
+                    loaded,
+                    "finished",
+                    {
+                        "scores": list(loaded.state.scores()),
+                        "winners": [],
+                        "reason": str(
+                            t("{name} resigned, and nobody is left to play.", name=user.name)
+                        ),
+                        "resigned": list(seats),
+                    },
+                )
         line = t(
             "{name} resigned; a computer player takes over {seat}.",
             name=user.name,

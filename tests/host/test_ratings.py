@@ -413,3 +413,24 @@ def make_db_of(service: GameService) -> Database:
     repository = service.repository
     assert isinstance(repository, SqliteGameRepository)
     return repository.db
+
+
+async def test_when_the_last_person_resigns_the_game_ends_there(service: GameService) -> None:
+    await service.start(HERE, ALICE, GameSetup("everest", computers=2, seed=11, seat="first"))
+    before = await service.repository.get_game(1)
+    [end] = await service.resign(HERE, ALICE)
+    assert "alice resigned, and nobody is left to play." in end.text
+    record = await service.repository.get_game(1)
+    assert before is not None and record is not None and record.status == "finished"
+    assert record.ply == before.ply  # the computers did not play it out
+    assert "Ratings" not in end.text  # against the computer from the start: not rated
+    # Three people who all resign: the last to go ranks first of them.
+    await service.start(HERE, ALICE, GameSetup("everest", seed=5), [BOB, CAROL])
+    await service.accept(HERE, BOB)
+    await service.accept(HERE, CAROL)
+    await service.resign(HERE, CAROL)
+    await service.resign(HERE, ALICE)
+    [last] = await service.resign(HERE, BOB)
+    assert "bob resigned, and nobody is left to play." in last.text
+    game = await service.repository.get_game(2)
+    assert game is not None and to_rate(game).places == {BOB.id: 2, ALICE.id: 3, CAROL.id: 4}
