@@ -115,7 +115,7 @@ class RatingRepository(Protocol):
         it rated (None: it already was, by another process; nothing is written)."""
         ...
 
-    async def finished_games(self) -> list[GameRecord]:
+    async def finished_in_order(self) -> list[GameRecord]:
         """Every finished game, in the order they finished (for a recomputation)."""
         ...
 
@@ -167,7 +167,7 @@ class SqliteRatingRepository:
     async def unrated_games(self, limit: int) -> list[GameRecord]:
         return await unrated_finished(self.db, limit)
 
-    async def finished_games(self) -> list[GameRecord]:
+    async def finished_in_order(self) -> list[GameRecord]:
         return await finished_in_order(self.db)
 
     async def rate(self, game: ToRate, rater: Rater, now: float) -> list[Change] | None:

@@ -126,7 +126,7 @@ class Ratings:
         """Every rating again from the stored results, in one transaction: how many games
         were rated."""
         async with self._lock:
-            records = await self.repository.finished_games()
+            records = await self.repository.finished_in_order()
             return await self.repository.recompute(
                 (to_rate(r) for r in records), self.rater, self.clock()
             )

@@ -13,7 +13,7 @@ from typing import Any
 import discord
 import pytest
 from babel import Locale
-from babel.messages.catalog import Catalog, Message
+from babel.messages.catalog import Catalog
 from babel.messages.extract import extract_from_dir
 from babel.messages.mofile import write_mo
 from babel.messages.pofile import read_po
@@ -155,7 +155,7 @@ def test_the_compiled_catalogues_are_those_written(language: str, domain: str) -
     assert compiled.read_bytes() == expected.getvalue(), "out of date: run make"
 
 
-@pytest.mark.parametrize("language", [lang for lang in LANGUAGES])
+@pytest.mark.parametrize("language", LANGUAGES)
 def test_every_rules_page_is_translated_page_for_page(language: str) -> None:
     i18n.install()
     for listing in catalog.GAMES:
@@ -166,7 +166,3 @@ def test_every_rules_page_is_translated_page_for_page(language: str) -> None:
         assert len(translated) == len(english), listing.id
         for page in translated:
             assert len(page) <= 4000, listing.id
-
-
-def entries(found: Catalog) -> list[Message]:
-    return [m for m in found if m.id]
