@@ -61,7 +61,7 @@ class SqliteConsoleRepository:
                 " ORDER BY shown DESC LIMIT 1",
                 (channel, user),
             )
-            return _buttons(json.loads(rows[0][0])) if rows else []
+            return parse_buttons(json.loads(rows[0][0])) if rows else []
         except (sqlite3.DatabaseError, ValueError, TypeError) as exc:
             raise ConsoleMemoryError(str(exc)) from exc
 
@@ -83,7 +83,8 @@ class SqliteConsoleRepository:
         return {int(row[0]): str(row[1]) for row in rows}
 
 
-def _buttons(decoded: object) -> list[Button]:
+def parse_buttons(decoded: object) -> list[Button]:
+    """Buttons from their stored JSON, decoded; ValueError if it is not a list of pairs."""
     pairs = decoded if isinstance(decoded, list) else None
     if pairs is None or not all(
         isinstance(p, list) and len(p) == 2 and all(isinstance(x, str) for x in p) for p in pairs

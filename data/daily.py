@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
+from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass
 from typing import Any, Literal, Protocol
 
@@ -116,8 +117,13 @@ class DailyRepository(Protocol):
         """Store the turns of a par stored without them."""
         ...
 
+    def exclusive(self, name: str) -> AbstractAsyncContextManager[bool]:
+        """Whether this process is the one (of all sharing the database) doing the work
+        that must happen once, `name`, for the block; False at once if another is."""
+        ...
 
-_RUN_COLUMNS = (
+
+RUN_COLUMNS = (
     "user_id, day, week, game_id, started_at, finished_at, score, turns, sizes, unfinished, untold"
 )
 _MEMBER = "user_id IN (SELECT user_id FROM guild_members WHERE guild_id = ?)"
@@ -309,12 +315,12 @@ class SqliteDailyRepository:
         async with (
             self.db.read() as conn,
             conn.execute(
-                f"SELECT {_RUN_COLUMNS} FROM daily_runs WHERE user_id = ?"
+                f"SELECT {RUN_COLUMNS} FROM daily_runs WHERE user_id = ?"
                 " AND finished_at IS NOT NULL ORDER BY day",
                 (user_id,),
             ) as cur,
         ):
-            return [_run_of(row) for row in await cur.fetchall()]
+            return [run_of(row) for row in await cur.fetchall()]
 
     async def get_par(self, day: str) -> tuple[int, int] | None:
         async with (
@@ -344,6 +350,9 @@ class SqliteDailyRepository:
             "UPDATE daily_par SET moves = ? WHERE day = ? AND moves IS NULL",
             ("\n".join(moves), day),
         )
+
+    def exclusive(self, name: str) -> AbstractAsyncContextManager[bool]:
+        return self.db.exclusive(name)
 
 
 def _scoped(
@@ -400,10 +409,10 @@ async def _run(
 async def _runs(
     conn: aiosqlite.Connection, where: str, params: tuple[object, ...]
 ) -> list[DailyRun]:
-    async with conn.execute(f"SELECT {_RUN_COLUMNS} FROM daily_runs WHERE {where}", params) as c:
-        return [_run_of(row) for row in await c.fetchall()]
+    async with conn.execute(f"SELECT {RUN_COLUMNS} FROM daily_runs WHERE {where}", params) as c:
+        return [run_of(row) for row in await c.fetchall()]
 
 
-def _run_of(row: Any) -> DailyRun:
+def run_of(row: Any) -> DailyRun:
     # The last two columns are flags, stored by SQLite as 0 or 1.
     return DailyRun(*row[:9], *(bool(flag) for flag in row[9:]))

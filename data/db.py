@@ -19,38 +19,18 @@ last few).
 from __future__ import annotations
 
 import asyncio
+import fcntl
 import os
-import re
 import sqlite3
+import zlib
 from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager
-from importlib import resources
 from pathlib import Path
 from typing import Any
 
 import aiosqlite
 
-DEFAULT_PATH = Path("var") / "hilltop.sqlite3"
-_MIGRATION_NAME = re.compile(r"^(\d{4})_[a-z0-9_]+\.sql$")
-
-
-def default_path() -> Path:
-    """`HILLTOP_DB` if set, else ./var/hilltop.sqlite3 (outside the source packages)."""
-    return Path(os.environ.get("HILLTOP_DB") or DEFAULT_PATH)
-
-
-def migrations() -> list[tuple[int, str, str]]:
-    """(version, file name, SQL) for every bundled migration, in order."""
-    found = []
-    for entry in (resources.files("data") / "migrations").iterdir():
-        match = _MIGRATION_NAME.match(entry.name)
-        if match:
-            found.append((int(match.group(1)), entry.name, entry.read_text(encoding="utf-8")))
-    found.sort()
-    versions = [v for v, _, _ in found]
-    if versions != list(range(1, len(found) + 1)):
-        raise RuntimeError(f"migrations must be numbered 1..n without gaps, found {versions}")
-    return found
+from data.migrations import migrations
 
 
 async def _connect(target: Path, *, query_only: bool) -> aiosqlite.Connection:
@@ -72,11 +52,13 @@ class Database:
         self.path = path
         #: Held by writes only; readers never wait for it.
         self._write_lock = asyncio.Lock()
+        #: The names `exclusive` holds in this process.
+        self._held: set[str] = set()
 
     @classmethod
-    async def open(cls, path: Path | str | None = None) -> Database:
+    async def open(cls, path: Path | str) -> Database:
         """Open (creating it if need be) and migrate the database file at `path`."""
-        target = Path(path) if path is not None else default_path()
+        target = Path(path)
         if str(target) == ":memory:":
             raise ValueError("Database needs a file: its reader and writer share it")
         target.parent.mkdir(parents=True, exist_ok=True)
@@ -99,7 +81,7 @@ class Database:
             async with conn.execute("PRAGMA user_version") as cur:
                 row = await cur.fetchone()
             current = int(row[0]) if row else 0
-            for version, _name, sql in migrations():
+            for version, _name, sql in migrations("sqlite"):
                 if version > current:
                     # executescript would commit; run statement by statement instead.
                     for statement in _split_sql(sql):
@@ -134,6 +116,34 @@ class Database:
     async def read(self) -> AsyncIterator[aiosqlite.Connection]:
         """The reader connection, for reads of several statements."""
         yield self._reader
+
+    @asynccontextmanager
+    async def exclusive(self, name: str) -> AsyncIterator[bool]:
+        """Whether this process holds the lock `name` (no other process on this file
+        does) for the block; False at once when another holds it. A byte of the file
+        `<database>-locks` per name, locked with `lockf`: the system releases it if the
+        process dies."""
+        if name in self._held:
+            yield False
+            return
+        self._held.add(name)
+        try:
+            fd = os.open(f"{self.path}-locks", os.O_RDWR | os.O_CREAT, 0o644)
+            try:
+                offset = zlib.crc32(name.encode()) % (1 << 30)
+                try:
+                    fcntl.lockf(fd, fcntl.LOCK_EX | fcntl.LOCK_NB, 1, offset)
+                except OSError:
+                    yield False
+                    return
+                try:
+                    yield True
+                finally:
+                    fcntl.lockf(fd, fcntl.LOCK_UN, 1, offset)
+            finally:
+                os.close(fd)
+        finally:
+            self._held.discard(name)
 
 
 def _split_sql(script: str) -> list[str]:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import sqlite3
 from collections.abc import Iterable
-from typing import Any, Literal, cast
+from typing import Any, Literal, Protocol, cast
 
 import aiosqlite
 
@@ -17,18 +17,19 @@ from data.repository import (
     MoveRecord,
     NewGame,
     SeatRecord,
+    Shards,
     StalePlyError,
     Status,
     Timer,
     UserRecord,
 )
 
-_GAME_COLUMNS = (
+GAME_COLUMNS = (
     "id, game, kind, guild_id, channel_id, status, seed, variant, rules_version, "
     "start_position, ply, snapshot, options, result, created_by, created_at, updated_at, "
     "finished_at, deadline_at, deadline_from, remind_at, expired_at, board_message_id"
 )
-_SETTINGS_TABLES = {"guild": ("guild_settings", "guild_id"), "user": ("user_settings", "user_id")}
+SETTINGS_TABLES = {"guild": ("guild_settings", "guild_id"), "user": ("user_settings", "user_id")}
 
 
 class SqliteGameRepository:
@@ -55,7 +56,7 @@ class SqliteGameRepository:
     ) -> None:
         # One statement: the ply check, the new snapshot and (by trigger) the log entry
         # commit together or not at all.
-        done = _dump(result)
+        done = dump_json(result)
         rows = await self.db.write(
             "UPDATE games SET ply = ply + 1, snapshot = ?, updated_at = ?, deadline_at = ?,"
             " deadline_from = ?, remind_at = ?, expired_at = NULL,"
@@ -67,7 +68,7 @@ class SqliteGameRepository:
             (
                 snapshot,
                 now,
-                *_timer_values(timer),
+                *timer_values(timer),
                 seat,
                 user_id,
                 text,
@@ -98,7 +99,7 @@ class SqliteGameRepository:
                 " deadline_from = ?, remind_at = ?"
                 " WHERE id = ? AND status = 'challenge' AND NOT EXISTS"
                 " (SELECT 1 FROM seats WHERE game_id = ? AND accepted = 0)",
-                (now, *_timer_values(timer), game_id, game_id),
+                (now, *timer_values(timer), game_id, game_id),
             )
             return await load_game(conn, game_id)
 
@@ -117,7 +118,7 @@ class SqliteGameRepository:
                 "UPDATE games SET status = ?, result = ?, updated_at = ?, finished_at = ?,"
                 " deadline_at = NULL, remind_at = NULL, expired_at = NULL"
                 f" WHERE id = ? AND ply = ? AND status IN ({marks})",
-                (status, _dump(result), now, now, game_id, expected_ply, *only_from),
+                (status, dump_json(result), now, now, game_id, expected_ply, *only_from),
             )
             if cur.rowcount != 1:
                 raise StalePlyError(f"game {game_id} is not live at ply {expected_ply}")
@@ -139,19 +140,21 @@ class SqliteGameRepository:
             )
             return await load_game(conn, game_id)
 
-    async def due_games(self, now: float) -> list[int]:
+    async def due_games(self, now: float, shards: Shards | None = None) -> list[int]:
+        where, params = _of_shards(shards)
         rows = await self.db.fetch(
             "SELECT id FROM games WHERE deadline_at IS NOT NULL AND deadline_at <= ?"
-            " AND status = 'active' ORDER BY deadline_at",
-            (now,),
+            f" AND status = 'active'{where} ORDER BY deadline_at",
+            (now, *params),
         )
         return [row[0] for row in rows]
 
-    async def reminders_due(self, now: float) -> list[int]:
+    async def reminders_due(self, now: float, shards: Shards | None = None) -> list[int]:
+        where, params = _of_shards(shards)
         rows = await self.db.fetch(
             "SELECT id FROM games WHERE remind_at IS NOT NULL AND remind_at <= ?"
-            " AND status = 'active' ORDER BY remind_at",
-            (now,),
+            f" AND status = 'active'{where} ORDER BY remind_at",
+            (now, *params),
         )
         return [row[0] for row in rows]
 
@@ -214,7 +217,7 @@ class SqliteGameRepository:
         return _records(rows), int(count[0][0])
 
     async def settings(self, scope: Literal["guild", "user"], key: int) -> dict[str, Any]:
-        table, column = _SETTINGS_TABLES[scope]
+        table, column = SETTINGS_TABLES[scope]
         rows = await self.db.fetch(f"SELECT settings FROM {table} WHERE {column} = ?", (key,))
         stored = json.loads(rows[0][0]) if rows else {}
         return stored if isinstance(stored, dict) else {}
@@ -222,7 +225,7 @@ class SqliteGameRepository:
     async def save_settings(
         self, scope: Literal["guild", "user"], key: int, settings: dict[str, Any]
     ) -> None:
-        table, column = _SETTINGS_TABLES[scope]
+        table, column = SETTINGS_TABLES[scope]
         await self.db.write(
             f"INSERT INTO {table} ({column}, settings) VALUES (?, ?)"
             f" ON CONFLICT ({column}) DO UPDATE SET settings = excluded.settings",
@@ -250,10 +253,12 @@ class SqliteGameRepository:
         )
         return [UserRecord(r[0], r[1], bool(r[2])) for r in rows]
 
-    async def stale_challenges(self, before: float) -> list[int]:
+    async def stale_challenges(self, before: float, shards: Shards | None = None) -> list[int]:
+        where, params = _of_shards(shards)
         rows = await self.db.fetch(
-            "SELECT id FROM games WHERE status = 'challenge' AND created_at < ? ORDER BY id",
-            (before,),
+            f"SELECT id FROM games WHERE status = 'challenge' AND created_at < ?{where}"
+            " ORDER BY id",
+            (before, *params),
         )
         return [row[0] for row in rows]
 
@@ -316,7 +321,7 @@ async def insert_game(conn: aiosqlite.Connection, new: NewGame, now: float) -> i
                 new.created_by.id,
                 now,
                 now,
-                *_timer_values(new.timer),
+                *timer_values(new.timer),
             ),
         )
     except sqlite3.IntegrityError as exc:
@@ -334,14 +339,27 @@ async def insert_game(conn: aiosqlite.Connection, new: NewGame, now: float) -> i
     return game_id
 
 
-def _timer_values(timer: Timer | None) -> tuple[float | None, float | None, float | None]:
+def _of_shards(shards: Shards | None) -> tuple[str, tuple[int, ...]]:
+    """The condition (and its parameters) for games in the servers of `shards`; games in
+    direct messages are shard 0's."""
+    if shards is None:
+        return "", ()
+    marks = ",".join("?" * len(shards.ids))
+    return (
+        f" AND (CASE WHEN guild_id IS NULL THEN 0 ELSE (guild_id >> 22) % ? END) IN ({marks})",
+        (shards.count, *shards.ids),
+    )
+
+
+def timer_values(timer: Timer | None) -> tuple[float | None, float | None, float | None]:
     """deadline_at, deadline_from and remind_at as stored."""
     if timer is None:
         return (None, None, None)
     return (timer.deadline_at, timer.started_at, timer.remind_at)
 
 
-def _dump(value: dict[str, Any] | None) -> str | None:
+def dump_json(value: dict[str, Any] | None) -> str | None:
+    """A JSON object as stored (keys sorted; None stays NULL)."""
     return None if value is None else json.dumps(value, sort_keys=True)
 
 
@@ -388,7 +406,7 @@ _LOG = (
 def _select(where: str, *, with_moves: bool = False) -> str:
     """One query for whole games: their row, their seats and, if asked, their move log,
     so that a load is one round trip and one consistent snapshot of the database."""
-    columns = ", ".join(f"g.{c.strip()}" for c in _GAME_COLUMNS.split(","))
+    columns = ", ".join(f"g.{c.strip()}" for c in GAME_COLUMNS.split(","))
     log = f", {_LOG}" if with_moves else ""
     return f"SELECT {columns}, {_SEATS}{log} FROM games g WHERE {where} ORDER BY g.id"
 
@@ -397,36 +415,49 @@ def _moves(log: str) -> list[MoveRecord]:
     return [MoveRecord(*entry) for entry in sorted(json.loads(log))]
 
 
+class Row(Protocol):
+    """A result row read by column name (sqlite3.Row, asyncpg.Record)."""
+
+    def __getitem__(self, key: str, /) -> Any: ...
+
+
 def _records(rows: Iterable[sqlite3.Row]) -> list[GameRecord]:
-    return [
-        GameRecord(
-            id=row["id"],
-            game=row["game"],
-            kind=row["kind"],
-            guild_id=row["guild_id"],
-            channel_id=row["channel_id"],
-            status=row["status"],
-            seed=row["seed"],
-            variant=row["variant"],
-            rules_version=row["rules_version"],
-            start_position=row["start_position"],
-            ply=row["ply"],
-            snapshot=row["snapshot"],
-            options=json.loads(row["options"]),
-            result=json.loads(row["result"]) if row["result"] else None,
-            created_by=row["created_by"],
-            created_at=row["created_at"],
-            updated_at=row["updated_at"],
-            finished_at=row["finished_at"],
-            seats=tuple(
-                SeatRecord(seat, UserRecord(uid, name, bool(is_bot)), bool(accepted))
-                for seat, accepted, uid, name, is_bot in sorted(json.loads(row["seat_list"]))
-            ),
-            deadline_at=row["deadline_at"],
-            deadline_from=row["deadline_from"],
-            remind_at=row["remind_at"],
-            expired_at=row["expired_at"],
-            board_message_id=row["board_message_id"],
-        )
-        for row in rows
-    ]
+    return [game_record(row, seat_records(json.loads(row["seat_list"]))) for row in rows]
+
+
+def seat_records(entries: Iterable[Any]) -> tuple[SeatRecord, ...]:
+    """A game's seats, in seat order, from (seat, accepted, user id, name, is_bot) entries."""
+    return tuple(
+        SeatRecord(seat, UserRecord(uid, name, bool(is_bot)), bool(accepted))
+        for seat, accepted, uid, name, is_bot in sorted(entries)
+    )
+
+
+def game_record(row: Row, seats: tuple[SeatRecord, ...]) -> GameRecord:
+    """A game from a row holding its `GAME_COLUMNS` (read by name) and its seats."""
+    return GameRecord(
+        id=row["id"],
+        game=row["game"],
+        kind=row["kind"],
+        guild_id=row["guild_id"],
+        channel_id=row["channel_id"],
+        status=row["status"],
+        seed=row["seed"],
+        variant=row["variant"],
+        rules_version=row["rules_version"],
+        start_position=row["start_position"],
+        ply=row["ply"],
+        snapshot=row["snapshot"],
+        options=json.loads(row["options"]),
+        result=json.loads(row["result"]) if row["result"] else None,
+        created_by=row["created_by"],
+        created_at=row["created_at"],
+        updated_at=row["updated_at"],
+        finished_at=row["finished_at"],
+        seats=seats,
+        deadline_at=row["deadline_at"],
+        deadline_from=row["deadline_from"],
+        remind_at=row["remind_at"],
+        expired_at=row["expired_at"],
+        board_message_id=row["board_message_id"],
+    )

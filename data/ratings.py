@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from typing import Literal, Protocol
+from typing import Any, Literal, Protocol
 
 import aiosqlite
 
@@ -157,7 +157,7 @@ _STANDING = (
     " AS place FROM ratings r JOIN users u ON u.id = r.user_id"
     " WHERE r.game = ? AND r.scope = ?"
 )
-_RESULT = "SELECT game_id, game, finished_at, outcome, others_mu, others FROM rating_changes"
+RESULT_QUERY = "SELECT game_id, game, finished_at, outcome, others_mu, others FROM rating_changes"
 
 
 class SqliteRatingRepository:
@@ -181,7 +181,7 @@ class SqliteRatingRepository:
             changes: list[Change] = []
             for scope in game.scopes if game.places else ():
                 current = await _skills(conn, game.game, scope, game.places, rater.start)
-                found = _changes(game, scope, current, rater)
+                found = changes_for(game, scope, current, rater)
                 await _write(conn, game, found)
                 changes += found
             return changes
@@ -196,10 +196,10 @@ class SqliteRatingRepository:
             found: list[Change] = []
             for scope in game.scopes if game.places else ():
                 current = {u: skills.get((game.game, scope, u), rater.start) for u in game.places}
-                for change in _changes(game, scope, current, rater):
+                for change in changes_for(game, scope, current, rater):
                     key = (game.game, scope, change.user_id)
                     skills[key] = change.after
-                    _count(records.setdefault(key, [0, 0, 0, 0, 0]), change.outcome)
+                    count_outcome(records.setdefault(key, [0, 0, 0, 0, 0]), change.outcome)
                     found.append(change)
             rows.append((game, found))
         async with self.db.transaction() as conn:
@@ -210,7 +210,7 @@ class SqliteRatingRepository:
                 "UPDATE games SET rated_at = ? WHERE id = ?", [(now, g.game_id) for g, _ in rows]
             )
             await conn.executemany(
-                _INSERT_CHANGE, [_change_row(g, c) for g, found in rows for c in found]
+                _INSERT_CHANGE, [change_row(g, c) for g, found in rows for c in found]
             )
             await conn.executemany(
                 "INSERT INTO ratings (game, scope, user_id, mu, sigma, games, wins, draws,"
@@ -221,14 +221,14 @@ class SqliteRatingRepository:
 
     async def table(self, game: str, scope: int, limit: int) -> list[Standing]:
         rows = await self.db.fetch(f"{_STANDING} ORDER BY place LIMIT ?", (game, scope, limit))
-        return [_standing(row) for row in rows]
+        return [standing_of(row) for row in rows]
 
     async def standing(self, game: str, scope: int, user_id: int) -> Standing | None:
         rows = await self.db.fetch(
             f"SELECT * FROM ({_STANDING}) WHERE user_id = ?",
             (game, scope, user_id),
         )
-        return _standing(rows[0]) if rows else None
+        return standing_of(rows[0]) if rows else None
 
     async def standings_of(self, user_id: int, scope: int) -> list[Standing]:
         games = await self.db.fetch(
@@ -240,11 +240,11 @@ class SqliteRatingRepository:
 
     async def best_win(self, user_id: int, scope: int, game: str) -> RatedResult | None:
         rows = await self.db.fetch(
-            f"{_RESULT} WHERE scope = ? AND user_id = ? AND game = ? AND outcome = 'win'"
+            f"{RESULT_QUERY} WHERE scope = ? AND user_id = ? AND game = ? AND outcome = 'win'"
             " ORDER BY others_mu DESC, finished_at DESC LIMIT 1",
             (scope, user_id, game),
         )
-        return _result(rows[0]) if rows else None
+        return result_of(rows[0]) if rows else None
 
     async def head_to_head(self, user_id: int, other_id: int, scope: int) -> list[RatedResult]:
         rows = await self.db.fetch(
@@ -257,7 +257,7 @@ class SqliteRatingRepository:
             " ORDER BY a.finished_at DESC, a.game_id DESC",
             (other_id, scope, user_id),
         )
-        return [_result(row) for row in rows]
+        return [result_of(row) for row in rows]
 
     async def changes_of(self, game_id: int) -> list[Change]:
         rows = await self.db.fetch(
@@ -302,7 +302,9 @@ async def _skills(
     return found
 
 
-def _changes(game: ToRate, scope: int, before: Mapping[int, Skill], rater: Rater) -> list[Change]:
+def changes_for(
+    game: ToRate, scope: int, before: Mapping[int, Skill], rater: Rater
+) -> list[Change]:
     after = rater(game.places, before)
     changes = []
     for user in game.places:
@@ -323,7 +325,7 @@ _INSERT_CHANGE = (
 )
 
 
-def _change_row(game: ToRate, c: Change) -> tuple[object, ...]:
+def change_row(game: ToRate, c: Change) -> tuple[object, ...]:
     return (
         c.scope,
         c.user_id,
@@ -339,7 +341,7 @@ def _change_row(game: ToRate, c: Change) -> tuple[object, ...]:
     )
 
 
-def _count(record: list[int], outcome: Outcome) -> None:
+def count_outcome(record: list[int], outcome: Outcome) -> None:
     """Add a game to [games, wins, draws, losses, streak], as the table's upsert does."""
     record[0] += 1
     if outcome == "win":
@@ -354,7 +356,7 @@ def _count(record: list[int], outcome: Outcome) -> None:
 
 
 async def _write(conn: aiosqlite.Connection, game: ToRate, changes: list[Change]) -> None:
-    await conn.executemany(_INSERT_CHANGE, [_change_row(game, c) for c in changes])
+    await conn.executemany(_INSERT_CHANGE, [change_row(game, c) for c in changes])
     await conn.executemany(
         "INSERT INTO ratings (game, scope, user_id, mu, sigma, games, wins, draws, losses,"
         " streak) VALUES (?,?,?,?,?,1,?,?,?,?)"
@@ -380,7 +382,7 @@ async def _write(conn: aiosqlite.Connection, game: ToRate, changes: list[Change]
     )
 
 
-def _standing(row: aiosqlite.Row) -> Standing:
+def standing_of(row: Any) -> Standing:
     return Standing(
         place=row["place"],
         game=row["game"],
@@ -396,7 +398,7 @@ def _standing(row: aiosqlite.Row) -> Standing:
     )
 
 
-def _result(row: aiosqlite.Row) -> RatedResult:
+def result_of(row: Any) -> RatedResult:
     return RatedResult(
         game_id=row["game_id"],
         game=row["game"],

@@ -18,6 +18,11 @@ class StorageError(Exception):
     """Base of the errors a repository raises."""
 
 
+class DatabaseUnavailableError(StorageError):
+    """The database cannot be reached now (down, restarting, out of connections):
+    nothing of the command was written, and it may be tried again later."""
+
+
 class LiveGameExistsError(StorageError):
     """The channel already has a live game (one per channel)."""
 
@@ -47,6 +52,24 @@ class MoveRecord:
     user_id: int
     text: str
     created_at: float
+
+
+@dataclass(frozen=True, slots=True)
+class Shards:
+    """The Discord shards one bot process handles: `ids` of `count` in all. Discord
+    sends a server's events to shard `(guild_id >> 22) % count`, and direct messages to
+    shard 0, so a game belongs to the process holding its server's shard."""
+
+    ids: tuple[int, ...]
+    count: int
+
+    def owns(self, guild_id: int | None) -> bool:
+        return shard_of(guild_id, self.count) in self.ids
+
+
+def shard_of(guild_id: int | None, count: int) -> int:
+    """The shard that receives a server's events (direct messages: shard 0)."""
+    return 0 if guild_id is None else (guild_id >> 22) % count
 
 
 @dataclass(frozen=True, slots=True)
@@ -183,12 +206,12 @@ class GameRepository(Protocol):
         options become `options`, in one transaction."""
         ...
 
-    async def due_games(self, now: float) -> list[int]:
-        """Ids of active games whose deadline has passed."""
+    async def due_games(self, now: float, shards: Shards | None = None) -> list[int]:
+        """Ids of active games whose deadline has passed (of the servers of `shards`, if given)."""
         ...
 
-    async def reminders_due(self, now: float) -> list[int]:
-        """Ids of active games whose next reminder is due."""
+    async def reminders_due(self, now: float, shards: Shards | None = None) -> list[int]:
+        """Ids of active games whose next reminder is due (of the servers of `shards`, if given)."""
         ...
 
     async def set_reminder(
@@ -238,6 +261,7 @@ class GameRepository(Protocol):
 
     async def followers(self, game_id: int) -> list[UserRecord]: ...
 
-    async def stale_challenges(self, before: float) -> list[int]:
-        """Ids of challenges still unanswered that were made before `before`."""
+    async def stale_challenges(self, before: float, shards: Shards | None = None) -> list[int]:
+        """Ids of challenges still unanswered that were made before `before` (in the
+        servers of `shards`, if given)."""
         ...

@@ -1,0 +1,487 @@
+"""The PostgreSQL implementation of `GameRepository`.
+
+Several bot processes share the database, each statement in READ COMMITTED. A write that
+depends on what it reads is one conditional statement (a move checks and raises the ply
+in one UPDATE, and the database's trigger logs it), or locks the game's row first (a
+seat accepting a challenge), so that no process acts on what another has just changed.
+A game is loaded by one query returning its row with its seats (and, if asked, its move
+log) aggregated as arrays of rows: one round trip, one snapshot, and times decoded from
+PostgreSQL's binary doubles, exactly as stored.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable
+from typing import TYPE_CHECKING, Any, Literal
+
+import asyncpg
+
+from data.games import (
+    GAME_COLUMNS,
+    SETTINGS_TABLES,
+    dump_json,
+    game_record,
+    seat_records,
+    timer_values,
+)
+from data.postgresql.db import PgDatabase, rowcount
+from data.repository import (
+    LIVE_STATUSES,
+    GameRecord,
+    LiveGameExistsError,
+    MoveRecord,
+    NewGame,
+    Shards,
+    StalePlyError,
+    Status,
+    Timer,
+    UserRecord,
+)
+
+if TYPE_CHECKING:
+    from data.postgresql.db import Connection
+
+#: The unique index that allows one live game per channel.
+LIVE_GAME_INDEX = "games_one_live_per_channel"
+
+
+class PgGameRepository:
+    def __init__(self, db: PgDatabase) -> None:
+        self.db = db
+
+    # --- writes -----------------------------------------------------------------------
+    async def create_game(self, new: NewGame, now: float) -> GameRecord:
+        async with self.db.transaction() as conn:
+            game_id = await insert_game(conn, new, now)
+            return await load_game(conn, game_id)
+
+    async def append_move(
+        self,
+        game_id: int,
+        expected_ply: int,
+        seat: int,
+        user_id: int,
+        text: str,
+        snapshot: str,
+        now: float,
+        result: dict[str, Any] | None = None,
+        timer: Timer | None = None,
+    ) -> None:
+        # One statement, one round trip: the ply check, the new snapshot and (by trigger)
+        # the log entry commit together or not at all. A concurrent move at the same ply
+        # waits for this row, then finds the ply moved on and changes nothing.
+        rows = await self.db.write(
+            "UPDATE games SET ply = ply + 1, snapshot = $1, updated_at = $2, deadline_at = $3,"
+            " deadline_from = $4, remind_at = $5, expired_at = NULL,"
+            " last_seat = $6, last_user_id = $7, last_move = $8,"
+            " status = CASE WHEN $9::text IS NULL THEN status ELSE 'finished' END,"
+            " result = COALESCE($9::text, result),"
+            " finished_at = CASE WHEN $9::text IS NULL THEN finished_at ELSE $2 END"
+            " WHERE id = $10 AND ply = $11 AND status = 'active' RETURNING ply",
+            (
+                snapshot,
+                now,
+                *timer_values(timer),
+                seat,
+                user_id,
+                text,
+                dump_json(result),
+                game_id,
+                expected_ply,
+            ),
+        )
+        if not rows:
+            raise StalePlyError(f"game {game_id} is not live at ply {expected_ply}")
+
+    async def accept_seat(
+        self, game_id: int, seat: int, now: float, timer: Timer | None = None
+    ) -> GameRecord:
+        async with self.db.transaction() as conn:
+            # The game's row is locked first: players accepting other seats at the same
+            # time wait, and the last one sees every other acceptance and starts the game.
+            status = await conn.fetchval(
+                "SELECT status FROM games WHERE id = $1 FOR NO KEY UPDATE", game_id
+            )
+            accepted = 0
+            if status == "challenge":
+                accepted = rowcount(
+                    await conn.execute(
+                        "UPDATE seats SET accepted = 1"
+                        " WHERE game_id = $1 AND seat = $2 AND accepted = 0",
+                        game_id,
+                        seat,
+                    )
+                )
+            if accepted != 1:
+                raise StalePlyError(f"seat {seat} of game {game_id} cannot accept now")
+            await conn.execute(
+                "UPDATE games SET status = 'active', updated_at = $2, deadline_at = $3,"
+                " deadline_from = $4, remind_at = $5"
+                " WHERE id = $1 AND status = 'challenge' AND NOT EXISTS"
+                " (SELECT 1 FROM seats WHERE game_id = $1 AND accepted = 0)",
+                game_id,
+                now,
+                *timer_values(timer),
+            )
+            return await load_game(conn, game_id)
+
+    async def close_game(
+        self,
+        game_id: int,
+        expected_ply: int,
+        status: Status,
+        result: dict[str, Any] | None,
+        now: float,
+        only_from: tuple[Status, ...] = LIVE_STATUSES,
+    ) -> GameRecord:
+        async with self.db.transaction() as conn:
+            done = await conn.execute(
+                "UPDATE games SET status = $1, result = $2, updated_at = $3, finished_at = $3,"
+                " deadline_at = NULL, remind_at = NULL, expired_at = NULL"
+                " WHERE id = $4 AND ply = $5 AND status = ANY($6::text[])",
+                status,
+                dump_json(result),
+                now,
+                game_id,
+                expected_ply,
+                list(only_from),
+            )
+            if rowcount(done) != 1:
+                raise StalePlyError(f"game {game_id} is not live at ply {expected_ply}")
+            return await load_game(conn, game_id)
+
+    async def replace_seats(
+        self, game_id: int, seats: tuple[int, ...], user: UserRecord, options: dict[str, Any]
+    ) -> GameRecord:
+        async with self.db.transaction() as conn:
+            await upsert_user(conn, user)
+            # The game's row before its seats, in the order accept_seat takes them.
+            await conn.execute(
+                "UPDATE games SET options = $1 WHERE id = $2",
+                json.dumps(options, sort_keys=True),
+                game_id,
+            )
+            await conn.execute(
+                "UPDATE seats SET user_id = $1, is_bot = $2, accepted = 1"
+                " WHERE game_id = $3 AND seat = ANY($4::int[])",
+                user.id,
+                int(user.is_bot),
+                game_id,
+                list(seats),
+            )
+            return await load_game(conn, game_id)
+
+    async def due_games(self, now: float, shards: Shards | None = None) -> list[int]:
+        p = _Params()
+        rows = await self.db.fetch(
+            f"SELECT id FROM games WHERE deadline_at IS NOT NULL AND deadline_at <= {p(now)}"
+            f" AND status = 'active'{_of_shards(shards, p)} ORDER BY deadline_at",
+            p.values,
+        )
+        return [row[0] for row in rows]
+
+    async def reminders_due(self, now: float, shards: Shards | None = None) -> list[int]:
+        p = _Params()
+        rows = await self.db.fetch(
+            f"SELECT id FROM games WHERE remind_at IS NOT NULL AND remind_at <= {p(now)}"
+            f" AND status = 'active'{_of_shards(shards, p)} ORDER BY remind_at",
+            p.values,
+        )
+        return [row[0] for row in rows]
+
+    async def set_reminder(
+        self, game_id: int, ply: int, due: float, following: float | None
+    ) -> bool:
+        rows = await self.db.write(
+            "UPDATE games SET remind_at = $1 WHERE id = $2 AND ply = $3 AND remind_at = $4"
+            " AND status = 'active' RETURNING id",
+            (following, game_id, ply, due),
+        )
+        return bool(rows)
+
+    async def mark_expired(self, game_id: int, ply: int, now: float) -> bool:
+        rows = await self.db.write(
+            "UPDATE games SET expired_at = deadline_at, deadline_at = NULL, remind_at = NULL"
+            " WHERE id = $1 AND ply = $2 AND status = 'active' AND deadline_at <= $3"
+            " RETURNING id",
+            (game_id, ply, now),
+        )
+        return bool(rows)
+
+    async def set_board_messages(self, boards: dict[int, int]) -> None:
+        if not boards:
+            return
+        async with self.db.transaction() as conn:
+            # In the order of the games' ids, as every writer of several games locks them,
+            # so that two processes never wait for each other's rows.
+            await conn.executemany(
+                "UPDATE games SET board_message_id = $1 WHERE id = $2",
+                [(boards[game_id], game_id) for game_id in sorted(boards)],
+            )
+
+    async def games_of_user(self, user_id: int, statuses: tuple[Status, ...]) -> list[GameRecord]:
+        where = (
+            "g.kind = 'channel' AND g.status = ANY($1::text[]) AND g.id IN"
+            " (SELECT game_id FROM seats WHERE user_id = $2)"
+        )
+        return records(await self.db.fetch(select_games(where), (list(statuses), user_id)))
+
+    async def finished_games(
+        self,
+        guild_id: int | None,
+        user_id: int | None,
+        game: str | None,
+        limit: int,
+        offset: int,
+    ) -> tuple[list[GameRecord], int]:
+        p = _Params()
+        where = (
+            "g.kind = 'channel' AND g.status IN ('finished', 'aborted')"
+            f" AND {_in_guild(guild_id, p)}"
+        )
+        if user_id is not None:
+            where += f" AND g.id IN (SELECT game_id FROM seats WHERE user_id = {p(user_id)})"
+        if game is not None:
+            where += f" AND g.game = {p(game)}"
+        filters = list(p.values)
+        # Newest first; a game without an end time last, as SQLite orders NULL.
+        page = select_games(
+            where,
+            tail=f"ORDER BY g.finished_at DESC NULLS LAST, g.id DESC"
+            f" LIMIT {p(limit)} OFFSET {p(offset)}",
+        )
+        async with self.db.read() as conn:
+            # One snapshot: the count is of the games the page is cut from.
+            count = await conn.fetchval(f"SELECT count(*) FROM games g WHERE {where}", *filters)
+            rows = await conn.fetch(page, *p.values)
+        return records(rows), int(count)
+
+    async def settings(self, scope: Literal["guild", "user"], key: int) -> dict[str, Any]:
+        table, column = SETTINGS_TABLES[scope]
+        rows = await self.db.fetch(f"SELECT settings FROM {table} WHERE {column} = $1", (key,))
+        stored = json.loads(rows[0][0]) if rows else {}
+        return stored if isinstance(stored, dict) else {}
+
+    async def save_settings(
+        self, scope: Literal["guild", "user"], key: int, settings: dict[str, Any]
+    ) -> None:
+        table, column = SETTINGS_TABLES[scope]
+        await self.db.write(
+            f"INSERT INTO {table} ({column}, settings) VALUES ($1, $2)"
+            f" ON CONFLICT ({column}) DO UPDATE SET settings = excluded.settings",
+            (key, json.dumps(settings, sort_keys=True)),
+        )
+
+    async def follow(self, game_id: int, user: UserRecord, on: bool) -> None:
+        async with self.db.transaction() as conn:
+            if on:
+                await upsert_user(conn, user)
+                await conn.execute(
+                    "INSERT INTO follows (game_id, user_id) VALUES ($1, $2) ON CONFLICT DO NOTHING",
+                    game_id,
+                    user.id,
+                )
+            else:
+                await conn.execute(
+                    "DELETE FROM follows WHERE game_id = $1 AND user_id = $2", game_id, user.id
+                )
+
+    async def followers(self, game_id: int) -> list[UserRecord]:
+        rows = await self.db.fetch(
+            "SELECT u.id, u.name, u.is_bot FROM follows f JOIN users u ON u.id = f.user_id"
+            " WHERE f.game_id = $1 ORDER BY u.id",
+            (game_id,),
+        )
+        return [UserRecord(r[0], r[1], bool(r[2])) for r in rows]
+
+    async def stale_challenges(self, before: float, shards: Shards | None = None) -> list[int]:
+        p = _Params()
+        rows = await self.db.fetch(
+            f"SELECT id FROM games WHERE status = 'challenge' AND created_at < {p(before)}"
+            f"{_of_shards(shards, p)} ORDER BY id",
+            p.values,
+        )
+        return [row[0] for row in rows]
+
+    # --- reads ------------------------------------------------------------------------
+    async def get_game(self, game_id: int) -> GameRecord | None:
+        found = records(await self.db.fetch(select_games("g.id = $1"), (game_id,)))
+        return found[0] if found else None
+
+    async def game_with_moves(self, game_id: int) -> tuple[GameRecord, list[MoveRecord]] | None:
+        rows = await self.db.fetch(select_games("g.id = $1", with_moves=True), (game_id,))
+        if not rows:
+            return None
+        return records(rows)[0], [MoveRecord(*entry) for entry in rows[0]["log"]]
+
+    async def live_game_in_channel(self, channel_id: int) -> GameRecord | None:
+        found = records(await self.db.fetch(select_games(_LIVE_IN_CHANNEL), (channel_id,)))
+        return found[0] if found else None
+
+    async def live_games(self, guild_id: int | None) -> list[GameRecord]:
+        p = _Params()
+        where = (
+            f"{_in_guild(guild_id, p)} AND g.kind = 'channel'"
+            " AND g.status IN ('challenge', 'active')"
+        )
+        return records(await self.db.fetch(select_games(where), p.values))
+
+    async def moves(self, game_id: int) -> list[MoveRecord]:
+        rows = await self.db.fetch(
+            "SELECT ply, seat, user_id, text, created_at FROM moves WHERE game_id = $1"
+            " ORDER BY ply",
+            (game_id,),
+        )
+        return [MoveRecord(r[0], r[1], r[2], r[3], r[4]) for r in rows]
+
+
+# --- helpers shared with the other PostgreSQL repositories ----------------------------
+
+
+async def insert_game(conn: Connection, new: NewGame, now: float) -> int:
+    """Insert a game and its seats inside the caller's transaction; returns its id.
+    LiveGameExistsError if its channel has a live game (the transaction is then failed:
+    the caller rolls it back, or a savepoint around this call)."""
+    await _upsert_users(conn, [*(user for user, _accepted in new.seats), new.created_by])
+    try:
+        game_id = await conn.fetchval(
+            "INSERT INTO games (game, kind, guild_id, channel_id, status, seed, variant,"
+            " rules_version, start_position, ply, snapshot, options, created_by,"
+            " created_at, updated_at, deadline_at, deadline_from, remind_at)"
+            " VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, 0, $10, $11, $12, $13, $13,"
+            " $14, $15, $16) RETURNING id",
+            new.game,
+            new.kind,
+            new.guild_id,
+            new.channel_id,
+            new.status,
+            new.seed,
+            new.variant,
+            new.rules_version,
+            new.start_position,
+            new.snapshot,
+            json.dumps(new.options, sort_keys=True),
+            new.created_by.id,
+            now,
+            *timer_values(new.timer),
+        )
+    except asyncpg.UniqueViolationError as exc:
+        if exc.constraint_name == LIVE_GAME_INDEX:
+            raise LiveGameExistsError(f"channel {new.channel_id} has a live game") from exc
+        raise
+    if new.seats:
+        await conn.execute(
+            "INSERT INTO seats (game_id, seat, user_id, is_bot, accepted)"
+            " SELECT $1, s.seat, s.user_id, s.is_bot, s.accepted"
+            " FROM unnest($2::int[], $3::bigint[], $4::int[], $5::int[])"
+            " AS s (seat, user_id, is_bot, accepted)",
+            game_id,
+            list(range(len(new.seats))),
+            [user.id for user, _accepted in new.seats],
+            [int(user.is_bot) for user, _accepted in new.seats],
+            [int(accepted) for _user, accepted in new.seats],
+        )
+    return int(game_id)
+
+
+async def upsert_user(conn: Connection, user: UserRecord) -> None:
+    """Store a user's name and kind as last seen, inside the caller's transaction."""
+    await _upsert_users(conn, [user])
+
+
+async def _upsert_users(conn: Connection, users: Iterable[UserRecord]) -> None:
+    """Store several users in one statement (the last of any id given twice wins). Rows
+    are taken in the order of their ids, as every writer of several users does, so that
+    two transactions never wait for each other's rows; a row already as given is left
+    untouched."""
+    latest = {user.id: user for user in users}
+    chosen = [latest[user_id] for user_id in sorted(latest)]
+    await conn.execute(
+        "INSERT INTO users (id, name, is_bot)"
+        " SELECT * FROM unnest($1::bigint[], $2::text[], $3::int[])"
+        " ON CONFLICT (id) DO UPDATE SET name = excluded.name, is_bot = excluded.is_bot"
+        " WHERE (users.name, users.is_bot) IS DISTINCT FROM (excluded.name, excluded.is_bot)",
+        [user.id for user in chosen],
+        [user.name for user in chosen],
+        [int(user.is_bot) for user in chosen],
+    )
+
+
+async def load_game(conn: Connection, game_id: int) -> GameRecord:
+    """A game as the caller's connection sees it (inside its transaction)."""
+    return records(await conn.fetch(select_games("g.id = $1"), game_id))[0]
+
+
+_FINISHED = "g.kind = 'channel' AND g.status = 'finished'"
+#: In the order they finished; a game without an end time first, as SQLite orders NULL.
+_BY_FINISH = "ORDER BY g.finished_at NULLS FIRST, g.id"
+
+
+async def unrated_finished(db: PgDatabase, limit: int) -> list[GameRecord]:
+    """Finished games not through the rating yet, in the order they finished."""
+    where = f"{_FINISHED} AND g.rated_at IS NULL"
+    return records(await db.fetch(select_games(where, tail=f"{_BY_FINISH} LIMIT $1"), (limit,)))
+
+
+async def finished_in_order(db: PgDatabase) -> list[GameRecord]:
+    """Every finished game, in the order they finished."""
+    return records(await db.fetch(select_games(_FINISHED, tail=_BY_FINISH)))
+
+
+_LIVE_IN_CHANNEL = (
+    "g.channel_id = $1 AND g.kind = 'channel' AND g.status IN ('challenge', 'active')"
+)
+_SEATS = (
+    "ARRAY(SELECT ROW(s.seat, s.accepted, u.id, u.name, s.is_bot)"
+    " FROM seats s JOIN users u ON u.id = s.user_id WHERE s.game_id = g.id"
+    " ORDER BY s.seat) AS seat_list"
+)
+_LOG = (
+    "ARRAY(SELECT ROW(m.ply, m.seat, m.user_id, m.text, m.created_at)"
+    " FROM moves m WHERE m.game_id = g.id ORDER BY m.ply) AS log"
+)
+_COLUMNS = ", ".join(f"g.{c.strip()}" for c in GAME_COLUMNS.split(","))
+
+
+def select_games(where: str, *, with_moves: bool = False, tail: str = "ORDER BY g.id") -> str:
+    """One query for whole games matching `where` (on `games g`), ordered and cut by
+    `tail`: their row, their seats in seat order and, if asked, their move log in ply
+    order (`log`), so that a load is one round trip and one consistent snapshot."""
+    log = f", {_LOG}" if with_moves else ""
+    return f"SELECT {_COLUMNS}, {_SEATS}{log} FROM games g WHERE {where} {tail}"
+
+
+def records(rows: Iterable[asyncpg.Record]) -> list[GameRecord]:
+    """The games of rows read with `select_games`."""
+    return [game_record(row, seat_records(row["seat_list"])) for row in rows]
+
+
+class _Params:
+    """The parameters of a query being written: each call adds one and returns its
+    placeholder ($1, $2…)."""
+
+    def __init__(self) -> None:
+        self.values: list[Any] = []
+
+    def __call__(self, value: Any) -> str:
+        self.values.append(value)
+        return f"${len(self.values)}"
+
+
+def _in_guild(guild_id: int | None, p: _Params) -> str:
+    """The condition for games of a server, or with None of direct messages (SQLite's
+    `IS ?`); spelled as `=` or `IS NULL` rather than `IS NOT DISTINCT FROM`, which no
+    index serves."""
+    return "g.guild_id IS NULL" if guild_id is None else f"g.guild_id = {p(guild_id)}"
+
+
+def _of_shards(shards: Shards | None, p: _Params) -> str:
+    """The condition for games in the servers of `shards` (`Shards.owns`); games in
+    direct messages are shard 0's."""
+    if shards is None:
+        return ""
+    return (
+        " AND (CASE WHEN guild_id IS NULL THEN 0"
+        f" ELSE (guild_id >> 22) % {p(shards.count)} END) = ANY({p(list(shards.ids))}::int[])"
+    )

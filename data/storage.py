@@ -1,0 +1,92 @@
+"""Opening the database a deployment names: the repositories of its backend, together.
+
+`HILLTOP_DB` (or `--db`) is a file path for SQLite, the embedded default for one
+process, or a `postgresql://…` URL for PostgreSQL, shared by several bot processes
+(shards). Everything above this layer sees only the repository interfaces.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Literal
+
+from data.console import ConsoleRepository
+from data.daily import DailyRepository
+from data.postgresql.db import is_postgres_url
+from data.ratings import RatingRepository
+from data.repository import GameRepository
+
+if TYPE_CHECKING:
+    from data.db import Database
+    from data.postgresql.db import PgDatabase
+
+DEFAULT_PATH = Path("var") / "hilltop.sqlite3"
+
+Backend = Literal["sqlite", "postgresql"]
+
+
+@dataclass(frozen=True, slots=True)
+class Storage:
+    """One backend's repositories, sharing its connections."""
+
+    backend: Backend
+    #: Where it is: the SQLite file, or the PostgreSQL URL.
+    target: str
+    games: GameRepository
+    daily: DailyRepository
+    ratings: RatingRepository
+    console: ConsoleRepository
+    database: Database | PgDatabase
+
+    async def close(self) -> None:
+        await self.database.close()
+
+
+def default_target() -> str:
+    """`HILLTOP_DB` if set, else ./var/hilltop.sqlite3 (outside the source packages)."""
+    return os.environ.get("HILLTOP_DB", "").strip() or str(DEFAULT_PATH)
+
+
+def backend_of(target: str | Path) -> Backend:
+    return "postgresql" if is_postgres_url(str(target)) else "sqlite"
+
+
+async def open_storage(target: str | Path | None = None) -> Storage:
+    """Open (creating and migrating it if need be) the database at `target`: a PostgreSQL
+    URL, else an SQLite file."""
+    where = str(target) if target is not None else default_target()
+    if backend_of(where) == "postgresql":
+        from data.postgresql.console import PgConsoleRepository
+        from data.postgresql.daily import PgDailyRepository
+        from data.postgresql.db import PgDatabase
+        from data.postgresql.games import PgGameRepository
+        from data.postgresql.ratings import PgRatingRepository
+
+        pg = await PgDatabase.open(where)
+        return Storage(
+            "postgresql",
+            where,
+            PgGameRepository(pg),
+            PgDailyRepository(pg),
+            PgRatingRepository(pg),
+            PgConsoleRepository(pg),
+            pg,
+        )
+    from data.console import SqliteConsoleRepository
+    from data.daily import SqliteDailyRepository
+    from data.db import Database
+    from data.games import SqliteGameRepository
+    from data.ratings import SqliteRatingRepository
+
+    db = await Database.open(where)
+    return Storage(
+        "sqlite",
+        where,
+        SqliteGameRepository(db),
+        SqliteDailyRepository(db),
+        SqliteRatingRepository(db),
+        SqliteConsoleRepository(db),
+        db,
+    )
