@@ -36,15 +36,57 @@ def _kill_leftovers() -> None:
         process.kill()
 
 
-class BotProcess:
-    """`bench.bot_process` against `fake`, on the SQLite file `db`; its output goes to `log`.
-    It runs in a session of its own, so that killing it takes its worker processes too."""
+def shard_ids(shards: str | None, every: int = 1) -> list[int]:
+    """The shard ids a HILLTOP_SHARDS value "<ids>/<count>" gives a process ("0,2/4": 0 and
+    2 of 4); without one, all `every` shards Discord recommends."""
+    if not shards or not shards.strip():
+        return list(range(every))
+    ids, slash, count = shards.strip().partition("/")
+    try:
+        given = [int(i) for i in ids.split(",")]
+        total = int(count)
+    except ValueError:
+        given, total = [], 0
+    if not slash or not given or any(not 0 <= i < total for i in given):
+        raise ValueError(f"HILLTOP_SHARDS is '<ids>/<count>', e.g. '0,1/4', not {shards!r}")
+    return given
 
-    def __init__(self, fake: FakeDiscord, db: Path, log: Path) -> None:
+
+class BotProcess:
+    """`bench.bot_process` against `fake`, on the database `db` (an SQLite file, or a
+    PostgreSQL URL); its output goes to `log`. `env` is laid over the environment it is
+    given, e.g. HILLTOP_SHARDS="1/2" to hold shard 1 of 2. Its commands are synced to the
+    fake's guild when there is one, globally when there are several (so that they work in
+    every guild). It runs in a session of its own, so that killing it takes its worker
+    processes too."""
+
+    def __init__(
+        self, fake: FakeDiscord, db: Path | str, log: Path, env: dict[str, str] | None = None
+    ) -> None:
         self.fake = fake
         self.db = db
         self.log = log
+        self.env = dict(env or {})
         self._process: subprocess.Popen[bytes] | None = None
+
+    def _environment(self) -> dict[str, str]:
+        return (
+            os.environ
+            | {
+                "DISCORD_TOKEN": self.fake.token,
+                "DEV_GUILD_ID": str(self.fake.guild_id) if len(self.fake.guild_ids) == 1 else "",
+                "HILLTOP_DB": str(self.db),
+                "HILLTOP_DAILY_SECRET": "bench",
+                "HILLTOP_LOG_LEVEL": "INFO",
+            }
+            | self.env
+        )
+
+    @property
+    def shard_ids(self) -> list[int]:
+        """The gateway shards the process connects: those of its HILLTOP_SHARDS, or without
+        one all the fake's."""
+        return shard_ids(self._environment().get("HILLTOP_SHARDS"), self.fake.shard_count)
 
     @property
     def pid(self) -> int:
@@ -53,13 +95,7 @@ class BotProcess:
         return self._process.pid
 
     def launch(self) -> None:
-        env = os.environ | {
-            "DISCORD_TOKEN": self.fake.token,
-            "DEV_GUILD_ID": str(self.fake.guild_id),
-            "HILLTOP_DB": str(self.db),
-            "HILLTOP_DAILY_SECRET": "bench",
-            "HILLTOP_LOG_LEVEL": "INFO",
-        }
+        env = self._environment()
         command = [sys.executable, "-m", "bench.bot_process"]
         with self.log.open("ab") as log:
             self._process = subprocess.Popen(
@@ -74,18 +110,30 @@ class BotProcess:
             )
         _running.add(self)
 
-    async def start(self, probe: FakeUser, *, within: float = 90.0) -> None:
-        """Start the bot and wait until it has synced its commands, connected to the
-        gateway and answers an interaction (`probe` types into /move)."""
+    async def start(
+        self, probe: FakeUser, *, channel_id: int | None = None, within: float = 90.0
+    ) -> None:
+        """Start the bot and wait until its commands are synced (by the process itself
+        when it holds shard 0, which syncs them for all, else by that one), each of its
+        shards is connected to the gateway and it answers an interaction: `probe` types
+        into /move in `channel_id`, which must be in a guild of one of the process's
+        shards; by default the fake's `channel_id`, or the "general" channel of the first
+        guild the process holds when that is not one."""
         syncs = sum(1 for c in self.fake.calls if c.method == "PUT")
         sessions = len(self.fake.sessions)
+        owned = set(self.shard_ids)
+        if channel_id is None:
+            channel_id = self._probe_channel(owned)
         self.launch()
         deadline = time.monotonic() + within
 
         def connected() -> bool:
-            synced = sum(1 for c in self.fake.calls if c.method == "PUT") > syncs
+            if 0 in owned:
+                synced = sum(1 for c in self.fake.calls if c.method == "PUT") > syncs
+            else:
+                synced = self._synced("move", channel_id)
             fresh = self.fake.sessions[sessions:]
-            return synced and any(not s.socket.closed for s in fresh)
+            return synced and owned <= {s.shard_id for s in fresh if not s.socket.closed}
 
         while not connected():
             self._check_alive(deadline, "connect")
@@ -93,12 +141,26 @@ class BotProcess:
         while True:
             self._check_alive(deadline, "answer")
             exchange = await self.fake.dispatch_autocomplete(
-                probe, "move", "text", channel_id=self.fake.channel_id, text=""
+                probe, "move", "text", channel_id=channel_id, text=""
             )
             with suppress(TimeoutError):
                 await asyncio.wait_for(exchange.answered.wait(), 2.0)
                 if exchange.callback is not None:
                     return
+
+    def _synced(self, command: str, channel_id: int) -> bool:
+        """Whether `command` can be used in the channel: synced globally or to its guild."""
+        guild = self.fake.guild_of(channel_id)
+        here = self.fake.guild_commands.get(guild, []) if guild is not None else []
+        return any(c["name"] == command for c in here + (self.fake.global_commands or []))
+
+    def _probe_channel(self, owned: set[int]) -> int:
+        if self.fake.shard_of(self.fake.guild_id) in owned:
+            return self.fake.channel_id
+        for guild_id, channel_id in self.fake.general_channels.items():
+            if self.fake.shard_of(guild_id) in owned:
+                return channel_id
+        raise ValueError(f"shards {sorted(owned)} own none of the fake's guilds")
 
     def _check_alive(self, deadline: float, what: str) -> None:
         assert self._process is not None

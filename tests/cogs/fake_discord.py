@@ -6,6 +6,11 @@ one guild with a text channel (add more with `text_channel`). Tests play the use
 dispatch slash commands, autocomplete requests and component clicks as INTERACTION_CREATE
 events, and read back every request the bot made and the messages it left.
 
+It can serve several guilds spread over several gateway shards (`guilds`, `shard_count`),
+as Discord does for a sharded bot: a guild belongs to shard `(guild_id >> 22) % shard_count`,
+each connection IDENTIFYs as one shard and is told about that shard's guilds only, and an
+interaction goes to a connection of the shard that owns its guild (shard 0 outside guilds).
+
 It checks what Discord checks and a mocked interaction cannot: one answer per interaction
 within 3 s, the callback types each interaction type allows, the limits of messages,
 components, embeds, autocomplete choices and command schemas. A breach gets the error
@@ -278,6 +283,13 @@ class Exchange:
         return str(self.payload["token"])
 
     @property
+    def user(self) -> Json:
+        """Who interacted: the member's user in a guild, the user in a direct message."""
+        return dict(
+            self.payload["member"]["user"] if "member" in self.payload else self.payload["user"]
+        )
+
+    @property
     def type(self) -> InteractionType:
         return InteractionType(self.payload["type"])
 
@@ -374,6 +386,9 @@ class Session:
     socket: web.WebSocketResponse
     intents: int
     sequence: int = 0
+    #: The shard the connection IDENTIFYed as, of how many: 0 of 1 when it named none.
+    shard_id: int = 0
+    shard_count: int = 1
 
     async def dispatch(self, event: str, data: Json) -> None:
         self.sequence += 1
@@ -385,27 +400,41 @@ Handler = Callable[[web.Request, Call], Awaitable[web.StreamResponse]]
 
 
 class FakeDiscord:
+    """Discord for one bot: `guilds` guilds spread evenly over `shard_count` shards, each
+    with a text channel named "general" (`channel_id` is the first guild's)."""
+
     def __init__(
         self,
         *,
         token: str = "fake-bot-token",
         callback_deadline: float = CALLBACK_DEADLINE,
         keep_uploads: bool = True,
+        guilds: int = 1,
+        shard_count: int = 1,
     ) -> None:
+        if guilds < 1 or shard_count < 1:
+            raise ValueError(f"{guilds} guilds over {shard_count} shards: at least one of each")
         self.token = token
         self.callback_deadline = callback_deadline
         self.keep_uploads = keep_uploads
+        #: How many shards the bot must connect: what GET /gateway/bot recommends, and the
+        #: only count an IDENTIFY may name.
+        self.shard_count = shard_count
         self._ids = itertools.count(1_250_000_000_000_000_000)
         self.bot_user = FakeUser(self.new_id(), "hilltop", bot=True)
         self.application_id = self.bot_user.id
         self.owner = FakeUser(self.new_id(), "owner")
-        self.guild_id = self.new_id()
+        #: The guilds, the n-th on shard n % shard_count.
+        self.guild_ids = [self._guild_id_on(n % shard_count) for n in range(guilds)]
+        self.guild_id = self.guild_ids[0]
         self.users: dict[int, FakeUser] = {u.id: u for u in (self.bot_user, self.owner)}
-        #: The guild's channels and threads, and direct message channels, by id.
+        #: The guilds' channels and threads, and direct message channels, by id.
         self.channels: dict[int, Json] = {}
         #: Users who take no direct messages from the bot.
         self.closed_dms: set[int] = set()
-        self.channel_id = self.text_channel("general")
+        #: Each guild's "general" text channel, by guild id.
+        self.general_channels = {g: self.text_channel("general", g) for g in self.guild_ids}
+        self.channel_id = self.general_channels[self.guild_id]
         #: Every REST request, in order of arrival.
         self.calls: list[Call] = []
         #: Requests refused as Discord would refuse them, with the reason.
@@ -472,34 +501,68 @@ class FakeDiscord:
     def new_id(self) -> int:
         return next(self._ids)
 
+    def _guild_id_on(self, shard_id: int) -> int:
+        """The next id that falls on `shard_id`: ids move with time in their upper bits,
+        so one is skipped to instead of drawn."""
+        candidate = self.new_id()
+        skip = (shard_id - self.shard_of(candidate)) % self.shard_count
+        if skip:
+            candidate = ((candidate >> 22) + skip) << 22
+            self._ids = itertools.count(candidate + 1)
+        return candidate
+
+    def shard_of(self, guild_id: int) -> int:
+        """The shard whose connections receive `guild_id`'s events, by Discord's rule."""
+        return (guild_id >> 22) % self.shard_count
+
     def user(
         self, name: str, *, bot: bool = False, permissions: int = MEMBER_PERMISSIONS
     ) -> FakeUser:
-        """A new member of the guild."""
+        """A new member of every guild."""
         user = FakeUser(self.new_id(), name, bot, permissions)
         self.users[user.id] = user
         return user
 
-    def text_channel(self, name: str) -> int:
-        """A new text channel. GUILD_CREATE lists the channels made before the bot connects;
-        interactions carry their channel in full, so later ones work too."""
+    def text_channel(self, name: str, guild_id: int | None = None) -> int:
+        """A new text channel in `guild_id` (by default the first guild). GUILD_CREATE lists
+        the channels made before the bot connects; interactions carry their channel in
+        full, so later ones work too."""
+        guild = self.guild_id if guild_id is None else guild_id
+        if guild not in self.guild_ids:
+            raise AssertionError(f"{guild} is not a guild of this Discord: {self.guild_ids}")
         channel_id = self.new_id()
         self.channels[channel_id] = {
             "id": str(channel_id),
             "type": 0,
-            "guild_id": str(self.guild_id),
+            "guild_id": str(guild),
             "name": name,
-            "position": len(self.channels),
+            "position": sum(c.get("guild_id") == str(guild) for c in self.channels.values()),
         }
         return channel_id
 
+    def guild_of(self, channel_id: int | None = None) -> int | None:
+        """The guild of a channel or thread (by default `channel_id`); None for a direct
+        message channel."""
+        channel = self.channels[channel_id or self.channel_id]
+        return int(channel["guild_id"]) if "guild_id" in channel else None
+
     @property
     def session(self) -> Session:
-        """The connection interactions go to: the newest one still open."""
+        """The newest connection still open, whatever its shard: the one interactions go
+        to when there is a single shard."""
         for session in reversed(self.sessions):
             if not session.socket.closed:
                 return session
         raise AssertionError("no bot is connected to the gateway")
+
+    def session_for(self, guild_id: int | None) -> Session:
+        """The connection `guild_id`'s events go to: the newest one still open on the shard
+        that owns the guild; shard 0 for what happens outside guilds (direct messages)."""
+        shard_id = 0 if guild_id is None else self.shard_of(guild_id)
+        for session in reversed(self.sessions):
+            if not session.socket.closed and session.shard_id == shard_id:
+                return session
+        raise AssertionError(f"no bot is connected to the gateway as shard {shard_id}")
 
     async def wait_until(self, ready: Callable[[], bool], *, within: float, what: str) -> None:
         async with self._changed:
@@ -515,8 +578,9 @@ class FakeDiscord:
     # === what users do =====================================================================
     async def dispatch(self, payload: Json) -> Exchange:
         """Dispatch an interaction without waiting for the bot; its exchange fills in as
-        the bot answers."""
-        session = self.session
+        the bot answers. It goes to the shard of the interaction's guild."""
+        guild = payload.get("guild_id")
+        session = self.session_for(None if guild is None else int(guild))
         exchange = Exchange(self, payload, sent_at=time.perf_counter())
         self._exchanges[exchange.token] = exchange
         await session.dispatch("INTERACTION_CREATE", payload)
@@ -555,7 +619,7 @@ class FakeDiscord:
         self, user: FakeUser, command: str, /, *, channel_id: int | None = None, **options: Any
     ) -> Exchange:
         """`slash` without waiting for the answer."""
-        data = self._command_data(command, options, focused=None)
+        data = self._command_data(command, options, focused=None, channel_id=channel_id)
         payload = self._interaction(InteractionType.APPLICATION_COMMAND, user, data, channel_id)
         return await self.dispatch(payload)
 
@@ -570,7 +634,7 @@ class FakeDiscord:
         **options: Any,
     ) -> Exchange:
         """`autocomplete` without waiting for the answer."""
-        data = self._command_data(command, options, focused=focused)
+        data = self._command_data(command, options, focused=focused, channel_id=channel_id)
         payload = self._interaction(InteractionType.AUTOCOMPLETE, user, data, channel_id)
         return await self.dispatch(payload)
 
@@ -634,25 +698,29 @@ class FakeDiscord:
     def _interaction(
         self, kind: InteractionType, user: FakeUser, data: Json, channel_id: int | None
     ) -> Json:
+        """An interaction in a channel: in a guild it carries the guild and the user as its
+        member; in a direct message channel, the user alone."""
         interaction_id = self.new_id()
         channel = {**self.channels[channel_id or self.channel_id]}
-        channel["permissions"] = str(user.permissions)
-        return {
+        payload: Json = {
             "id": str(interaction_id),
             "application_id": str(self.application_id),
             "type": int(kind),
             "data": data,
-            "guild_id": str(self.guild_id),
             "channel_id": channel["id"],
             "channel": channel,
-            "member": user.member(),
             "token": f"interaction-token-{interaction_id}",
             "version": 1,
             "app_permissions": str(MEMBER_PERMISSIONS),
             "locale": "en-US",
-            "context": 0,
             "attachment_size_limit": 10 * 1024 * 1024,
         }
+        if "guild_id" in channel:
+            channel["permissions"] = str(user.permissions)
+            payload |= {"guild_id": channel["guild_id"], "member": user.member(), "context": 0}
+        else:
+            payload |= {"user": user.payload(), "context": 1}
+        return payload
 
     def _component(self, user: FakeUser, message: Message, data: Json) -> Json:
         if message.ephemeral:
@@ -663,11 +731,21 @@ class FakeDiscord:
         payload["message"] = message.payload
         return payload
 
-    def _command_data(self, command: str, options: dict[str, Any], focused: str | None) -> Json:
-        """Interaction data for a synced command, typed by its synced schema as the
-        Discord client would send it."""
+    def _command_data(
+        self,
+        command: str,
+        options: dict[str, Any],
+        focused: str | None,
+        *,
+        channel_id: int | None = None,
+    ) -> Json:
+        """Interaction data for a command synced globally or to the guild of `channel_id`
+        (by default `self.channel_id`), typed by its synced schema as the Discord client
+        would send it."""
         top, *path = command.split()
-        synced = self.guild_commands.get(self.guild_id, []) + (self.global_commands or [])
+        guild = self.guild_of(channel_id)
+        here = self.guild_commands.get(guild, []) if guild is not None else []
+        synced = here + (self.global_commands or [])
         schema = next((c for c in synced if c["name"] == top and c.get("type", 1) == 1), None)
         if schema is None:
             raise AssertionError(f"/{top} was not synced")
@@ -695,30 +773,41 @@ class FakeDiscord:
             for name, value in options.items()
         ]
         if resolved["users"]:
-            data["resolved"] = resolved
+            data["resolved"] = resolved if guild is not None else {"users": resolved["users"]}
         return data
 
-    def _ready(self, session_id: str) -> Json:
-        return {
+    def _ready(self, session_id: str, shard: list[int] | None = None) -> Json:
+        """READY for a connection: the guilds of its shard, still unavailable; `shard` is
+        echoed when the IDENTIFY named one."""
+        shard_id = shard[0] if shard is not None else 0
+        guilds = [g for g in self.guild_ids if self.shard_of(g) == shard_id]
+        ready: Json = {
             "v": 10,
             "user": {**self.bot_user.payload(), "bot": True, "verified": True},
-            "guilds": [{"id": str(self.guild_id), "unavailable": True}],
+            "guilds": [{"id": str(g), "unavailable": True} for g in guilds],
             "session_id": session_id,
             "resume_gateway_url": self.gateway_url,
             "application": {"id": str(self.application_id), "flags": 0},
         }
+        if shard is not None:
+            ready["shard"] = list(shard)
+        return ready
 
-    def _guild(self) -> Json:
-        everyone = {"id": str(self.guild_id), "name": "@everyone", "position": 0}
+    def _guild(self, guild_id: int | None = None) -> Json:
+        """GUILD_CREATE's guild (by default the first), with its channels and threads."""
+        guild = self.guild_id if guild_id is None else guild_id
+        number = self.guild_ids.index(guild) + 1
+        everyone = {"id": str(guild), "name": "@everyone", "position": 0}
+        channels = [c for c in self.channels.values() if c.get("guild_id") == str(guild)]
         return {
-            "id": str(self.guild_id),
-            "name": "Hilltop test server",
+            "id": str(guild),
+            "name": "Hilltop test server" + (f" {number}" if number > 1 else ""),
             "owner_id": str(self.owner.id),
             "unavailable": False,
             "member_count": len(self.users),
             "roles": [{**everyone, "permissions": str(MEMBER_PERMISSIONS)}],
-            "channels": [c for c in self.channels.values() if c["type"] == 0],
-            "threads": [c for c in self.channels.values() if c["type"] in (10, 11, 12)],
+            "channels": [c for c in channels if c["type"] == 0],
+            "threads": [c for c in channels if c["type"] in (10, 11, 12)],
             "members": [self.bot_user.member()],
         }
 
@@ -756,7 +845,7 @@ class FakeDiscord:
             message["interaction_metadata"] = {
                 "id": str(exchange.id),
                 "type": int(exchange.type),
-                "user": exchange.payload["member"]["user"],
+                "user": exchange.user,
             }
         self.messages[message_id] = message
         self._uploads[message_id] = ()
@@ -847,8 +936,16 @@ class FakeDiscord:
     async def _get_gateway(self, request: web.Request, call: Call) -> web.StreamResponse:
         if call.path == "/gateway":
             return _json({"url": self.gateway_url})
-        limit = {"total": 1000, "remaining": 1000, "reset_after": 0, "max_concurrency": 1}
-        return _json({"url": self.gateway_url, "shards": 1, "session_start_limit": limit})
+        # Every shard may IDENTIFY in the same 5 s window.
+        limit = {
+            "total": 1000,
+            "remaining": 1000,
+            "reset_after": 0,
+            "max_concurrency": self.shard_count,
+        }
+        return _json(
+            {"url": self.gateway_url, "shards": self.shard_count, "session_start_limit": limit}
+        )
 
     async def _get_me(self, request: web.Request, call: Call) -> web.StreamResponse:
         return _json({**self.bot_user.payload(), "bot": True, "verified": True})
@@ -865,7 +962,7 @@ class FakeDiscord:
         if int(request.match_info["app"]) != self.application_id:
             raise Rejected(404, 10002, "Unknown Application")
         guild = request.match_info.get("guild")
-        if guild is not None and int(guild) != self.guild_id:
+        if guild is not None and int(guild) not in self.guild_ids:
             raise Rejected(404, 10004, "Unknown Guild")
         _check_commands(call.body)
         given = {"application_id": str(self.application_id)}
@@ -1041,6 +1138,8 @@ class FakeDiscord:
 
     async def _thread(self, request: web.Request, call: Call) -> web.StreamResponse:
         parent = self._channel(request)
+        if "guild_id" not in parent:
+            raise Rejected(400, 50024, "Cannot execute action on this channel type")
         name = str(call.json.get("name") or "")
         if not 1 <= len(name) <= 100:
             raise _invalid("a thread name has 1 to 100 characters")
@@ -1049,7 +1148,7 @@ class FakeDiscord:
         thread: Json = {
             "id": str(thread_id),
             "type": int(call.json.get("type") or 11),
-            "guild_id": str(self.guild_id),
+            "guild_id": parent["guild_id"],
             "parent_id": parent["id"],
             "owner_id": str(self.application_id),
             "name": name,
@@ -1062,7 +1161,8 @@ class FakeDiscord:
             },
         }
         self.channels[thread_id] = thread
-        await self.session.dispatch("THREAD_CREATE", {**thread, "newly_created": True})
+        session = self.session_for(int(parent["guild_id"]))
+        await session.dispatch("THREAD_CREATE", {**thread, "newly_created": True})
         return _json(thread)
 
     # === gateway ===========================================================================
@@ -1082,15 +1182,31 @@ class FakeDiscord:
                 elif packet["op"] == Op.IDENTIFY and packet["d"]["token"] != self.token:
                     await socket.close(code=4004, message=b"Authentication failed.")
                 elif packet["op"] == Op.IDENTIFY:
-                    session = Session(f"session-{self.new_id()}", socket, packet["d"]["intents"])
-                    self.sessions.append(session)
-                    await session.dispatch("READY", self._ready(session.id))
-                    await session.dispatch("GUILD_CREATE", self._guild())
+                    await self._identify(socket, packet["d"])
                 elif packet["op"] == Op.RESUME:
                     await socket.send_str(json.dumps({"op": Op.INVALID_SESSION, "d": False}))
         finally:
             await self._notify()
         return socket
+
+    async def _identify(self, socket: web.WebSocketResponse, identify: Json) -> None:
+        """A new session on the shard the IDENTIFY names, if it is one of this Discord's:
+        READY with the shard's guilds, then GUILD_CREATE for each."""
+        shard = identify.get("shard")
+        if shard is None and self.shard_count > 1:
+            await socket.close(code=4011, message=b"Sharding required.")
+            return
+        shard_id, shard_count = shard if shard is not None else (0, 1)
+        if shard_count != self.shard_count or not 0 <= shard_id < shard_count:
+            await socket.close(code=4010, message=b"Invalid shard.")
+            return
+        session_id = f"session-{self.new_id()}"
+        session = Session(session_id, socket, identify["intents"], 0, shard_id, shard_count)
+        self.sessions.append(session)
+        ready = self._ready(session.id, shard)
+        await session.dispatch("READY", ready)
+        for guild in ready["guilds"]:
+            await session.dispatch("GUILD_CREATE", self._guild(int(guild["id"])))
 
 
 # === request bodies and Discord's checks ===================================================
