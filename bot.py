@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from cogs.client import HilltopBot
+    from data.repository import Shards
 
 log = logging.getLogger("hilltop")
 
@@ -48,9 +49,9 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
     )
     parser.add_argument(
         "--db",
-        type=Path,
         default=None,
-        help="SQLite file (default: $HILLTOP_DB or ./var/hilltop.sqlite3)",
+        help="the database: an SQLite file, or a postgresql:// URL (default: $HILLTOP_DB, "
+        "else ./var/hilltop.sqlite3)",
     )
     parser.add_argument(
         "--out",
@@ -74,6 +75,13 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
         action="store_true",
         help="compute every rating again from the stored results, then exit (safe while "
         "the bot runs: the tables change in one transaction)",
+    )
+    parser.add_argument(
+        "--copy-to",
+        metavar="POSTGRESQL_URL",
+        default=None,
+        help="copy the SQLite database (--db) into this PostgreSQL database, which must "
+        "have no games yet, then check that every table arrived whole; exit 1 if not",
     )
     parser.add_argument(
         "--healthcheck",
@@ -126,30 +134,24 @@ def on_stop_signal(stop: Callable[[], None]) -> Iterator[None]:
 # The application is imported by the modes that run it: `--healthcheck`, run every 30 s
 # beside the bot, needs none of it.
 async def run_console(args: argparse.Namespace) -> None:
-    from data.console import SqliteConsoleRepository
-    from data.daily import SqliteDailyRepository
-    from data.db import Database, default_path
-    from data.games import SqliteGameRepository
-    from data.ratings import SqliteRatingRepository
+    from data.storage import open_storage
     from host import i18n
     from host.console import Console
     from host.console_input import bot_user
     from host.daily import DailyService
     from host.service import GameService
 
-    db = await Database.open(args.db or default_path())
+    storage = await open_storage(args.db)
     try:
-        service = GameService(
-            SqliteGameRepository(db), bot_user=bot_user(), ratings=SqliteRatingRepository(db)
-        )
-        daily = DailyService(service, SqliteDailyRepository(db), secret=daily_secret())
+        service = GameService(storage.games, bot_user=bot_user(), ratings=storage.ratings)
+        daily = DailyService(service, storage.daily, secret=daily_secret())
         language = i18n.language_of(args.locale)
         if language != args.locale.split("-")[0].lower():
             log.warning("the console does not speak %r; it speaks English", args.locale)
         console = Console(
             service,
             daily,
-            SqliteConsoleRepository(db),
+            storage.console,
             args.out or Path("var") / "console",
             language=language,
         )
@@ -160,24 +162,23 @@ async def run_console(args: argparse.Namespace) -> None:
             daily.close()
             service.close()
     finally:
-        await db.close()
+        await storage.close()
 
 
 async def run_discord(token: str, args: argparse.Namespace) -> None:
     from cogs.client import HilltopBot
-    from data.daily import SqliteDailyRepository
-    from data.db import Database, default_path
-    from data.games import SqliteGameRepository
-    from data.ratings import SqliteRatingRepository
+    from data.storage import open_storage
 
-    db = await Database.open(args.db or default_path())
+    shards = shards_from_env()
+    storage = await open_storage(args.db)
     try:
         bot = HilltopBot(
-            SqliteGameRepository(db),
-            SqliteDailyRepository(db),
-            SqliteRatingRepository(db),
+            storage.games,
+            storage.daily,
+            storage.ratings,
             daily_secret=daily_secret(),
             dev_guild_id=_int_env("DEV_GUILD_ID"),
+            shards=shards,
         )
         closing: list[asyncio.Task[None]] = []
         async with bot:
@@ -191,20 +192,44 @@ async def run_discord(token: str, args: argparse.Namespace) -> None:
                 heartbeat.cancel()
         await commands_under_way()
     finally:
-        await db.close()
+        await storage.close()
 
 
 async def recompute_ratings(args: argparse.Namespace) -> None:
-    from data.db import Database, default_path
-    from data.ratings import SqliteRatingRepository
+    from data.storage import open_storage
     from host.ratings import Ratings
 
-    db = await Database.open(args.db or default_path())
+    storage = await open_storage(args.db)
     try:
-        rated = await Ratings(SqliteRatingRepository(db)).recompute()
+        rated = await Ratings(storage.ratings).recompute()
     finally:
-        await db.close()
+        await storage.close()
     print(f"Ratings recomputed: {rated} rated game{'' if rated == 1 else 's'}.")
+
+
+async def copy_to_postgresql(source: str, target: str) -> int:
+    """`--copy-to`: the copy, and a table of what arrived; 0 if everything did."""
+    from data.copy import CopyError, copy_database
+
+    try:
+        copied, tables = await copy_database(source, target)
+    except CopyError as exc:
+        print(f"Nothing was copied: {exc}.")
+        return 1
+    print(
+        f"Copied {copied} rows from {source}."
+        if copied
+        else "Nothing to copy: the games are there."
+    )
+    print(f"{'table':<16} {'SQLite':>9} {'PostgreSQL':>11}  contents")
+    for table in tables:
+        verdict = "identical" if table.same else "DIFFERENT"
+        print(f"{table.table:<16} {table.sqlite_rows:>9} {table.postgresql_rows:>11}  {verdict}")
+    if all(table.same for table in tables):
+        print("Everything arrived: every table is identical in both databases.")
+        return 0
+    print("The databases differ: do not switch HILLTOP_DB to PostgreSQL yet.")
+    return 1
 
 
 async def commands_under_way() -> None:
@@ -226,7 +251,8 @@ async def keep_heartbeat(bot: HilltopBot, path: Path | None) -> None:
         return
     await bot.wait_until_ready()
     while True:
-        if not bot.is_closed() and bot.ws is not None and bot.ws.open:
+        connected = bot.shards and all(not shard.is_closed() for shard in bot.shards.values())
+        if not bot.is_closed() and connected:
             await asyncio.to_thread(path.touch)
         await asyncio.sleep(HEARTBEAT_SECONDS)
 
@@ -259,6 +285,30 @@ def daily_secret() -> str | None:
     return os.environ.get("HILLTOP_DAILY_SECRET", "").strip() or None
 
 
+def shards_from_env() -> Shards | None:
+    """`HILLTOP_SHARDS`, the Discord shards this process holds: "0,1/4" is shards 0 and 1
+    of 4; unset, one process holds every shard."""
+    from data.repository import Shards
+
+    value = os.environ.get("HILLTOP_SHARDS", "").strip()
+    if not value:
+        return None
+    try:
+        ids_text, count_text = value.split("/")
+        ids = tuple(int(part) for part in ids_text.split(","))
+        count = int(count_text)
+    except ValueError:
+        raise SystemExit(
+            f"HILLTOP_SHARDS must be shard ids and their count, such as 0,1/4; got {value!r}"
+        ) from None
+    if count < 1 or len(set(ids)) != len(ids) or not all(0 <= i < count for i in ids):
+        raise SystemExit(
+            f"HILLTOP_SHARDS={value!r}: each shard id must be given once and be below the "
+            f"count ({count})"
+        )
+    return Shards(tuple(sorted(ids)), count)
+
+
 def _int_env(name: str) -> int | None:
     value = os.environ.get(name, "").strip()
     if not value:
@@ -273,6 +323,12 @@ def main(argv: Sequence[str] | None = None) -> None:
     args = parse_args(argv)
     if args.healthcheck:
         raise SystemExit(healthcheck())
+    if args.copy_to:
+        setup_logging(args.log_level, True)
+        source = args.db or os.environ.get("HILLTOP_DB", "").strip() or "var/hilltop.sqlite3"
+        if not Path(source).is_file():
+            raise SystemExit(f"--copy-to copies an SQLite file: there is none at {source}")
+        raise SystemExit(asyncio.run(copy_to_postgresql(source, args.copy_to)))
     if args.recompute_ratings:
         setup_logging(args.log_level, True)
         asyncio.run(recompute_ratings(args))

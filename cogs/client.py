@@ -21,7 +21,7 @@ from cogs.stale_boards import Posted, StaleBoards
 from cogs.views import PayloadButton, PayloadSelect, UnknownButton, message_parts
 from data.daily import DailyRepository
 from data.ratings import RatingRepository
-from data.repository import GameRecord, GameRepository
+from data.repository import GameRecord, GameRepository, Shards
 from engine.text import speaking, t
 from host.ai_turns import ComputerPlayers, PooledComputers
 from host.daily import DailyService
@@ -36,6 +36,8 @@ log = logging.getLogger("hilltop.discord")
 #: Seconds a reply waits for the computer players' answer: a quick answer joins the
 #: reply; a longer search is posted when done, so a move is never answered slowly.
 COMPUTER_WAIT = 0.2
+#: Discord allows one IDENTIFY per bucket of shards this often.
+IDENTIFY_SECONDS = 5.0
 
 
 def painter() -> Painter:
@@ -49,7 +51,10 @@ def painter() -> Painter:
     return ProcessPainter()
 
 
-class HilltopBot(commands.Bot):
+class HilltopBot(commands.AutoShardedBot):
+    """The bot: one process, holding every shard (the number Discord recommends), or the
+    `shards` given, when several processes share the bot on one database."""
+
     def __init__(
         self,
         games: GameRepository,
@@ -59,10 +64,27 @@ class HilltopBot(commands.Bot):
         daily_secret: str | None = None,
         dev_guild_id: int | None = None,
         clock: Callable[[], float] = time.time,
+        shards: Shards | None = None,
     ) -> None:
         intents = discord.Intents.none()
         intents.guilds = True
-        super().__init__(command_prefix=commands.when_mentioned, intents=intents, help_command=None)
+        if shards is None:
+            super().__init__(
+                command_prefix=commands.when_mentioned, intents=intents, help_command=None
+            )
+        else:
+            super().__init__(
+                command_prefix=commands.when_mentioned,
+                intents=intents,
+                help_command=None,
+                shard_ids=list(shards.ids),
+                shard_count=shards.count,
+            )
+        #: The shards this process holds (None: all of them).
+        self.shard_set = shards
+        #: How many shards may identify at once, and when each bucket of them last did.
+        self._max_concurrency: int | None = None
+        self._identified: dict[int, float] = {}
         self.games_repo = games
         self.daily_repo = daily
         self.ratings_repo = ratings
@@ -111,6 +133,7 @@ class HilltopBot(commands.Bot):
             ratings=self.ratings_repo,
         )
         self._service.post = self.post
+        self._service.timeouts.shards = self.shard_set
         self._service.presenter.link = self.board_link
         self._daily = DailyService(self._service, self.daily_repo, secret=self.daily_secret)
         assert self._service.ratings is not None
@@ -234,8 +257,24 @@ class HilltopBot(commands.Bot):
         self.tree.error(self.on_tree_error)
         await self.sync_commands()
 
+    async def before_identify_hook(self, shard_id: int | None, *, initial: bool = False) -> None:
+        """Discord lets `max_concurrency` shards identify together (those of different
+        `shard_id % max_concurrency`), each of them once every IDENTIFY_SECONDS: a
+        process holding many shards starts in a few seconds, not five per shard."""
+        if self._max_concurrency is None:
+            limits = await self.fetch_session_start_limits()
+            self._max_concurrency = max(1, limits.max_concurrency)
+        bucket = (shard_id or 0) % self._max_concurrency
+        last = self._identified.get(bucket)
+        if last is not None and not initial:
+            await asyncio.sleep(max(0.0, last + IDENTIFY_SECONDS - time.monotonic()))
+        self._identified[bucket] = time.monotonic()
+
     async def sync_commands(self) -> None:
-        """Commands show at once in the dev guild; global ones can take up to an hour."""
+        """Commands show at once in the dev guild; global ones can take up to an hour.
+        Of several processes, the one holding shard 0 syncs them for all."""
+        if self.shard_set is not None and 0 not in self.shard_set.ids:
+            return
         if self.dev_guild_id:
             guild = discord.Object(id=self.dev_guild_id)
             self.tree.copy_global_to(guild=guild)

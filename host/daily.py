@@ -16,6 +16,7 @@ looks at a leaderboard or stats, whichever comes first.
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from collections.abc import Callable
 from dataclasses import replace
@@ -49,6 +50,10 @@ GAME_ID = GAME.id
 DEFAULT_SECRET = "hilltop-default-daily-secret"
 PERIODS = ("today", "week", "all")
 TOP = 10
+#: How long a board waits for another process recording the runs of closed hills, and
+#: how often it looks.
+SETTLE_WAIT = 30.0
+SETTLE_POLL = 0.2
 
 
 class DailyService:
@@ -304,13 +309,25 @@ class DailyService:
         first_open = first_open_day(self.clock())
         if self._settled_before == first_open:
             return
+        # Once for all processes: one records, the others wait for it (each run is
+        # recorded once in any case; the lock spares them replaying every run).
+        name = f"daily-close:{first_open.isoformat()}"
+        for _ in range(int(SETTLE_WAIT / SETTLE_POLL)):
+            async with self.daily.exclusive(name) as mine:
+                if mine:
+                    await self._record_closed(first_open)
+                    self._settled_before = first_open
+                    return
+            await asyncio.sleep(SETTLE_POLL)
+        log.warning("the runs of closed hills are being recorded elsewhere for too long")
+
+    async def _record_closed(self, first_open: date) -> None:
         for run in await self.daily.open_runs_before(first_open.isoformat()):
             try:
                 await self._record(run)
             except Exception:
                 # One broken run must not hold up the boards; it is tried again later.
                 log.exception("daily game %s: recording its result failed", run.game_id)
-        self._settled_before = first_open
 
     async def _record(self, run: DailyRun) -> tuple[Replayed | None, bool]:
         """Verify `run` by replay and record it: as it ended, or as it stood when its hill

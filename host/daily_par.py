@@ -25,6 +25,9 @@ log = logging.getLogger(__name__)
 #: stores it for every later process, rather than giving up and ending the search.
 PAR_WAIT = 10.0
 
+#: Seconds between looks for the par another process is searching.
+PAR_POLL = 0.5
+
 #: Searches par for a seed: its score, turns and the turns played.
 ParRunner = Callable[[int], Awaitable[ParResult]]
 
@@ -126,9 +129,21 @@ class DailyPar:
         return task
 
     async def _compute(self, day: date) -> tuple[int, int]:
-        """Par of `day`: stored by any process before, else searched now and stored."""
+        """Par of `day`: stored by any process before, else searched now and stored. Of
+        all the processes sharing the database, one searches (the one that takes the
+        day's lock); the others wait for its par, and take over if it dies."""
         key = day.isoformat()
-        cached = await self.daily.get_par(key)
+        while True:
+            cached = await self.daily.get_par(key)
+            if cached is not None:
+                return cached
+            async with self.daily.exclusive(f"daily-par:{key}") as mine:
+                if mine:
+                    return await self._search(key, day)
+            await asyncio.sleep(PAR_POLL)
+
+    async def _search(self, key: str, day: date) -> tuple[int, int]:
+        cached = await self.daily.get_par(key)  # stored while this process waited
         if cached is not None:
             return cached
         started = time.monotonic()
@@ -138,7 +153,7 @@ class DailyPar:
         log.info(
             "par for %s: %d rows in %d turns (%.1fs)", key, score, turns, time.monotonic() - started
         )
-        stored = await self.daily.get_par(key)  # another process may have stored it first
+        stored = await self.daily.get_par(key)
         return stored or (score, turns)
 
     async def line(self, day: date) -> tuple[str, ...]:

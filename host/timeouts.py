@@ -13,7 +13,7 @@ import logging
 from collections.abc import Callable
 from dataclasses import replace
 
-from data.repository import StalePlyError
+from data.repository import Shards, StalePlyError
 from engine.text import speaking, t
 from host.computer_turns import ComputerTurns
 from host.deadlines import next_reminder
@@ -45,6 +45,8 @@ class Timeouts:
         self.presenter = presenter
         self.settings = settings
         self.clock = clock
+        #: The shards whose servers' games this process keeps time for (None: all).
+        self.shards: Shards | None = None
 
     async def expire_due(self) -> list[tuple[Where, list[Reply]]]:
         """Send the reminders due, play the default for every decision whose deadline has
@@ -53,13 +55,13 @@ class Timeouts:
         posts: list[tuple[Where, list[Reply]]] = []
         now = self.clock()
         # Nobody asked for these posts: they are in the language of the game's server.
-        for game_id in await self.live.repository.reminders_due(now):
+        for game_id in await self.live.repository.reminders_due(now, self.shards):
             try:
                 with speaking(await self._language(game_id)):
                     posts += await self._remind(game_id, now)
             except Exception:
                 log.exception("game %s: a reminder failed", game_id)
-        for game_id in await self.live.repository.due_games(now):
+        for game_id in await self.live.repository.due_games(now, self.shards):
             try:
                 with speaking(await self._language(game_id)):
                     post = await self._play_defaults(game_id, now)
@@ -69,7 +71,9 @@ class Timeouts:
                 continue
             if post is not None:
                 posts.append(post)
-        for game_id in await self.live.repository.stale_challenges(now - CHALLENGE_SECONDS):
+        for game_id in await self.live.repository.stale_challenges(
+            now - CHALLENGE_SECONDS, self.shards
+        ):
             try:
                 with speaking(await self._language(game_id)):
                     closed = await self._close_challenge(game_id, now)
