@@ -19,9 +19,17 @@ import discord
 
 from cogs.stale_boards import Posted, StaleBoards
 from cogs.views import message_parts
+from data.repository import DatabaseUnavailableError
 from engine.text import speaking, t
 from host import i18n
-from host.model import Channel, Reply, ServiceError, StaleControlsError, User
+from host.model import (
+    Channel,
+    Reply,
+    ServiceError,
+    StaleControlsError,
+    User,
+    unreachable_database,
+)
 
 log = logging.getLogger("hilltop.discord")
 
@@ -101,6 +109,8 @@ async def _note_languages(interaction: discord.Interaction[Any]) -> None:
             interaction.user.id,
             language_of(interaction),
         )
+    except DatabaseUnavailableError:
+        pass  # the command itself will say so
     except Exception:
         log.exception("remembering the languages of %s failed", interaction.user.id)
 
@@ -136,6 +146,12 @@ async def _respond(
     except ServiceError as exc:
         await send_error(interaction, str(exc.text), deferred=deferred, public=public)
         _log(interaction, started, "refused")
+        return
+    except DatabaseUnavailableError as exc:
+        log.warning("%s: %s", command_name(interaction), exc)
+        text = str(unreachable_database())
+        await send_error(interaction, text, deferred=deferred, public=public)
+        _log(interaction, started, "database unavailable")
         return
     except Exception:
         log.exception("%s failed", command_name(interaction))

@@ -11,6 +11,8 @@ from typing import TYPE_CHECKING
 
 from discord.ext import commands, tasks
 
+from data.repository import DatabaseUnavailableError
+
 if TYPE_CHECKING:
     from cogs.client import HilltopBot
 
@@ -48,7 +50,11 @@ class TimersCog(commands.Cog):
 
     @tasks.loop(seconds=SWEEP_SECONDS)
     async def sweep(self) -> None:
-        await self.tick()
+        try:
+            await self.tick()
+        except DatabaseUnavailableError as exc:
+            # Nothing is lost: what is due stays due until the database is back.
+            log.warning("the sweep waits for the database: %s", exc)
 
     @sweep.error
     async def sweep_failed(self, error: BaseException) -> None:

@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import TextIO
 
 from data.console import ConsoleMemoryError, ConsoleRepository
+from data.repository import DatabaseUnavailableError
 from engine.text import ENGLISH, speaking, t
 from host import i18n
 from host.console_input import (
@@ -44,7 +45,7 @@ from host.console_input import (
     switch,
 )
 from host.daily import DailyService
-from host.model import Channel, Direct, Reply, ServiceError, User
+from host.model import Channel, Direct, Reply, ServiceError, User, unreachable_database
 from host.payloads import Payload
 from host.rating_pages import RatingPages
 from host.service import BOT_NAME, GameService
@@ -103,6 +104,10 @@ class Console:
             return
         except ServiceError as exc:
             self.say(f"! {exc.text}")
+            return
+        except DatabaseUnavailableError as exc:
+            log.warning("console command failed: %s", exc)
+            self.say(f"! {unreachable_database()}")
             return
         except Exception:
             # As on Discord: the error is logged and the next line is read.

@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Literal
 
-from engine.text import Text
+from engine.text import Text, t
 from host.payloads import Payload
 
 Style = Literal["primary", "secondary", "success", "danger"]
@@ -132,6 +132,15 @@ class ServiceError(Exception):
     def __init__(self, text: Text | str) -> None:
         self.text = text if isinstance(text, Text) else Text(text)
         super().__init__(str(self.text))
+
+
+def unreachable_database() -> Text:
+    """What a person is told when the database cannot be reached (down or restarting):
+    their command did nothing, and they can try again."""
+    return t(
+        "I cannot reach the game database right now, so nothing was done: your command"
+        " was not carried out. It should be back in a moment; please try again then."
+    )
 
 
 class StaleControlsError(ServiceError):

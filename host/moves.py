@@ -12,7 +12,7 @@ from collections.abc import Callable, Hashable
 from dataclasses import replace
 from typing import Any
 
-from data.repository import GameRecord, StalePlyError, Timer
+from data.repository import DatabaseUnavailableError, GameRecord, StalePlyError, Timer
 from engine.core import GameState, MoveError, Outcome
 from engine.text import t
 from host.deadlines import next_deadline
@@ -98,6 +98,11 @@ class Moves:
         except StalePlyError:
             self.live.forget(record.id)
             raise ServiceError(MOVED_ON) from None
+        except DatabaseUnavailableError:
+            # Whether the server took the move before the connection broke is unknown:
+            # the game is read afresh from the database next time.
+            self.live.forget(record.id)
+            raise
         stored = replace(
             record,
             ply=record.ply + 1,
