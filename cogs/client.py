@@ -85,6 +85,7 @@ class HilltopBot(commands.AutoShardedBot):
         #: How many shards may identify at once, and when each bucket of them last did.
         self._max_concurrency: int | None = None
         self._identified: dict[int, float] = {}
+        self._logged_in = False
         self.games_repo = games
         self.daily_repo = daily
         self.ratings_repo = ratings
@@ -235,13 +236,26 @@ class HilltopBot(commands.AutoShardedBot):
             lambda: self.service.press(channel_of(interaction), user_of(interaction), payload),
         )
 
+    async def login(self, token: str) -> None:
+        await super().login(token)
+        self._logged_in = True
+
     async def close(self) -> None:
         self.stale_boards.close()
         if self._daily is not None:
             self._daily.close()
         if self._service is not None:
             self._service.close()
-        await super().close()
+        if self._logged_in:
+            await super().close()
+            return
+        # Never connected (built and closed in one process, as tests do): the shards'
+        # machinery was never set up, so only the extensions and the client close.
+        for extension in tuple(self.extensions):
+            await self.unload_extension(extension)
+        for cog in tuple(self.cogs):
+            await self.remove_cog(cog)
+        await discord.Client.close(self)
 
     async def setup_hook(self) -> None:
         me = self.user

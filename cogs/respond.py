@@ -73,14 +73,19 @@ def server_language_of(interaction: discord.Interaction[Any]) -> str:
 
 
 def in_users_language(
-    suggest: Callable[[discord.Interaction[Any], str], Coroutine[Any, Any, T]],
-) -> Callable[[discord.Interaction[Any], str], Coroutine[Any, Any, T]]:
-    """An autocomplete that answers in the user's language."""
+    suggest: Callable[[discord.Interaction[Any], str], Coroutine[Any, Any, list[T]]],
+) -> Callable[[discord.Interaction[Any], str], Coroutine[Any, Any, list[T]]]:
+    """An autocomplete that answers in the user's language, and with no choices while
+    the database cannot be reached (the command itself then says why)."""
 
     @functools.wraps(suggest)
-    async def speaking_to(interaction: discord.Interaction[Any], current: str) -> T:
+    async def speaking_to(interaction: discord.Interaction[Any], current: str) -> list[T]:
         with speaking(language_of(interaction)):
-            return await suggest(interaction, current)
+            try:
+                return await suggest(interaction, current)
+            except DatabaseUnavailableError as exc:
+                log.warning("autocomplete without choices: %s", exc)
+                return []
 
     return speaking_to
 

@@ -21,8 +21,8 @@ from __future__ import annotations
 import asyncio
 import fcntl
 import os
+import re
 import sqlite3
-import zlib
 from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager
 from pathlib import Path
@@ -31,6 +31,9 @@ from typing import Any
 import aiosqlite
 
 from data.migrations import migrations
+
+#: What a lock's name may keep in its file's name.
+_LOCK_NAME = re.compile(r"[^A-Za-z0-9_.-]")
 
 
 async def _connect(target: Path, *, query_only: bool) -> aiosqlite.Connection:
@@ -52,8 +55,6 @@ class Database:
         self.path = path
         #: Held by writes only; readers never wait for it.
         self._write_lock = asyncio.Lock()
-        #: The names `exclusive` holds in this process.
-        self._held: set[str] = set()
 
     @classmethod
     async def open(cls, path: Path | str) -> Database:
@@ -119,31 +120,25 @@ class Database:
 
     @asynccontextmanager
     async def exclusive(self, name: str) -> AsyncIterator[bool]:
-        """Whether this process holds the lock `name` (no other process on this file
-        does) for the block; False at once when another holds it. A byte of the file
-        `<database>-locks` per name, locked with `lockf`: the system releases it if the
-        process dies."""
-        if name in self._held:
-            yield False
-            return
-        self._held.add(name)
+        """Whether this holder has the lock `name` (no other process or database
+        connection on this file does) for the block; False at once when another has it.
+        Each name is a file in `<database>-locks/`, locked with `flock`, which the system
+        releases when its holder dies."""
+        folder = f"{self.path}-locks"
+        os.makedirs(folder, exist_ok=True)
+        fd = os.open(os.path.join(folder, _LOCK_NAME.sub("_", name)), os.O_RDWR | os.O_CREAT)
         try:
-            fd = os.open(f"{self.path}-locks", os.O_RDWR | os.O_CREAT, 0o644)
             try:
-                offset = zlib.crc32(name.encode()) % (1 << 30)
-                try:
-                    fcntl.lockf(fd, fcntl.LOCK_EX | fcntl.LOCK_NB, 1, offset)
-                except OSError:
-                    yield False
-                    return
-                try:
-                    yield True
-                finally:
-                    fcntl.lockf(fd, fcntl.LOCK_UN, 1, offset)
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except OSError:
+                yield False
+                return
+            try:
+                yield True
             finally:
-                os.close(fd)
+                fcntl.flock(fd, fcntl.LOCK_UN)
         finally:
-            self._held.discard(name)
+            os.close(fd)
 
 
 def _split_sql(script: str) -> list[str]:

@@ -110,8 +110,11 @@ class DailyService:
             return await self._play_earlier(run, user, move)
         if run is None:
             recorded = await self.daily.run_for(user.id, today.isoformat())
-            if recorded is not None:
+            if recorded is not None and recorded.finished_at is not None:
                 return [await self._finished_reply(recorded)]
+            # A run another command of theirs started a moment ago is theirs to go on.
+            run = recorded
+        if run is None:
             if move:
                 self._check_first_move(today, move)
             game_id, created = await self._start(UserRecord(user.id, user.name), today)

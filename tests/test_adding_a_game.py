@@ -16,11 +16,7 @@ import pytest
 from PIL import Image
 
 from cogs.client import HilltopBot
-from data.console import SqliteConsoleRepository
-from data.daily import SqliteDailyRepository
-from data.db import Database
-from data.games import SqliteGameRepository
-from data.ratings import SqliteRatingRepository
+from data.storage import Storage
 from engine import ai, registry
 from engine.core import IllegalMoveError, InvalidMoveError, NotationError
 from host import catalog
@@ -63,15 +59,8 @@ def pebbles() -> Iterator[catalog.Listing]:
 
 
 @pytest.fixture
-async def db(tmp_path: Path) -> AsyncIterator[Database]:
-    database = await Database.open(tmp_path / "pebbles.sqlite3")
-    yield database
-    await database.close()
-
-
-@pytest.fixture
-async def service(db: Database) -> AsyncIterator[GameService]:
-    svc = make_service(db, images=True)
+async def service(storage: Storage) -> AsyncIterator[GameService]:
+    svc = make_service(storage, images=True)
     yield svc
     svc.close()
 
@@ -256,7 +245,7 @@ async def test_a_whole_game_through_the_service(
 
 
 async def test_a_game_rebuilt_from_its_log_draws_the_same_board(
-    pebbles: catalog.Listing, db: Database, service: GameService
+    pebbles: catalog.Listing, storage: Storage, service: GameService
 ) -> None:
     await service.start(HERE, ALICE, GameSetup("pebbles", seed=SEED, seat="first"), [BOB])
     await service.accept(HERE, BOB)
@@ -264,7 +253,7 @@ async def test_a_game_rebuilt_from_its_log_draws_the_same_board(
     [entry] = await service.repository.moves(1)
     assert entry.text == "take 2"
 
-    fresh = make_service(db, images=True)  # another process: nothing in memory
+    fresh = make_service(storage, images=True)  # another process: nothing in memory
     try:
         loaded = await fresh.loaded(1)
         assert loaded.state == PebblesState(PILE - 2, 1)
@@ -295,17 +284,18 @@ async def test_the_computer_answers_and_wins_from_a_winning_pile(
 
 
 # --- through the console ----------------------------------------------------------------
-async def test_the_console_plays_pebbles(pebbles: catalog.Listing, tmp_path: Path) -> None:
-    db = await Database.open(tmp_path / "console.sqlite3")
+async def test_the_console_plays_pebbles(
+    pebbles: catalog.Listing, storage: Storage, tmp_path: Path
+) -> None:
     service = GameService(
-        SqliteGameRepository(db),
+        storage.games,
         bot_user=bot_user(),
         render_images=False,
-        ratings=SqliteRatingRepository(db),
+        ratings=storage.ratings,
     )
-    daily = DailyService(service, SqliteDailyRepository(db), secret="test")
+    daily = DailyService(service, storage.daily, secret="test")
     out = io.StringIO()
-    console = Console(service, daily, SqliteConsoleRepository(db), tmp_path / "out", out)
+    console = Console(service, daily, storage.console, tmp_path / "out", out)
 
     async def run(line: str) -> str:
         start = len(out.getvalue())
@@ -339,7 +329,6 @@ async def test_the_console_plays_pebbles(pebbles: catalog.Listing, tmp_path: Pat
     finally:
         daily.close()
         service.close()
-        await db.close()
 
 
 # --- through the real bot and a fake Discord ----------------------------------------------
@@ -355,7 +344,7 @@ async def fake() -> AsyncIterator[FakeDiscord]:
 async def bot(
     pebbles: catalog.Listing,
     fake: FakeDiscord,
-    db: Database,
+    storage: Storage,
     monkeypatch: pytest.MonkeyPatch,
     caplog: pytest.LogCaptureFixture,
 ) -> AsyncIterator[HilltopBot]:
@@ -364,9 +353,9 @@ async def bot(
     monkeypatch.setenv("HILLTOP_RENDER", "thread")
     caplog.set_level(logging.WARNING)
     client = HilltopBot(
-        SqliteGameRepository(db),
-        SqliteDailyRepository(db),
-        SqliteRatingRepository(db),
+        storage.games,
+        storage.daily,
+        storage.ratings,
         daily_secret="test",
         dev_guild_id=fake.guild_id,
     )
@@ -377,7 +366,7 @@ async def bot(
 
 
 async def test_pebbles_is_offered_and_played_to_a_win_on_discord(
-    fake: FakeDiscord, bot: HilltopBot, db: Database
+    fake: FakeDiscord, bot: HilltopBot, storage: Storage
 ) -> None:
     alice, bob = fake.user("alice"), fake.user("bob")
     offered = await fake.autocomplete(alice, "play", "game", game="peb")
@@ -417,6 +406,6 @@ async def test_pebbles_is_offered_and_played_to_a_win_on_discord(
     side = ("First", "Second")[1 - seat]
     winner = users[1 - seat]
     assert f"{side} took the last pebble. {winner.name} ({side}) wins." in last.message.text
-    record = await SqliteGameRepository(db).get_game(1)
+    record = await storage.games.get_game(1)
     assert record is not None and record.status == "finished"
     assert record.result is not None and record.result["winners"] == [1 - seat]

@@ -1,5 +1,6 @@
 """The entry point as deployed: `bot.py` against a fake Discord stops gracefully on SIGTERM
-and SIGINT, keeps a heartbeat while connected, and `--healthcheck` reads it."""
+and SIGINT, keeps a heartbeat while connected, and `--healthcheck` reads it; on each
+storage backend where it opens the database."""
 
 from __future__ import annotations
 
@@ -66,6 +67,12 @@ def healthcheck(heartbeat: Path) -> subprocess.CompletedProcess[str]:
     )
 
 
+def has_write_ahead_log(sqlite_path: str) -> bool:
+    """Whether an SQLite database has its log beside it: the last connection to close
+    checkpoints the log into the database and removes it."""
+    return Path(f"{sqlite_path}-wal").exists()
+
+
 async def eventually(condition: Callable[[], bool], within: float) -> bool:
     """Whether `condition` comes true within `within` seconds (polled: processes and files
     send no events)."""
@@ -78,12 +85,13 @@ async def eventually(condition: Callable[[], bool], within: float) -> bool:
         await asyncio.sleep(0.05)
 
 
-async def start_bot(fake: FakeDiscord, tmp_path: Path) -> asyncio.subprocess.Process:
-    """The bot in its own process, with its commands synced and connected to `fake`."""
+async def start_bot(fake: FakeDiscord, tmp_path: Path, db: str) -> asyncio.subprocess.Process:
+    """The bot in its own process on the database `db`, with its commands synced and
+    connected to `fake`."""
     env = {k: v for k, v in os.environ.items() if not k.startswith("HILLTOP_")} | {
         "DISCORD_TOKEN": fake.token,
         "DEV_GUILD_ID": str(fake.guild_id),
-        "HILLTOP_DB": str(tmp_path / "bot.sqlite3"),
+        "HILLTOP_DB": db,
         "HILLTOP_HEARTBEAT": str(tmp_path / "heartbeat"),
         "HILLTOP_DAILY_SECRET": "test",
         "HILLTOP_LOG_LEVEL": "INFO",
@@ -114,11 +122,11 @@ async def start_bot(fake: FakeDiscord, tmp_path: Path) -> asyncio.subprocess.Pro
 
 @pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGINT])
 async def test_the_discord_bot_stops_gracefully_on_a_signal(
-    tmp_path: Path, signum: signal.Signals
+    tmp_path: Path, storage_target: str, backend: str, signum: signal.Signals
 ) -> None:
     heartbeat = tmp_path / "heartbeat"
     async with serving() as fake:
-        bot = await start_bot(fake, tmp_path)
+        bot = await start_bot(fake, tmp_path, storage_target)
         try:
             # Ready (on_ready waits a moment for the guilds), then a heartbeat at once.
             assert await eventually(heartbeat.exists, within=20), "no heartbeat"
@@ -136,7 +144,8 @@ async def test_the_discord_bot_stops_gracefully_on_a_signal(
             assert await eventually(lambda: not any(map(alive, workers)), within=5), (
                 "worker processes outlived the bot"
             )
-            assert not (tmp_path / "bot.sqlite3-wal").exists(), "the database was not closed"
+            if backend == "sqlite":
+                assert not has_write_ahead_log(storage_target), "the database was not closed"
         finally:
             if bot.returncode is None:
                 with suppress(ProcessLookupError):
@@ -157,35 +166,34 @@ def test_the_health_check_wants_a_fresh_heartbeat(tmp_path: Path) -> None:
     assert old.returncode == 1 and "600 s ago" in old.stdout
 
 
-def test_ratings_are_recomputed_from_the_command_line(tmp_path: Path) -> None:
-    from data.db import Database
+def test_ratings_are_recomputed_from_the_command_line(storage_target: str) -> None:
+    from data.storage import open_storage
     from host.setup import GameSetup
     from tests.host.conftest import ALICE, BOB, HERE, make_service
 
-    async def one_rated_game(path: Path) -> list[tuple[object, ...]]:
-        db = await Database.open(path)
+    async def one_rated_game(target: str) -> list[tuple[object, ...]]:
+        storage = await open_storage(target)
         try:
-            service = make_service(db)
+            service = make_service(storage)
             await service.start(HERE, ALICE, GameSetup("hokito", seed=1), [BOB])
             await service.accept(HERE, BOB)
             await service.resign(HERE, BOB)
-            await db.write("DELETE FROM ratings")  # a table left inconsistent
-            return [tuple(r) for r in await db.fetch("SELECT * FROM ratings")]
+            await storage.database.write("DELETE FROM ratings")  # a table left inconsistent
+            return [tuple(r) for r in await storage.database.fetch("SELECT * FROM ratings")]
         finally:
-            await db.close()
+            await storage.close()
 
-    async def table(path: Path) -> list[tuple[object, ...]]:
-        db = await Database.open(path)
+    async def table(target: str) -> list[tuple[object, ...]]:
+        storage = await open_storage(target)
         try:
-            rows = await db.fetch("SELECT scope, user_id, wins, losses FROM ratings")
+            rows = await storage.database.fetch("SELECT scope, user_id, wins, losses FROM ratings")
             return sorted(tuple(r) for r in rows)
         finally:
-            await db.close()
+            await storage.close()
 
-    path = tmp_path / "ratings.sqlite3"
-    assert asyncio.run(one_rated_game(path)) == []
+    assert asyncio.run(one_rated_game(storage_target)) == []
     done = subprocess.run(
-        [sys.executable, str(ROOT / "bot.py"), "--recompute-ratings", "--db", str(path)],
+        [sys.executable, str(ROOT / "bot.py"), "--recompute-ratings", "--db", storage_target],
         capture_output=True,
         text=True,
         timeout=60,
@@ -194,6 +202,6 @@ def test_ratings_are_recomputed_from_the_command_line(tmp_path: Path) -> None:
     assert done.returncode == 0, done.stderr
     assert done.stdout == "Ratings recomputed: 1 rated game.\n"
     guild = HERE.guild_id
-    assert asyncio.run(table(path)) == sorted(
+    assert asyncio.run(table(storage_target)) == sorted(
         [(guild, ALICE.id, 1, 0), (guild, BOB.id, 0, 1), (0, ALICE.id, 1, 0), (0, BOB.id, 0, 1)]
     )

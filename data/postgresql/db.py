@@ -92,7 +92,8 @@ class PgDatabase:
         with unavailable_as_error():
             pool = await asyncpg.create_pool(
                 url,
-                min_size=min(2, size),
+                # No floor of idle connections: none to restore while the server is away.
+                min_size=0,
                 max_size=size,
                 timeout=CONNECT_TIMEOUT,
                 # A connection that sat idle is closed, so a restarted server is found

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from collections.abc import AsyncIterator
-from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
 from unittest.mock import AsyncMock, MagicMock, create_autospec
@@ -12,10 +11,7 @@ import discord
 import pytest
 
 from cogs.client import EXTENSIONS, HilltopBot
-from data.daily import SqliteDailyRepository
-from data.db import Database
-from data.games import SqliteGameRepository
-from data.ratings import SqliteRatingRepository
+from data.storage import Storage
 from engine.hillbert_par import ParResult
 from host.model import User
 
@@ -44,11 +40,11 @@ async def fixed_par(seed: int) -> ParResult:
     return ParResult(100, 250, ())
 
 
-async def make_bot(db: Database) -> HilltopBot:
+async def make_bot(storage: Storage) -> HilltopBot:
     bot = HilltopBot(
-        SqliteGameRepository(db),
-        SqliteDailyRepository(db),
-        SqliteRatingRepository(db),
+        storage.games,
+        storage.daily,
+        storage.ratings,
         daily_secret="test",
     )
     # The computer's answer always joins the reply here, so a test reads one message;
@@ -62,15 +58,8 @@ async def make_bot(db: Database) -> HilltopBot:
 
 
 @pytest.fixture
-async def db(tmp_path: Path) -> AsyncIterator[Database]:
-    database = await Database.open(tmp_path / "cogs.sqlite3")
-    yield database
-    await database.close()
-
-
-@pytest.fixture
-async def bot(db: Database) -> AsyncIterator[HilltopBot]:
-    client = await make_bot(db)
+async def bot(storage: Storage) -> AsyncIterator[HilltopBot]:
+    client = await make_bot(storage)
     yield client
     await client.close()
 

@@ -14,7 +14,7 @@ from cogs.admin import AdminCog
 from cogs.client import HilltopBot
 from cogs.games import GamesCog, move_autocomplete, variant_autocomplete
 from cogs.views import PayloadButton, PayloadSelect, build_view
-from data.db import Database
+from data.storage import Storage
 from host.model import Choice, Reply
 from host.payloads import Action, Payload
 from tests.cogs.conftest import (
@@ -205,11 +205,11 @@ async def test_a_rod_beside_the_mole_is_seen_in_place_then_confirmed(bot: Hillto
     assert "bob played rod a7e" in embed_text(sent.last())
 
 
-async def test_buttons_work_after_a_restart(db: Database) -> None:
-    first = await make_bot(db)
+async def test_buttons_work_after_a_restart(storage: Storage) -> None:
+    first = await make_bot(storage)
     board = await start_game(first)
     await first.close()
-    second = await make_bot(db)  # a new process: new bot, new service, same database
+    second = await make_bot(storage)  # a new process: new bot, new service, same database
     try:
         origin = next(b for b in buttons(board) if b.item.label.startswith("a1"))
         sent = await click(second, ALICE, origin)

@@ -8,7 +8,6 @@ import copy
 import logging
 from collections.abc import AsyncIterator, Iterator
 from contextlib import asynccontextmanager
-from pathlib import Path
 from typing import NamedTuple
 
 import aiohttp
@@ -17,10 +16,7 @@ import pytest
 
 from cogs import respond as respond_module
 from cogs.client import HilltopBot
-from data.daily import SqliteDailyRepository
-from data.db import Database
-from data.games import SqliteGameRepository
-from data.ratings import SqliteRatingRepository
+from data.storage import Storage
 from engine import registry
 from tests.cogs.fake_discord import (
     EPHEMERAL,
@@ -69,13 +65,6 @@ async def fake() -> AsyncIterator[FakeDiscord]:
     assert refused == [], "Discord would have refused these requests"
 
 
-@pytest.fixture
-async def db(tmp_path: Path) -> AsyncIterator[Database]:
-    database = await Database.open(tmp_path / "gateway.sqlite3")
-    yield database
-    await database.close()
-
-
 class Clock:
     """The bot's time, moved on by the tests instead of sleeping."""
 
@@ -88,12 +77,12 @@ class Clock:
 
 @asynccontextmanager
 async def hilltop(
-    fake: FakeDiscord, db: Database, clock: Clock | None = None
+    fake: FakeDiscord, storage: Storage, clock: Clock | None = None
 ) -> AsyncIterator[HilltopBot]:
     bot = HilltopBot(
-        SqliteGameRepository(db),
-        SqliteDailyRepository(db),
-        SqliteRatingRepository(db),
+        storage.games,
+        storage.daily,
+        storage.ratings,
         daily_secret="test",
         dev_guild_id=fake.guild_id,
         clock=clock or Clock(),
@@ -103,8 +92,8 @@ async def hilltop(
 
 
 @pytest.fixture
-async def bot(fake: FakeDiscord, db: Database) -> AsyncIterator[HilltopBot]:
-    async with hilltop(fake, db) as client:
+async def bot(fake: FakeDiscord, storage: Storage) -> AsyncIterator[HilltopBot]:
+    async with hilltop(fake, storage) as client:
         yield client
 
 
@@ -129,8 +118,8 @@ async def start_hokito(fake: FakeDiscord, alice: FakeUser, bob: FakeUser) -> Mes
     return board
 
 
-async def game_id(db: Database, fake: FakeDiscord) -> int:
-    record = await SqliteGameRepository(db).live_game_in_channel(fake.channel_id)
+async def game_id(storage: Storage, fake: FakeDiscord) -> int:
+    record = await storage.games.live_game_in_channel(fake.channel_id)
     assert record is not None
     return record.id
 
@@ -200,7 +189,7 @@ async def test_a_challenge_is_accepted_by_the_challenged_player_only(
 
 
 async def test_move_autocomplete_and_answers(
-    fake: FakeDiscord, bot: HilltopBot, db: Database, players: Players
+    fake: FakeDiscord, bot: HilltopBot, storage: Storage, players: Players
 ) -> None:
     alice, bob, _ = players
     await start_hokito(fake, alice, bob)
@@ -225,7 +214,7 @@ async def test_move_autocomplete_and_answers(
     assert illegal not in legal
     refused = await fake.slash(alice, "move", text=illegal)
     assert refused.ephemeral and illegal in refused.message.text
-    record = await SqliteGameRepository(db).get_game(await game_id(db, fake))
+    record = await storage.games.get_game(await game_id(storage, fake))
     assert record is not None and record.ply == 0
 
     moved = await fake.slash(alice, "move", text="b2-b1")
@@ -235,14 +224,14 @@ async def test_move_autocomplete_and_answers(
 
 
 async def test_a_board_from_before_a_restart_still_works_once(
-    fake: FakeDiscord, db: Database, players: Players
+    fake: FakeDiscord, storage: Storage, players: Players
 ) -> None:
     alice, bob, _ = players
-    async with hilltop(fake, db):
+    async with hilltop(fake, storage):
         board = await start_hokito(fake, alice, bob)
     assert fake.sessions[0].socket.closed
 
-    async with hilltop(fake, db):
+    async with hilltop(fake, storage):
         assert len(fake.sessions) == 2
         opened = await fake.click(alice, board, prefix="a1")
         panel = opened.message
@@ -270,8 +259,8 @@ async def test_a_board_from_before_a_restart_still_works_once(
         assert greyed and all(c.get("disabled") for c in greyed)
         assert len(again.calls) == len(stale.calls) == 1  # the refusal, nothing else
 
-    games = SqliteGameRepository(db)
-    record = await games.get_game(await game_id(db, fake))
+    games = storage.games
+    record = await games.get_game(await game_id(storage, fake))
     assert record is not None and record.ply == 1
     assert len(await games.moves(record.id)) == 1
     boards = [m for m in fake.channel_messages() if "board.png" in m.attachments]
@@ -279,7 +268,7 @@ async def test_a_board_from_before_a_restart_still_works_once(
 
 
 async def test_two_clicks_at_once_play_one_move(
-    fake: FakeDiscord, bot: HilltopBot, db: Database, players: Players
+    fake: FakeDiscord, bot: HilltopBot, storage: Storage, players: Players
 ) -> None:
     alice, bob, _ = players
     board = await start_hokito(fake, alice, bob)
@@ -296,7 +285,7 @@ async def test_two_clicks_at_once_play_one_move(
     assert sorted(m.ephemeral for m in followed) == [False, True]
     refusal = next(m for m in followed if m.ephemeral)
     assert "moved on" in refusal.text or "out of date" in refusal.text
-    record = await SqliteGameRepository(db).get_game(await game_id(db, fake))
+    record = await storage.games.get_game(await game_id(storage, fake))
     assert record is not None and record.ply == 1
 
 
@@ -465,11 +454,11 @@ async def test_admins_see_and_change_the_servers_settings(
 
 
 async def test_a_player_out_of_time_lets_the_other_claim_the_win(
-    fake: FakeDiscord, db: Database, players: Players
+    fake: FakeDiscord, storage: Storage, players: Players
 ) -> None:
     alice, bob, carol = players
     clock = Clock()
-    async with hilltop(fake, db, clock) as bot:
+    async with hilltop(fake, storage, clock) as bot:
         board = await start_hokito(fake, alice, bob)
         assert f"<t:{int(clock.now + 3 * DAY)}:R>" in board.text
         clock.now += 3 * DAY + 1
@@ -484,22 +473,24 @@ async def test_a_player_out_of_time_lets_the_other_claim_the_win(
         assert won.callback_type == CallbackType.MESSAGE and not won.ephemeral
         end = won.message
         assert "alice ran out of time, and bob claimed the win." in end.text
-    record = await SqliteGameRepository(db).get_game(await finished_id(db))
+    record = await storage.games.get_game(await finished_id(storage))
     assert record.status == "finished" and record.result is not None
     assert record.result["on_time"] is True
 
 
-async def finished_id(db: Database) -> int:
-    rows = await db.fetch("SELECT id FROM games WHERE status = 'finished' ORDER BY id DESC")
+async def finished_id(storage: Storage) -> int:
+    rows = await storage.database.fetch(
+        "SELECT id FROM games WHERE status = 'finished' ORDER BY id DESC"
+    )
     return int(rows[0][0])
 
 
 async def test_closed_direct_messages_stop_and_the_player_is_told_once(
-    fake: FakeDiscord, db: Database, players: Players
+    fake: FakeDiscord, storage: Storage, players: Players
 ) -> None:
     alice, bob, _ = players
     clock = Clock()
-    async with hilltop(fake, db, clock) as bot:
+    async with hilltop(fake, storage, clock) as bot:
         on = await fake.slash(alice, "notify", dm="on")
         assert on.ephemeral and "a direct message" in on.message.text
         fake.closed_dms.add(alice.id)
@@ -525,17 +516,17 @@ async def test_closed_direct_messages_stop_and_the_player_is_told_once(
 
 
 async def test_my_games_link_to_the_latest_board_and_survive_a_restart(
-    fake: FakeDiscord, db: Database, players: Players
+    fake: FakeDiscord, storage: Storage, players: Players
 ) -> None:
     alice, bob, _ = players
-    async with hilltop(fake, db) as bot:
+    async with hilltop(fake, storage) as bot:
         board = await start_hokito(fake, alice, bob)
         mine = await fake.slash(alice, "games mine")
         link = f"https://discord.com/channels/{fake.guild_id}/{fake.channel_id}/{board.id}"
         assert mine.ephemeral and f"[board]({link})" in mine.message.text
         assert "**Your turn**" in mine.message.text
         await bot.get_cog("TimersCog").tick()  # type: ignore[union-attr]  # links saved
-    async with hilltop(fake, db):
+    async with hilltop(fake, storage):
         again = await fake.slash(bob, "games mine")
         assert f"[board]({link})" in again.message.text
         assert "**Other games**" in again.message.text
@@ -585,7 +576,7 @@ async def test_a_rematch_from_the_game_over_post_and_a_draw_by_buttons(
 
 
 async def test_a_server_may_start_every_game_in_a_thread_of_its_own(
-    fake: FakeDiscord, bot: HilltopBot, db: Database, players: Players
+    fake: FakeDiscord, bot: HilltopBot, storage: Storage, players: Players
 ) -> None:
     alice, bob, _ = players
     admin = fake.user("root", permissions=MANAGE_GUILD)
@@ -598,7 +589,7 @@ async def test_a_server_may_start_every_game_in_a_thread_of_its_own(
     [challenge] = fake.channel_messages(thread_id)
     assert challenge.pinged == (bob.id,) and "alice challenges bob" in challenge.text
     # The channel itself stays free for other games.
-    assert await SqliteGameRepository(db).live_game_in_channel(fake.channel_id) is None
+    assert await storage.games.live_game_in_channel(fake.channel_id) is None
     accepted = await fake.click(bob, challenge, label="Accept")
     [board] = await accepted.followups(1)
     assert board.channel_id == thread_id and "alice (Black) to move" in board.text
@@ -619,11 +610,11 @@ async def test_anyone_may_follow_a_board_and_is_pinged_at_the_next_move(
 
 
 async def test_a_reminder_that_cannot_be_sent_directly_is_a_ping_in_the_channel(
-    fake: FakeDiscord, db: Database, players: Players
+    fake: FakeDiscord, storage: Storage, players: Players
 ) -> None:
     alice, bob, _ = players
     clock = Clock()
-    async with hilltop(fake, db, clock) as bot:
+    async with hilltop(fake, storage, clock) as bot:
         await fake.slash(alice, "notify", dm="on")
         await start_hokito(fake, alice, bob)
         await fake.wait_until(

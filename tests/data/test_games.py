@@ -1,17 +1,17 @@
-"""The SQLite repository on a real database file."""
+"""The game repository of each backend on a real database: an SQLite file, and a
+PostgreSQL database."""
 
 from __future__ import annotations
 
 import asyncio
 import sqlite3
-from collections.abc import AsyncIterator
-from pathlib import Path
 
+import asyncpg
 import pytest
 
-from data.db import Database, migrations
-from data.games import SqliteGameRepository
+from data.migrations import migrations
 from data.repository import LiveGameExistsError, NewGame, StalePlyError, UserRecord
+from data.storage import Storage, open_storage
 
 ALICE = UserRecord(1, "alice")
 BOB = UserRecord(2, "bob")
@@ -34,29 +34,42 @@ def new_game(channel: int = 10, status: str = "active") -> NewGame:
     )
 
 
-@pytest.fixture
-async def db(tmp_path: Path) -> AsyncIterator[Database]:
-    database = await Database.open(tmp_path / "t.sqlite3")
-    yield database
-    await database.close()
+#: What the database itself raises when a statement breaks one of its rules (a constraint,
+#: a trigger); the message says which.
+REFUSED: dict[str, type[Exception]] = {
+    "sqlite": sqlite3.IntegrityError,
+    "postgresql": asyncpg.PostgresError,
+}
 
 
-async def test_migrations_from_zero_set_the_schema_version(tmp_path: Path) -> None:
-    database = await Database.open(tmp_path / "fresh.sqlite3")
+async def schema_version(storage: Storage) -> int:
+    """The schema version the database records: SQLite's user_version pragma, or the
+    highest row of PostgreSQL's schema_version table."""
+    if storage.backend == "sqlite":
+        [row] = await storage.database.fetch("PRAGMA user_version")
+    else:
+        [row] = await storage.database.fetch("SELECT max(version) FROM schema_version")
+    return int(row[0])
+
+
+async def test_migrations_from_zero_set_the_schema_version(empty_storage_target: str) -> None:
+    storage = await open_storage(empty_storage_target)
     try:
-        async with database.read() as conn, conn.execute("PRAGMA user_version") as cur:
-            row = await cur.fetchone()
-        assert row is not None and row[0] == len(migrations()) >= 1
-        async with database.read() as conn, conn.execute("PRAGMA journal_mode") as cur:
-            mode = await cur.fetchone()
-        assert mode is not None and mode[0] == "wal"
-        assert await database.migrate() == len(migrations())  # a second run changes nothing
+        steps = len(migrations(storage.backend))
+        assert await schema_version(storage) == steps >= 1
+        assert await storage.database.migrate() == steps  # a second run changes nothing
+        assert await schema_version(storage) == steps
     finally:
-        await database.close()
+        await storage.close()
 
 
-async def test_create_and_reload_game(db: Database) -> None:
-    repo = SqliteGameRepository(db)
+async def test_sqlite_keeps_a_write_ahead_log(sqlite_storage: Storage) -> None:
+    [mode] = await sqlite_storage.database.fetch("PRAGMA journal_mode")
+    assert mode[0] == "wal"
+
+
+async def test_create_and_reload_game(storage: Storage) -> None:
+    repo = storage.games
     record = await repo.create_game(new_game(), now=100.0)
     loaded = await repo.get_game(record.id)
     assert loaded == record
@@ -66,8 +79,8 @@ async def test_create_and_reload_game(db: Database) -> None:
     assert [g.id for g in await repo.live_games(5)] == [record.id]
 
 
-async def test_one_live_game_per_channel(db: Database) -> None:
-    repo = SqliteGameRepository(db)
+async def test_one_live_game_per_channel(storage: Storage) -> None:
+    repo = storage.games
     first = await repo.create_game(new_game(), now=1.0)
     with pytest.raises(LiveGameExistsError):
         await repo.create_game(new_game(), now=2.0)
@@ -78,8 +91,8 @@ async def test_one_live_game_per_channel(db: Database) -> None:
     assert aborted is not None and aborted.status == "aborted"  # kept, never deleted
 
 
-async def test_append_move_is_guarded_by_ply(db: Database) -> None:
-    repo = SqliteGameRepository(db)
+async def test_append_move_is_guarded_by_ply(storage: Storage) -> None:
+    repo = storage.games
     game = await repo.create_game(new_game(), now=1.0)
     await repo.append_move(game.id, 0, 0, ALICE.id, "c2-e4", "s1", now=2.0)
     after = await repo.get_game(game.id)
@@ -91,8 +104,8 @@ async def test_append_move_is_guarded_by_ply(db: Database) -> None:
     assert [(m.ply, m.text) for m in await repo.moves(game.id)] == [(1, "c2-e4")]
 
 
-async def test_finishing_move_records_result(db: Database) -> None:
-    repo = SqliteGameRepository(db)
+async def test_finishing_move_records_result(storage: Storage) -> None:
+    repo = storage.games
     game = await repo.create_game(new_game(), now=1.0)
     await repo.append_move(game.id, 0, 0, 1, "x", "end", now=2.0, result={"w": [0]})
     done = await repo.get_game(game.id)
@@ -106,19 +119,20 @@ async def test_finishing_move_records_result(db: Database) -> None:
         await repo.append_move(game.id, 1, 1, 2, "y", "more", now=3.0)
 
 
-async def test_move_log_is_append_only(db: Database) -> None:
-    repo = SqliteGameRepository(db)
+async def test_move_log_is_append_only(storage: Storage) -> None:
+    repo = storage.games
     game = await repo.create_game(new_game(), now=1.0)
     await repo.append_move(game.id, 0, 0, 1, "a1-a2", "s1", now=2.0)
-    async with db.transaction() as conn:
-        with pytest.raises(sqlite3.IntegrityError, match="append-only"):
-            await conn.execute("UPDATE moves SET text = 'x'")
-        with pytest.raises(sqlite3.IntegrityError, match="append-only"):
-            await conn.execute("DELETE FROM moves")
+    refused = REFUSED[storage.backend]
+    with pytest.raises(refused, match="append-only"):
+        await storage.database.write("UPDATE moves SET text = 'x'")
+    with pytest.raises(refused, match="append-only"):
+        await storage.database.write("DELETE FROM moves")
+    assert [(m.ply, m.text) for m in await repo.moves(game.id)] == [(1, "a1-a2")]
 
 
-async def test_concurrent_writers_apply_a_ply_once(db: Database) -> None:
-    repo = SqliteGameRepository(db)
+async def test_concurrent_writers_apply_a_ply_once(storage: Storage) -> None:
+    repo = storage.games
     game = await repo.create_game(new_game(), now=1.0)
 
     async def attempt(i: int) -> bool:
@@ -133,11 +147,10 @@ async def test_concurrent_writers_apply_a_ply_once(db: Database) -> None:
     assert len(await repo.moves(game.id)) == 1
 
 
-async def test_two_connections_on_one_file_see_each_other(tmp_path: Path) -> None:
-    path = tmp_path / "shared.sqlite3"
-    first, second = await Database.open(path), await Database.open(path)
+async def test_two_processes_on_one_database_see_each_other(storage_target: str) -> None:
+    first, second = await open_storage(storage_target), await open_storage(storage_target)
     try:
-        repo1, repo2 = SqliteGameRepository(first), SqliteGameRepository(second)
+        repo1, repo2 = first.games, second.games
         game = await repo1.create_game(new_game(), now=1.0)
         await repo2.append_move(game.id, 0, 0, 1, "a", "s1", now=2.0)
         with pytest.raises(StalePlyError):
@@ -149,17 +162,16 @@ async def test_two_connections_on_one_file_see_each_other(tmp_path: Path) -> Non
         await second.close()
 
 
-async def test_data_survives_reopen(tmp_path: Path) -> None:
-    path = tmp_path / "persist.sqlite3"
-    database = await Database.open(path)
-    repo = SqliteGameRepository(database)
+async def test_data_survives_reopen(storage_target: str) -> None:
+    storage = await open_storage(storage_target)
+    repo = storage.games
     game = await repo.create_game(new_game(status="challenge"), now=1.0)
     await repo.accept_seat(game.id, 1, now=2.0)
     await repo.append_move(game.id, 0, 0, 1, "a", "s1", now=3.0)
-    await database.close()
-    reopened = await Database.open(path)
+    await storage.close()
+    reopened = await open_storage(storage_target)
     try:
-        loaded = await SqliteGameRepository(reopened).get_game(game.id)
+        loaded = await reopened.games.get_game(game.id)
         assert loaded is not None
         assert (loaded.status, loaded.ply, loaded.snapshot) == ("active", 1, "s1")
         assert all(seat.accepted for seat in loaded.seats)
@@ -167,16 +179,16 @@ async def test_data_survives_reopen(tmp_path: Path) -> None:
         await reopened.close()
 
 
-async def test_accept_only_once_and_only_while_challenged(db: Database) -> None:
-    repo = SqliteGameRepository(db)
+async def test_accept_only_once_and_only_while_challenged(storage: Storage) -> None:
+    repo = storage.games
     game = await repo.create_game(new_game(status="challenge"), now=1.0)
     await repo.accept_seat(game.id, 1, now=2.0)
     with pytest.raises(StalePlyError):
         await repo.accept_seat(game.id, 1, now=3.0)
 
 
-async def test_replace_seats_with_the_options_that_say_so(db: Database) -> None:
-    repo = SqliteGameRepository(db)
+async def test_replace_seats_with_the_options_that_say_so(storage: Storage) -> None:
+    repo = storage.games
     game = await repo.create_game(new_game(), now=1.0)
     bot = UserRecord(99, "hilltop", is_bot=True)
     record = await repo.replace_seats(game.id, (1,), bot, {"level": "hard", "taken_over": [1]})
@@ -186,20 +198,20 @@ async def test_replace_seats_with_the_options_that_say_so(db: Database) -> None:
     assert again is not None and again.options == record.options
 
 
-async def test_reads_do_not_wait_for_an_open_write_transaction(db: Database) -> None:
-    repo = SqliteGameRepository(db)
+async def test_reads_do_not_wait_for_an_open_write_transaction(storage: Storage) -> None:
+    repo = storage.games
     game = await repo.create_game(new_game(), now=1.0)
-    async with db.transaction() as conn:
-        await conn.execute("UPDATE games SET snapshot = 'uncommitted' WHERE id = ?", (game.id,))
+    async with storage.database.transaction() as conn:
+        await conn.execute(f"UPDATE games SET snapshot = 'uncommitted' WHERE id = {game.id:d}")
         # The writer is busy inside its transaction: a read answers at once, with the
         # last committed state.
         seen = await asyncio.wait_for(repo.get_game(game.id), timeout=2)
         assert seen is not None and seen.snapshot == "start"
-        await conn.execute("UPDATE games SET snapshot = 'start' WHERE id = ?", (game.id,))
+        await conn.execute(f"UPDATE games SET snapshot = 'start' WHERE id = {game.id:d}")
 
 
-async def test_game_with_moves_reads_record_and_log_together(db: Database) -> None:
-    repo = SqliteGameRepository(db)
+async def test_game_with_moves_reads_record_and_log_together(storage: Storage) -> None:
+    repo = storage.games
     game = await repo.create_game(new_game(), now=1.0)
     assert await repo.game_with_moves(game.id) == (game, [])
     await repo.append_move(game.id, 0, 0, ALICE.id, "a1-a2", "s1", now=2.0)
@@ -215,18 +227,29 @@ async def test_game_with_moves_reads_record_and_log_together(db: Database) -> No
     assert await repo.game_with_moves(game.id + 100) is None
 
 
-async def test_the_ply_only_moves_up_one_logged_move_at_a_time(db: Database) -> None:
-    repo = SqliteGameRepository(db)
+async def test_the_ply_only_moves_up_one_logged_move_at_a_time(storage: Storage) -> None:
+    repo = storage.games
     game = await repo.create_game(new_game(), now=1.0)
-    with pytest.raises(sqlite3.IntegrityError, match="one move at a time"):
-        await db.write("UPDATE games SET ply = 5 WHERE id = ?", (game.id,))
-    with pytest.raises(sqlite3.IntegrityError, match="NOT NULL"):
-        await db.write("UPDATE games SET ply = ply + 1 WHERE id = ?", (game.id,))  # no move
+    refused = REFUSED[storage.backend]
+    with pytest.raises(refused, match="one move at a time"):
+        await storage.database.write(f"UPDATE games SET ply = 5 WHERE id = {game.id:d}")
+    # No move to log: SQLite says "NOT NULL constraint failed", PostgreSQL "violates
+    # not-null constraint".
+    with pytest.raises(refused, match=r"(?i)not.null"):
+        await storage.database.write(f"UPDATE games SET ply = ply + 1 WHERE id = {game.id:d}")
     unchanged = await repo.get_game(game.id)
     assert unchanged is not None and unchanged.ply == 0 and await repo.moves(game.id) == []
 
 
-async def test_the_reader_connection_cannot_write(db: Database) -> None:
-    async with db.read() as conn:
-        with pytest.raises(sqlite3.OperationalError, match="readonly"):
+#: How each backend refuses a write on a connection given out for reads.
+READ_ONLY: dict[str, tuple[type[Exception], str]] = {
+    "sqlite": (sqlite3.OperationalError, "readonly"),  # the reader connection, query_only
+    "postgresql": (asyncpg.exceptions.ReadOnlySQLTransactionError, "read-only transaction"),
+}
+
+
+async def test_the_reader_connection_cannot_write(storage: Storage) -> None:
+    error, message = READ_ONLY[storage.backend]
+    async with storage.database.read() as conn:
+        with pytest.raises(error, match=message):
             await conn.execute("DELETE FROM users")

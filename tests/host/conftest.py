@@ -1,13 +1,8 @@
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
-from pathlib import Path
-
 import pytest
 
-from data.db import Database
-from data.games import SqliteGameRepository
-from data.ratings import SqliteRatingRepository
+from data.storage import Storage
 from host.model import Channel, User
 from host.service import GameService
 
@@ -31,22 +26,16 @@ EMPTY_RANK = ",".join("." * 6)
 ENDGAME = "/".join([EMPTY_RANK] * 4 + [A2 + ",.,.,.,.,.", A1 + ",.,.,.,.,."]) + " b"
 
 
-def make_service(db: Database, *, images: bool = False) -> GameService:
+def make_service(storage: Storage, *, images: bool = False) -> GameService:
+    """A service on `storage`; another one on the same storage is another process."""
     return GameService(
-        SqliteGameRepository(db),
+        storage.games,
         bot_user=BOT,
         render_images=images,
-        ratings=SqliteRatingRepository(db),
+        ratings=storage.ratings,
     )
 
 
 @pytest.fixture
-async def db(tmp_path: Path) -> AsyncIterator[Database]:
-    database = await Database.open(tmp_path / "host.sqlite3")
-    yield database
-    await database.close()
-
-
-@pytest.fixture
-def service(db: Database) -> GameService:
-    return make_service(db)
+def service(storage: Storage) -> GameService:
+    return make_service(storage)

@@ -7,8 +7,7 @@ import asyncio
 from collections.abc import Hashable
 from typing import Any
 
-from data.db import Database
-from data.games import SqliteGameRepository
+from data.storage import Storage
 from engine import ai
 from engine.core import GameState
 from host.model import Channel, Reply
@@ -46,9 +45,9 @@ class Posts:
         self.arrived.set()
 
 
-def background_service(db: Database, computers: Any, wait: float) -> tuple[GameService, Posts]:
+def background_service(storage: Storage, computers: Any, wait: float) -> tuple[GameService, Posts]:
     service = GameService(
-        SqliteGameRepository(db),
+        storage.games,
         bot_user=BOT,
         render_images=False,
         computers=computers,
@@ -59,9 +58,9 @@ def background_service(db: Database, computers: Any, wait: float) -> tuple[GameS
     return service, posts
 
 
-async def test_a_slow_computer_answer_is_posted_and_pings_the_player(db: Database) -> None:
+async def test_a_slow_computer_answer_is_posted_and_pings_the_player(storage: Storage) -> None:
     computers = HeldComputers()
-    service, posts = background_service(db, computers, wait=0.05)
+    service, posts = background_service(storage, computers, wait=0.05)
     await service.start(HERE, ALICE, GameSetup("hokito", seed=3, seat="first"), [BOT])
     [first, *_] = await service.suggest_moves(HERE, ALICE, "")
     [reply] = await asyncio.wait_for(service.move(HERE, ALICE, first.value), 5)
@@ -78,11 +77,11 @@ async def test_a_slow_computer_answer_is_posted_and_pings_the_player(db: Databas
 
 
 async def test_a_quick_computer_answer_joins_the_reply_and_nothing_is_posted(
-    db: Database,
+    storage: Storage,
 ) -> None:
     computers = HeldComputers()
     computers.answer.set()
-    service, posts = background_service(db, computers, wait=5)
+    service, posts = background_service(storage, computers, wait=5)
     await service.start(HERE, ALICE, GameSetup("hokito", seed=3, seat="first"), [BOT])
     [first, *_] = await service.suggest_moves(HERE, ALICE, "")
     [reply] = await service.move(HERE, ALICE, first.value)
@@ -91,9 +90,9 @@ async def test_a_quick_computer_answer_joins_the_reply_and_nothing_is_posted(
     assert posts.replies == []
 
 
-async def test_people_plan_and_look_while_computers_think(db: Database) -> None:
+async def test_people_plan_and_look_while_computers_think(storage: Storage) -> None:
     computers = HeldComputers()
-    service, posts = background_service(db, computers, wait=0.05)
+    service, posts = background_service(storage, computers, wait=0.05)
     [started] = await service.start(HERE, ALICE, GameSetup("everest", computers=3, seed=11))
     assert "are thinking…" in started.text
     # The three computer yeti are deciding; the board and alice's plan do not wait.
@@ -131,10 +130,10 @@ class CountedComputers:
 
 
 async def test_a_round_a_computer_sets_off_is_posted_before_the_computers_go_on(
-    db: Database,
+    storage: Storage,
 ) -> None:
     computers = CountedComputers()
-    service, posts = background_service(db, computers, wait=0.05)
+    service, posts = background_service(storage, computers, wait=0.05)
     setup = GameSetup("everest", computers=2, seed=11, seat="first")
     await service.start(HERE, ALICE, setup, [BOB])
     await service.accept(HERE, BOB)

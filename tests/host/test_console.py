@@ -1,4 +1,5 @@
-"""The console front-end: its line syntax, and whole games piped through `bot.py`."""
+"""The console front-end: its line syntax, and whole games piped through `bot.py`, on each
+storage backend."""
 
 from __future__ import annotations
 
@@ -13,16 +14,13 @@ from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
+import asyncpg
 import pytest
 from discord import AppCommandOptionType, app_commands
 
 from cogs.admin import AdminCog
 from cogs.games import GamesCog
-from data.console import SqliteConsoleRepository
-from data.daily import SqliteDailyRepository
-from data.db import Database
-from data.games import SqliteGameRepository
-from data.ratings import SqliteRatingRepository
+from data.storage import Storage
 from host.console import Console
 from host.console_input import NUMBER_RANGES, ConsoleInputError, bot_user, parse_line
 from host.daily import DailyService
@@ -63,13 +61,14 @@ def test_bad_lines_are_explained(line: str, message: str) -> None:
         parse_line(line)
 
 
-def console_command(tmp_path: Path, *options: str) -> list[str]:
-    """`python bot.py` on the console database and out folder in `tmp_path`."""
+def console_command(tmp_path: Path, *options: str, db: str | None = None) -> list[str]:
+    """`python bot.py` on the database `db` (by default an SQLite file in `tmp_path`) and
+    the out folder in `tmp_path`."""
     return [
         sys.executable,
         str(ROOT / "bot.py"),
         "--db",
-        str(tmp_path / "c.sqlite3"),
+        db or str(tmp_path / "c.sqlite3"),
         "--out",
         str(tmp_path / "out"),
         *options,
@@ -82,16 +81,20 @@ def console_env(**extra: str) -> dict[str, str]:
     return env | {"PYTHONUNBUFFERED": "1", **extra}
 
 
-def run_console(tmp_path: Path, *lines: str) -> str:
+def run_console(tmp_path: Path, *lines: str, db: str | None = None) -> str:
     """One process of `python bot.py --console` fed `lines` on standard input."""
-    return console_process(tmp_path, *lines).stdout
+    return console_process(tmp_path, *lines, db=db).stdout
 
 
 def console_process(
-    tmp_path: Path, *lines: str, options: tuple[str, ...] = (), env: dict[str, str] | None = None
+    tmp_path: Path,
+    *lines: str,
+    options: tuple[str, ...] = (),
+    env: dict[str, str] | None = None,
+    db: str | None = None,
 ) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        console_command(tmp_path, *options),
+        console_command(tmp_path, *options, db=db),
         input="\n".join(lines) + "\n",
         capture_output=True,
         text=True,
@@ -112,40 +115,46 @@ def process_line(process: subprocess.Popen[str], line: str, *, until: str) -> No
 
 
 @pytest.fixture
-async def console(tmp_path: Path) -> AsyncIterator[tuple[Console, io.StringIO, Database]]:
+async def console(
+    storage: Storage, tmp_path: Path
+) -> AsyncIterator[tuple[Console, io.StringIO, Storage]]:
     """A console in this process, its output, and its database."""
-    db = await Database.open(tmp_path / "c.sqlite3")
     service = GameService(
-        SqliteGameRepository(db),
+        storage.games,
         bot_user=bot_user(),
         render_images=False,
-        ratings=SqliteRatingRepository(db),
+        ratings=storage.ratings,
     )
-    daily = DailyService(service, SqliteDailyRepository(db), secret="test")
+    daily = DailyService(service, storage.daily, secret="test")
     out = io.StringIO()
     try:
-        yield Console(service, daily, SqliteConsoleRepository(db), tmp_path / "out", out), out, db
+        yield Console(service, daily, storage.console, tmp_path / "out", out), out, storage
     finally:
         daily.close()
         service.close()
-        await db.close()
 
 
-def test_a_game_across_processes_with_buttons(tmp_path: Path) -> None:
+def test_a_game_across_processes_with_buttons(tmp_path: Path, storage_target: str) -> None:
     first = run_console(
         tmp_path,
         "alice /play game:hokito opponent:bob seed:1 seat:first",
         "bob /accept",
+        db=storage_target,
     )
     assert "alice challenges bob to Hokito" in first
     assert "alice (Black) to move." in first
     assert (tmp_path / "out" / "general-latest.png").read_bytes()[:4] == b"\x89PNG"
     # A new process: the game, and the board's buttons, are still there.
-    second = run_console(tmp_path, "alice /press a1", "alice /press 1")
+    second = run_console(tmp_path, "alice /press a1", "alice /press 1", db=storage_target)
     assert "So far: **a1**" in second
     assert "alice played a1-" in second and "bob (White) to move." in second
     third = run_console(
-        tmp_path, "carol /move a4-b4", "alice /move b2-b1", "bob /move nonsense", "alice /resign"
+        tmp_path,
+        "carol /move a4-b4",
+        "alice /move b2-b1",
+        "bob /move nonsense",
+        "alice /resign",
+        db=storage_target,
     )
     assert "! You are not playing in this game" in third
     assert "! It is not your turn" in third
@@ -153,11 +162,14 @@ def test_a_game_across_processes_with_buttons(tmp_path: Path) -> None:
     assert "Game over. alice resigned." in third and "bob (White) wins." in third
 
 
-def test_moves_lists_only_the_moves_asked_for_under_their_piece(tmp_path: Path) -> None:
+def test_moves_lists_only_the_moves_asked_for_under_their_piece(
+    tmp_path: Path, storage_target: str
+) -> None:
     out = run_console(
         tmp_path,
         "alice /play game:hokito opponent:hilltop seed:2 seat:first",
         "alice /moves c2",
+        db=storage_target,
     )
     [listing] = out.split("Your legal moves")[1].split("\n\n")[0].splitlines()[1:]
     head, moves = listing.split(" ", 1)
@@ -190,18 +202,18 @@ RANGES = {"computers": (0, 3), "seed": (0, 2**53 - 1), "deadline": (1, 30 * 24 *
     ],
 )
 async def test_numbers_outside_the_discord_ranges_are_refused_and_change_nothing(
-    console: tuple[Console, io.StringIO, Database], option: str, line: str
+    console: tuple[Console, io.StringIO, Storage], option: str, line: str
 ) -> None:
-    cons, out, db = console
+    cons, out, storage = console
     await cons.run_line(line)
     low, high = RANGES[option]
     refusal = f"! {option}: give a whole number from {low} to {high} (got "
     assert out.getvalue().startswith(refusal), out.getvalue()
-    assert (await db.fetch("SELECT COUNT(*) FROM games"))[0][0] == 0
+    assert (await storage.database.fetch("SELECT COUNT(*) FROM games"))[0][0] == 0
 
 
 async def test_numbers_at_the_ends_of_their_ranges_are_taken(
-    console: tuple[Console, io.StringIO, Database],
+    console: tuple[Console, io.StringIO, Storage],
 ) -> None:
     cons, out, _ = console
     await cons.run_line("alice /play game:everest computers:3 seed:9007199254740991 deadline:1")
@@ -209,7 +221,7 @@ async def test_numbers_at_the_ends_of_their_ranges_are_taken(
 
 
 async def test_a_deadline_minutes_away_reads_in_minutes(
-    console: tuple[Console, io.StringIO, Database],
+    console: tuple[Console, io.StringIO, Storage],
 ) -> None:
     cons, out, _ = console
     await cons.run_line("alice /play game:everest computers:1 deadline:1 seed:3")
@@ -235,7 +247,7 @@ def test_the_console_number_ranges_are_those_of_the_discord_commands(
 
 @pytest.mark.parametrize("button", ["²", "١", "３"])
 async def test_press_takes_ascii_digits_only(
-    console: tuple[Console, io.StringIO, Database], button: str
+    console: tuple[Console, io.StringIO, Storage], button: str
 ) -> None:
     cons, out, _ = console
     await cons.run_line("alice /play game:hokito opponent:bob seed:1")
@@ -244,10 +256,12 @@ async def test_press_takes_ascii_digits_only(
     assert last == f"! press: write a button's number with the digits 0-9 (got {button!r}).", last
 
 
-def test_two_console_processes_on_one_database_keep_each_others_buttons(tmp_path: Path) -> None:
+def test_two_console_processes_on_one_database_keep_each_others_buttons(
+    tmp_path: Path, storage_target: str
+) -> None:
     def start() -> subprocess.Popen[str]:
         return subprocess.Popen(
-            console_command(tmp_path),
+            console_command(tmp_path, db=storage_target),
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             stderr=subprocess.DEVNULL,
@@ -266,22 +280,22 @@ def test_two_console_processes_on_one_database_keep_each_others_buttons(tmp_path
     finally:
         for process in (first, second):
             process.communicate(timeout=60)
-    later = run_console(tmp_path, "#one bob /press Accept", "#two dave /press Accept")
+    later = run_console(
+        tmp_path, "#one bob /press Accept", "#two dave /press Accept", db=storage_target
+    )
     assert "!" not in later, later
     assert later.count("The game begins") == 2
 
 
 async def test_a_damaged_or_missing_button_store_means_no_buttons(
-    console: tuple[Console, io.StringIO, Database], tmp_path: Path
+    console: tuple[Console, io.StringIO, Storage],
 ) -> None:
-    cons, out, _ = console
+    cons, out, storage = console
     await cons.run_line("alice /play game:hokito opponent:bob")
-    with sqlite3.connect(tmp_path / "c.sqlite3") as conn:
-        conn.execute("UPDATE console_buttons SET buttons = '[[\"accept:1\"'")
+    await damage(storage, "UPDATE console_buttons SET buttons = '[[\"accept:1\"'")
     await cons.run_line("bob /press Accept")
     assert out.getvalue().splitlines()[-1].startswith("! The buttons remembered here could not")
-    with sqlite3.connect(tmp_path / "c.sqlite3") as conn:
-        conn.execute("DROP TABLE console_buttons")
+    await damage(storage, "DROP TABLE console_buttons")
     await cons.run_line("bob /press 1")
     assert out.getvalue().splitlines()[-1].startswith("! The buttons remembered here could not")
     # Commands still work, and say that their buttons were not remembered.
@@ -290,12 +304,27 @@ async def test_a_damaged_or_missing_button_store_means_no_buttons(
     assert "(these buttons could not be remembered" in out.getvalue()
 
 
+async def damage(storage: Storage, sql: str) -> None:
+    """Run `sql` on `storage`'s database from a connection of its own, as someone
+    meddling with the database would."""
+    if storage.backend == "sqlite":
+        with sqlite3.connect(storage.target) as conn:
+            conn.execute(sql)
+        return
+    conn = await asyncpg.connect(storage.target)
+    try:
+        await conn.execute(sql)
+    finally:
+        await conn.close()
+
+
 @pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGINT])
 def test_a_signal_while_waiting_for_input_stops_the_console_cleanly(
-    tmp_path: Path, signum: signal.Signals
+    tmp_path: Path, storage_target: str, backend: str, signum: signal.Signals
 ) -> None:
+    wal = Path(f"{storage_target}-wal")  # SQLite's write-ahead log
     console = subprocess.Popen(
-        console_command(tmp_path),
+        console_command(tmp_path, db=storage_target),
         stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
@@ -305,14 +334,17 @@ def test_a_signal_while_waiting_for_input_stops_the_console_cleanly(
     )
     try:
         process_line(console, "alice /play game:hokito opponent:bob", until="buttons:")
-        assert (tmp_path / "c.sqlite3-wal").exists()  # open: its log is in use
+        if backend == "sqlite":
+            assert wal.exists()  # open: its log is in use
         console.send_signal(signum)
         started = time.monotonic()
         status = console.wait(10)
         assert status == 0 and time.monotonic() - started < 5
         assert console.stderr is not None and "Traceback" not in console.stderr.read()
-        # Closed: the last connection checkpointed the log into the database and removed it.
-        assert not (tmp_path / "c.sqlite3-wal").exists()
+        if backend == "sqlite":
+            # Closed: the last connection checkpointed the log into the database and
+            # removed it.
+            assert not wal.exists()
     finally:
         console.kill()
         console.communicate()
@@ -352,7 +384,7 @@ def test_an_unknown_log_level_is_refused(tmp_path: Path) -> None:
 
 
 async def test_the_console_has_the_commands_that_keep_games_alive(
-    console: tuple[Console, io.StringIO, Database],
+    console: tuple[Console, io.StringIO, Storage],
 ) -> None:
     cons, out, _ = console
     for line in (
@@ -374,7 +406,7 @@ async def test_the_console_has_the_commands_that_keep_games_alive(
 
 
 async def test_the_console_speaks_polish_with_polish_commands(
-    console: tuple[Console, io.StringIO, Database],
+    console: tuple[Console, io.StringIO, Storage],
 ) -> None:
     english, _, _ = console
     polish = Console(

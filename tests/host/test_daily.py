@@ -1,4 +1,5 @@
-"""The daily challenge through the service, on a real database, with a fixed clock."""
+"""The daily challenge through the service, on a real database of each backend, with a fixed
+clock."""
 
 from __future__ import annotations
 
@@ -14,10 +15,9 @@ from pathlib import Path
 import pytest
 from PIL import Image
 
-from data.daily import SqliteDailyRepository
-from data.db import Database
-from data.games import SqliteGameRepository
+from data.daily import DailyRepository
 from data.repository import NewGame, UserRecord
+from data.storage import Storage, open_storage
 from engine.hillbert import new_hill
 from engine.hillbert_par import DEFAULT_MAX_TURNS, ParResult, greedy_move, par
 from host.daily import DailyService
@@ -52,9 +52,9 @@ async def fake_par(seed: int) -> ParResult:
     return ParResult(*PAR, ())
 
 
-def build(db: Database, clock: Clock) -> DailyService:
-    games = GameService(SqliteGameRepository(db), bot_user=BOT, clock=clock, render_images=False)
-    return DailyService(games, SqliteDailyRepository(db), secret="s3cret", par_runner=fake_par)
+def build(storage: Storage, clock: Clock) -> DailyService:
+    games = GameService(storage.games, bot_user=BOT, clock=clock, render_images=False)
+    return DailyService(games, storage.daily, secret="s3cret", par_runner=fake_par)
 
 
 @pytest.fixture
@@ -63,8 +63,8 @@ def clock() -> Clock:
 
 
 @pytest.fixture
-async def daily(db: Database, clock: Clock) -> AsyncIterator[DailyService]:
-    service = build(db, clock)
+async def daily(storage: Storage, clock: Clock) -> AsyncIterator[DailyService]:
+    service = build(storage, clock)
     yield service
     service.close()
 
@@ -131,51 +131,46 @@ async def test_a_finished_run_posts_a_summary_and_par(daily: DailyService) -> No
     assert len(run.sizes or "") == run.turns
 
 
-async def test_one_attempt_per_day_even_under_concurrent_calls(daily: DailyService) -> None:
+async def test_one_attempt_per_day_even_under_concurrent_calls(
+    storage: Storage, daily: DailyService
+) -> None:
     results = await asyncio.gather(*(daily.play(HERE, ALICE) for _ in range(10)))
     footers = {replies[0].footer for replies in results}
     assert len(footers) == 1
-    async with (
-        daily.daily.db.read() as conn,
-        conn.execute(  # type: ignore[attr-defined]
-            "SELECT COUNT(*) FROM daily_runs"
-        ) as cur,
-    ):
-        row = await cur.fetchone()
-    assert row is not None and row[0] == 1
+    [row] = await storage.database.fetch("SELECT COUNT(*) FROM daily_runs")
+    assert row[0] == 1
 
 
-async def test_restart_in_the_middle_of_a_run(tmp_path: Path, clock: Clock) -> None:
-    path = tmp_path / "daily.sqlite3"
-    db = await Database.open(path)
-    first = build(db, clock)
+async def test_restart_in_the_middle_of_a_run(storage_target: str, clock: Clock) -> None:
+    storage = await open_storage(storage_target)
+    first = build(storage, clock)
     await first.play(HERE, ALICE)
     move = (await first.suggest(HERE, ALICE, ""))[0].value
     [after] = await first.play(HERE, ALICE, move)
-    await db.close()
-    db2 = await Database.open(path)
+    await storage.close()
+    reopened = await open_storage(storage_target)
     try:
-        second = build(db2, clock)
+        second = build(reopened, clock)
         [resumed] = await second.play(HERE, ALICE)
         assert "continues" in resumed.text
         assert resumed.title == after.title  # same ply
         assert await second.suggest(HERE, ALICE, "")
     finally:
-        await db2.close()
+        await reopened.close()
 
 
-async def test_a_tampered_log_is_not_ranked(daily: DailyService) -> None:
+async def test_a_tampered_log_is_not_ranked(storage: Storage, daily: DailyService) -> None:
     await daily.play(HERE, ALICE)
     run = await daily.daily.run_for(ALICE.id, "2026-11-22")
     assert run is not None
-    async with daily.daily.db.transaction() as conn:  # type: ignore[attr-defined]
-        await conn.execute("UPDATE games SET seed = seed + 1 WHERE id = ?", (run.game_id,))
+    async with storage.database.transaction() as conn:
+        await conn.execute(f"UPDATE games SET seed = seed + 1 WHERE id = {run.game_id:d}")
     daily.games.live.forget(run.game_id)
     assert await daily.replay(run.game_id) is None
 
 
 async def seeded_result(
-    repo: SqliteDailyRepository,
+    repo: DailyRepository,
     user: UserRecord,
     day: str,
     score: int,
@@ -197,7 +192,6 @@ async def test_today_ranks_by_score_then_fewer_turns_then_earlier_finish(
     daily: DailyService,
 ) -> None:
     repo = daily.daily
-    assert isinstance(repo, SqliteDailyRepository)
     users = [UserRecord(100 + i, f"p{i}") for i in range(14)]
     day = "2026-11-22"
     await seeded_result(repo, users[0], day, 30, 50, 1000)
@@ -218,7 +212,6 @@ async def test_today_ranks_by_score_then_fewer_turns_then_earlier_finish(
 
 async def test_week_and_all_time_total_scores_and_show_best_run(daily: DailyService) -> None:
     repo = daily.daily
-    assert isinstance(repo, SqliteDailyRepository)
     ann, ben = UserRecord(201, "ann"), UserRecord(202, "ben")
     await seeded_result(repo, ann, "2026-11-16", 20, 30, 10)  # Monday, week 47
     await seeded_result(repo, ann, "2026-11-22", 25, 30, 20)  # Sunday, week 47
@@ -283,7 +276,7 @@ async def test_par_runs_in_a_worker_process() -> None:
 
 
 async def test_a_failed_par_search_does_not_lose_the_finishing_reply(
-    db: Database, clock: Clock
+    storage: Storage, clock: Clock
 ) -> None:
     calls = []
 
@@ -291,8 +284,8 @@ async def test_a_failed_par_search_does_not_lose_the_finishing_reply(
         calls.append(seed)
         raise RuntimeError("the search died")
 
-    games = GameService(SqliteGameRepository(db), bot_user=BOT, clock=clock, render_images=False)
-    daily = DailyService(games, SqliteDailyRepository(db), secret="s3cret", par_runner=failing)
+    games = GameService(storage.games, bot_user=BOT, clock=clock, render_images=False)
+    daily = DailyService(games, storage.daily, secret="s3cret", par_runner=failing)
     replies = await finish_run(daily, ALICE)
     assert any("finished the hill" in r.text for r in replies)
     assert any("Par for this hill is not ready yet" in r.text for r in replies)
@@ -413,13 +406,13 @@ async def test_a_move_meant_for_a_closed_run_opens_no_new_one(
 
 
 async def test_a_closed_run_is_ranked_once_whoever_looks_first(
-    db: Database, daily: DailyService, clock: Clock
+    storage: Storage, daily: DailyService, clock: Clock
 ) -> None:
     clock.now = at(22, 23, 58)
     await daily.play(HERE, ALICE)
     await play_turns(daily, ALICE, 2)
     clock.now = at(23, 2, 0)
-    elsewhere = build(db, clock)  # another process on the same database
+    elsewhere = build(storage, clock)  # another process on the same database
     for service in (daily, elsewhere, daily):
         [board] = await service.leaderboard(HERE, BOB, "all", "global")
         assert "1. alice: " in board.text and "(1 run)" in board.text
@@ -452,18 +445,14 @@ async def test_a_run_ended_after_its_close_keeps_the_score_it_had_at_the_close(
     assert run is not None and run.unfinished and run.turns == 2 and not run.untold
 
 
-async def test_a_refused_first_move_starts_no_run(daily: DailyService) -> None:
+async def test_a_refused_first_move_starts_no_run(storage: Storage, daily: DailyService) -> None:
     with pytest.raises(ServiceError, match="has not started"):
         await daily.play(HERE, ALICE, "nonsense")
     with pytest.raises(ServiceError, match="offered for another board"):
         await daily.play(HERE, ALICE, "d @7")
     assert await daily.daily.run_for(ALICE.id, DAY) is None
-    async with (
-        daily.daily.db.read() as conn,  # type: ignore[attr-defined]
-        conn.execute("SELECT COUNT(*) FROM games") as cur,
-    ):
-        row = await cur.fetchone()
-    assert row is not None and row[0] == 0
+    [row] = await storage.database.fetch("SELECT COUNT(*) FROM games")
+    assert row[0] == 0
     [board] = await daily.play(HERE, ALICE, "d")
     assert board.title.endswith("ply 1")
     assert await daily.daily.run_for(ALICE.id, DAY) is not None
@@ -496,21 +485,21 @@ async def test_closing_ends_a_par_search_under_way(
         await asyncio.wait_for(search, timeout=30)
 
 
-async def test_par_stored_by_one_process_is_read_by_the_next(db: Database, clock: Clock) -> None:
+async def test_par_stored_by_one_process_is_read_by_the_next(
+    storage: Storage, clock: Clock
+) -> None:
     searched: list[int] = []
 
     async def must_not_search(seed: int) -> ParResult:
         searched.append(seed)
         raise RuntimeError("par should have been read from the database")
 
-    first = build(db, clock)
+    first = build(storage, clock)
     await finish_run(first, ALICE)
     first.close()
     assert await first.daily.get_par(DAY) == PAR
-    games = GameService(SqliteGameRepository(db), bot_user=BOT, clock=clock, render_images=False)
-    later = DailyService(
-        games, SqliteDailyRepository(db), secret="s3cret", par_runner=must_not_search
-    )
+    games = GameService(storage.games, bot_user=BOT, clock=clock, render_images=False)
+    later = DailyService(games, storage.daily, secret="s3cret", par_runner=must_not_search)
     replies = await finish_run(later, BOB)
     assert any(
         "Par (the bot's best on this hill within 250 turns): 40 rows" in r.text for r in replies
@@ -520,7 +509,6 @@ async def test_par_stored_by_one_process_is_read_by_the_next(db: Database, clock
 
 async def test_a_count_of_one_is_singular(daily: DailyService) -> None:
     repo = daily.daily
-    assert isinstance(repo, SqliteDailyRepository)
     ann = User(201, "ann")
     await seeded_result(repo, UserRecord(ann.id, ann.name), DAY, 1, 1, NOON - 50)
     [today] = await daily.leaderboard(HERE, ann, "today", "server")
@@ -589,7 +577,6 @@ async def test_the_winning_run_is_this_servers_or_everyones(
     daily: DailyService, clock: Clock
 ) -> None:
     repo = daily.daily
-    assert isinstance(repo, SqliteDailyRepository)
     await finish_run(daily, ALICE)
     await repo.note_member(OTHER_SERVER.guild_id or 0, UserRecord(BOB.id, BOB.name))
     clock.now = at(23, 2, 0)
@@ -599,15 +586,15 @@ async def test_the_winning_run_is_this_servers_or_everyones(
     assert everyone.text.startswith("alice's run, first of everyone: ")
 
 
-async def test_the_par_run_replays_the_stored_line(db: Database, clock: Clock) -> None:
-    games = GameService(SqliteGameRepository(db), bot_user=BOT, clock=clock, render_images=False)
+async def test_the_par_run_replays_the_stored_line(storage: Storage, clock: Clock) -> None:
+    games = GameService(storage.games, bot_user=BOT, clock=clock, render_images=False)
     searched: list[int] = []
 
     async def short_par(seed: int) -> ParResult:
         searched.append(seed)
         return greedy_line(seed, 6)
 
-    daily = DailyService(games, SqliteDailyRepository(db), secret="s3cret", par_runner=short_par)
+    daily = DailyService(games, storage.daily, secret="s3cret", par_runner=short_par)
     try:
         clock.now = at(23, 2, 0)
         [par_run] = await daily.replays.replay(HERE, ALICE, DAY, "par")
@@ -623,11 +610,11 @@ async def test_the_par_run_replays_the_stored_line(db: Database, clock: Clock) -
 
 
 async def test_a_par_stored_without_its_line_is_searched_again_for_a_replay(
-    db: Database, clock: Clock
+    storage: Storage, clock: Clock
 ) -> None:
-    repo = SqliteDailyRepository(db)
+    repo = storage.daily
     await repo.set_par(DAY, 3, 6, NOON)  # as stored before lines were kept
-    games = GameService(SqliteGameRepository(db), bot_user=BOT, clock=clock, render_images=False)
+    games = GameService(storage.games, bot_user=BOT, clock=clock, render_images=False)
 
     async def short_par(seed: int) -> ParResult:
         return greedy_line(seed, 6)
@@ -682,8 +669,8 @@ async def test_only_days_of_the_past_year_up_to_the_last_closed_one(
         await daily.replays.replay(HERE, ALICE, "0001-01-01", "par")
 
 
-async def test_a_par_search_that_failed_is_tried_again(db: Database, clock: Clock) -> None:
-    games = GameService(SqliteGameRepository(db), bot_user=BOT, clock=clock, render_images=False)
+async def test_a_par_search_that_failed_is_tried_again(storage: Storage, clock: Clock) -> None:
+    games = GameService(storage.games, bot_user=BOT, clock=clock, render_images=False)
     tries: list[int] = []
 
     async def flaky(seed: int) -> ParResult:
@@ -692,7 +679,7 @@ async def test_a_par_search_that_failed_is_tried_again(db: Database, clock: Cloc
             raise RuntimeError("the worker died")
         return greedy_line(seed, 3)
 
-    daily = DailyService(games, SqliteDailyRepository(db), secret="s3cret", par_runner=flaky)
+    daily = DailyService(games, storage.daily, secret="s3cret", par_runner=flaky)
     try:
         clock.now = at(23, 2, 0)
         with pytest.raises(ServiceError, match="Par for this hill is not ready yet"):

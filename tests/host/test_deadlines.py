@@ -6,8 +6,7 @@ import asyncio
 
 import pytest
 
-from data.db import Database
-from data.games import SqliteGameRepository
+from data.storage import Storage
 from host.model import Direct, ServiceError
 from host.service import GameService
 from host.settings import ServerChange
@@ -23,9 +22,9 @@ class Clock:
         return self.now
 
 
-async def test_a_missing_secret_plan_is_dazed_when_the_deadline_passes(db: Database) -> None:
+async def test_a_missing_secret_plan_is_dazed_when_the_deadline_passes(storage: Storage) -> None:
     clock = Clock()
-    service = GameService(SqliteGameRepository(db), bot_user=BOT, clock=clock, render_images=False)
+    service = GameService(storage.games, bot_user=BOT, clock=clock, render_images=False)
     await service.start(HERE, ALICE, GameSetup("everest", seed=3, deadline_minutes=10), [BOB])
     await service.accept(HERE, BOB)
     record = await service.repository.live_game_in_channel(HERE.channel_id)
@@ -51,9 +50,9 @@ async def test_deadline_option_is_checked(service: GameService) -> None:
         await service.start(HERE, ALICE, GameSetup("everest", deadline_minutes=0), [BOB])
 
 
-async def test_every_game_but_a_solo_one_has_a_deadline(db: Database) -> None:
+async def test_every_game_but_a_solo_one_has_a_deadline(storage: Storage) -> None:
     clock = Clock()
-    service = GameService(SqliteGameRepository(db), bot_user=BOT, clock=clock, render_images=False)
+    service = GameService(storage.games, bot_user=BOT, clock=clock, render_images=False)
     await service.start(HERE, ALICE, GameSetup("hokito", seed=1), [BOB])
     [board] = await service.accept(HERE, BOB)
     record = await service.repository.live_game_in_channel(HERE.channel_id)
@@ -65,9 +64,9 @@ async def test_every_game_but_a_solo_one_has_a_deadline(db: Database) -> None:
     assert record is not None and record.deadline_at is None and "<t:" not in solo.text
 
 
-async def test_defaults_for_several_seats_keep_plans_secret(db: Database) -> None:
+async def test_defaults_for_several_seats_keep_plans_secret(storage: Storage) -> None:
     clock = Clock()
-    service = GameService(SqliteGameRepository(db), bot_user=BOT, clock=clock, render_images=False)
+    service = GameService(storage.games, bot_user=BOT, clock=clock, render_images=False)
     await service.start(HERE, ALICE, GameSetup("everest", seed=4, deadline_minutes=1), [BOB])
     await service.accept(HERE, BOB)
     clock.now += 61
@@ -80,8 +79,8 @@ HOUR = 3600
 DAY = 24 * HOUR
 
 
-def clocked(db: Database, clock: Clock) -> GameService:
-    return GameService(SqliteGameRepository(db), bot_user=BOT, clock=clock, render_images=False)
+def clocked(storage: Storage, clock: Clock) -> GameService:
+    return GameService(storage.games, bot_user=BOT, clock=clock, render_images=False)
 
 
 async def hokito_duel(service: GameService) -> None:
@@ -89,9 +88,9 @@ async def hokito_duel(service: GameService) -> None:
     await service.accept(HERE, BOB)
 
 
-async def test_the_player_to_act_is_reminded_half_way_and_an_hour_before(db: Database) -> None:
+async def test_the_player_to_act_is_reminded_half_way_and_an_hour_before(storage: Storage) -> None:
     clock = Clock()
-    service = clocked(db, clock)
+    service = clocked(storage, clock)
     await hokito_duel(service)  # alice to move, three days to do it
     start = clock.now
     clock.now = start + 1.5 * DAY - 1
@@ -114,9 +113,9 @@ async def test_the_player_to_act_is_reminded_half_way_and_an_hour_before(db: Dat
     assert [u.name for u in his.mentions] == ["bob"]
 
 
-async def test_reminders_can_be_turned_off_per_player(db: Database) -> None:
+async def test_reminders_can_be_turned_off_per_player(storage: Storage) -> None:
     clock = Clock()
-    service = clocked(db, clock)
+    service = clocked(storage, clock)
     [shown] = await service.notify(ALICE, reminders=False)
     assert "Reminders before your time runs out: off." in shown.text and shown.ephemeral
     await hokito_duel(service)
@@ -126,9 +125,9 @@ async def test_reminders_can_be_turned_off_per_player(db: Database) -> None:
     assert record is not None and record.remind_at is not None  # bob would still be reminded
 
 
-async def test_time_out_in_a_duel_offers_the_win_and_the_game_goes_on(db: Database) -> None:
+async def test_time_out_in_a_duel_offers_the_win_and_the_game_goes_on(storage: Storage) -> None:
     clock = Clock()
-    service = clocked(db, clock)
+    service = clocked(storage, clock)
     await hokito_duel(service)
     clock.now += 3 * DAY + 1
     posts = await service.expire_due()
@@ -149,9 +148,9 @@ async def test_time_out_in_a_duel_offers_the_win_and_the_game_goes_on(db: Databa
     assert record.result is not None and record.result["winners"] == [1]
 
 
-async def test_a_late_move_takes_the_offer_back(db: Database) -> None:
+async def test_a_late_move_takes_the_offer_back(storage: Storage) -> None:
     clock = Clock()
-    service = clocked(db, clock)
+    service = clocked(storage, clock)
     await hokito_duel(service)
     clock.now += 3 * DAY + 1
     [(_, [board])] = await service.expire_due()
@@ -166,10 +165,10 @@ async def test_a_late_move_takes_the_offer_back(db: Database) -> None:
     assert record.deadline_at == clock.now + 3 * DAY
 
 
-async def test_two_claims_at_once_record_one_result(db: Database) -> None:
+async def test_two_claims_at_once_record_one_result(storage: Storage) -> None:
     clock = Clock()
-    service = clocked(db, clock)
-    other = clocked(db, clock)  # a second process on the same database
+    service = clocked(storage, clock)
+    other = clocked(storage, clock)  # a second process on the same database
     await hokito_duel(service)
     clock.now += 3 * DAY + 1
     [(_, [board])] = await service.expire_due()
@@ -183,20 +182,20 @@ async def test_two_claims_at_once_record_one_result(db: Database) -> None:
     assert sum(isinstance(r, ServiceError) for r in results) == 1, results
 
 
-async def test_a_deadline_passed_while_the_bot_was_down_is_handled_once(db: Database) -> None:
+async def test_a_deadline_passed_while_the_bot_was_down_is_handled_once(storage: Storage) -> None:
     clock = Clock()
-    await hokito_duel(clocked(db, clock))
+    await hokito_duel(clocked(storage, clock))
     clock.now += 5 * DAY  # the bot was down through the reminders and the end
-    restarted = clocked(db, clock)
+    restarted = clocked(storage, clock)
     posts = await restarted.expire_due()
     assert [("ran out of time" in replies[0].text) for _, replies in posts].count(True) == 1
-    assert await clocked(db, clock).expire_due() == []
+    assert await clocked(storage, clock).expire_due() == []
     assert await restarted.expire_due() == []
 
 
-async def test_admins_set_deadlines_per_game_and_the_bounds_of_play(db: Database) -> None:
+async def test_admins_set_deadlines_per_game_and_the_bounds_of_play(storage: Storage) -> None:
     clock = Clock()
-    service = clocked(db, clock)
+    service = clocked(storage, clock)
     with pytest.raises(ServiceError, match="Only admins"):
         await service.server_settings(HERE, ALICE, ServerChange(game="hokito", deadline_hours=12))
     with pytest.raises(
@@ -226,13 +225,13 @@ async def test_admins_set_deadlines_per_game_and_the_bounds_of_play(db: Database
     record = await service.repository.live_game_in_channel(HERE.channel_id)
     assert record is not None and record.deadline_at == clock.now + 45 * 60
     # Read back by another process: the settings are in the database.
-    [again] = await clocked(db, clock).server_settings(HERE, ADMIN)
+    [again] = await clocked(storage, clock).server_settings(HERE, ADMIN)
     assert "Hokito: 12 hours per decision." in again.text and "Nothing changed" in again.text
 
 
-async def test_a_game_against_the_computer_waits_for_its_person(db: Database) -> None:
+async def test_a_game_against_the_computer_waits_for_its_person(storage: Storage) -> None:
     clock = Clock()
-    service = clocked(db, clock)
+    service = clocked(storage, clock)
     [board] = await service.start(HERE, ALICE, GameSetup("hokito", seed=1, seat="first"), [BOT])
     record = await service.repository.live_game_in_channel(HERE.channel_id)
     assert record is not None and record.deadline_at is None and "<t:" not in board.text
@@ -240,9 +239,9 @@ async def test_a_game_against_the_computer_waits_for_its_person(db: Database) ->
     assert await service.expire_due() == []
 
 
-async def test_direct_messages_go_only_to_who_has_something_to_do(db: Database) -> None:
+async def test_direct_messages_go_only_to_who_has_something_to_do(storage: Storage) -> None:
     clock = Clock()
-    service = clocked(db, clock)
+    service = clocked(storage, clock)
     await service.notify(BOB, dm=True)
     [challenge] = await service.start(HERE, ALICE, GameSetup("hokito", seed=1, seat="first"), [BOB])
     game_id = challenge.game_id or 0

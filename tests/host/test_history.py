@@ -9,7 +9,7 @@ import io
 import pytest
 from PIL import Image, ImageSequence
 
-from data.db import Database
+from data.storage import Storage
 from engine.everest import Stage
 from host.history import PAGE_SIZE
 from host.model import Channel, ServiceError, User
@@ -116,8 +116,8 @@ async def test_another_servers_game_is_not_shown(service: GameService) -> None:
         await service.game_record(HERE, 999)
 
 
-async def test_a_live_games_record_hides_the_plans_not_revealed(db: Database) -> None:
-    service = make_service(db)
+async def test_a_live_games_record_hides_the_plans_not_revealed(storage: Storage) -> None:
+    service = make_service(storage)
     [challenge] = await service.start(HERE, ALICE, GameSetup("everest", seed=1), [BOB])
     await service.accept(HERE, BOB)
     game_id = challenge.game_id or 0
@@ -138,8 +138,8 @@ def gif_frames(data: bytes) -> list[int]:
         return [frame.info["duration"] for frame in ImageSequence.Iterator(gif)]
 
 
-async def test_a_replay_draws_every_move_and_dwells_on_the_end(db: Database) -> None:
-    service = make_service(db, images=True)
+async def test_a_replay_draws_every_move_and_dwells_on_the_end(storage: Storage) -> None:
+    service = make_service(storage, images=True)
     game_id = await finished_duel(service, moves=4)
     [replay] = await service.replay(HERE, game_id)
     assert not replay.ephemeral and replay.image_name == "replay.gif"
@@ -161,8 +161,8 @@ async def test_a_replay_draws_every_move_and_dwells_on_the_end(db: Database) -> 
         await service.replay(ELSEWHERE, game_id)
 
 
-async def test_a_live_games_replay_stops_before_plans_not_revealed(db: Database) -> None:
-    service = make_service(db, images=True)
+async def test_a_live_games_replay_stops_before_plans_not_revealed(storage: Storage) -> None:
+    service = make_service(storage, images=True)
     [challenge] = await service.start(HERE, ALICE, GameSetup("everest", seed=1), [BOB])
     await service.accept(HERE, BOB)
     [plan, *_] = await service.suggest_moves(HERE, ALICE, "")

@@ -1,54 +1,56 @@
 """Games served from memory: what a move, a look or an autocomplete costs the database,
-and several processes sharing one database file."""
+and several processes sharing one database, on each backend."""
 
 from __future__ import annotations
 
 import asyncio
 from collections import Counter
-from pathlib import Path
 from typing import Any
 
 import pytest
 
-from data.db import Database
-from data.games import SqliteGameRepository
-from data.repository import GameRecord, MoveRecord
+from data.repository import GameRecord, GameRepository, MoveRecord
+from data.storage import Storage, open_storage
 from host.model import ServiceError
 from host.service import GameService
 from host.setup import GameSetup
 from tests.host.conftest import ALICE, BOB, BOT, HERE
 
 
-class CountingRepository(SqliteGameRepository):
-    """The SQLite repository, counting the reads and moves it is asked for."""
+class CountingRepository:
+    """A backend's game repository, counting the reads and moves it is asked for; all
+    else is passed on to it unchanged."""
 
-    def __init__(self, db: Database) -> None:
-        super().__init__(db)
+    def __init__(self, storage: Storage) -> None:
+        self.inner: GameRepository = storage.games
         self.calls: Counter[str] = Counter()
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.inner, name)
 
     async def get_game(self, game_id: int) -> GameRecord | None:
         self.calls["read"] += 1
-        return await super().get_game(game_id)
+        return await self.inner.get_game(game_id)
 
     async def game_with_moves(self, game_id: int) -> tuple[GameRecord, list[MoveRecord]] | None:
         self.calls["read"] += 1
-        return await super().game_with_moves(game_id)
+        return await self.inner.game_with_moves(game_id)
 
     async def live_game_in_channel(self, channel_id: int) -> GameRecord | None:
         self.calls["read"] += 1
-        return await super().live_game_in_channel(channel_id)
+        return await self.inner.live_game_in_channel(channel_id)
 
     async def moves(self, game_id: int) -> list[MoveRecord]:
         self.calls["read"] += 1
-        return await super().moves(game_id)
+        return await self.inner.moves(game_id)
 
-    async def append_move(self, *args: Any, **kwargs: Any) -> None:
+    async def append_move(self, *args: Any, **kwargs: Any) -> Any:
         self.calls["move"] += 1
-        await super().append_move(*args, **kwargs)
+        return await self.inner.append_move(*args, **kwargs)
 
 
-def counting_service(db: Database) -> tuple[GameService, CountingRepository]:
-    repo = CountingRepository(db)
+def counting_service(storage: Storage) -> tuple[GameService, CountingRepository]:
+    repo = CountingRepository(storage)
     return GameService(repo, bot_user=BOT, render_images=False), repo
 
 
@@ -57,8 +59,8 @@ async def start_hokito(service: GameService) -> None:
     await service.accept(HERE, BOB)
 
 
-async def test_a_move_with_its_autocomplete_reads_nothing_and_writes_once(db: Database) -> None:
-    service, repo = counting_service(db)
+async def test_a_move_with_its_autocomplete_reads_nothing_and_writes_once(storage: Storage) -> None:
+    service, repo = counting_service(storage)
     await start_hokito(service)
     repo.calls.clear()
     for user in (ALICE, BOB, ALICE):
@@ -67,8 +69,8 @@ async def test_a_move_with_its_autocomplete_reads_nothing_and_writes_once(db: Da
     assert repo.calls == Counter(move=3)
 
 
-async def test_moves_and_a_buttons_ply_check_read_nothing(db: Database) -> None:
-    service, repo = counting_service(db)
+async def test_moves_and_a_buttons_ply_check_read_nothing(storage: Storage) -> None:
+    service, repo = counting_service(storage)
     await start_hokito(service)
     [board] = await service.board(HERE)
     repo.calls.clear()
@@ -79,11 +81,11 @@ async def test_moves_and_a_buttons_ply_check_read_nothing(db: Database) -> None:
     assert repo.calls == Counter()
 
 
-async def test_a_restarted_service_reads_a_game_once(db: Database) -> None:
-    first, _ = counting_service(db)
+async def test_a_restarted_service_reads_a_game_once(storage: Storage) -> None:
+    first, _ = counting_service(storage)
     await start_hokito(first)
     await first.move(HERE, ALICE, "a1-b1")
-    restarted, repo = counting_service(db)
+    restarted, repo = counting_service(storage)
     suggestions = await restarted.suggest_moves(HERE, BOB, "")
     assert suggestions
     await restarted.move(HERE, BOB, suggestions[0].value)
@@ -91,8 +93,8 @@ async def test_a_restarted_service_reads_a_game_once(db: Database) -> None:
     assert repo.calls == Counter(read=2, move=1)
 
 
-async def test_autocomplete_does_not_wait_for_a_move_in_progress(db: Database) -> None:
-    service, _ = counting_service(db)
+async def test_autocomplete_does_not_wait_for_a_move_in_progress(storage: Storage) -> None:
+    service, _ = counting_service(storage)
     await start_hokito(service)
     record = await service.repository.live_game_in_channel(HERE.channel_id)
     assert record is not None
@@ -103,9 +105,8 @@ async def test_autocomplete_does_not_wait_for_a_move_in_progress(db: Database) -
     assert all("a1" in s.label for s in suggestions)
 
 
-async def test_two_processes_on_one_database_take_turns(tmp_path: Path) -> None:
-    path = tmp_path / "shared.sqlite3"
-    db_a, db_b = await Database.open(path), await Database.open(path)
+async def test_two_processes_on_one_database_take_turns(storage_target: str) -> None:
+    db_a, db_b = await open_storage(storage_target), await open_storage(storage_target)
     try:
         one, _ = counting_service(db_a)
         other, _ = counting_service(db_b)

@@ -8,7 +8,7 @@ import asyncio
 
 import pytest
 
-from data.db import Database
+from data.storage import Storage
 from host.model import Reply, ServiceError, User
 from host.payloads import Action, Payload
 from host.service import GameService
@@ -113,8 +113,8 @@ async def test_no_draw_or_takeback_with_the_computer_or_in_everest(service: Game
         await service.takeback(HERE, ALICE)
 
 
-async def test_a_takeback_undoes_your_last_move_as_an_entry_of_the_log(db: Database) -> None:
-    service = make_service(db)
+async def test_a_takeback_undoes_your_last_move_as_an_entry_of_the_log(storage: Storage) -> None:
+    service = make_service(storage)
     await duel(service)
     with pytest.raises(ServiceError, match="the last move here is not yours"):
         await service.takeback(HERE, ALICE)  # nothing played yet
@@ -132,7 +132,7 @@ async def test_a_takeback_undoes_your_last_move_as_an_entry_of_the_log(db: Datab
     log = await service.repository.moves(record.id)
     assert [m.text for m in log] == [played, "undo"]  # nothing deleted
     # The position is the start again, as a fresh process replays it.
-    fresh = make_service(db)
+    fresh = make_service(storage)
     loaded = await fresh.live.in_channel(HERE)
     start = await service.live.in_channel(HERE)
     assert loaded.state.to_text() == start.state.to_text() == record.snapshot
@@ -143,8 +143,8 @@ async def test_a_takeback_undoes_your_last_move_as_an_entry_of_the_log(db: Datab
     assert again == played  # and she may play on
 
 
-async def test_two_answers_at_once_to_one_takeback_undo_once(db: Database) -> None:
-    service, other = make_service(db), make_service(db)
+async def test_two_answers_at_once_to_one_takeback_undo_once(storage: Storage) -> None:
+    service, other = make_service(storage), make_service(storage)
     await duel(service)
     await first_move(service)
     [ask] = await service.takeback(HERE, ALICE)
@@ -161,12 +161,12 @@ async def test_two_answers_at_once_to_one_takeback_undo_once(db: Database) -> No
     assert accept.action == Action.TAKEBACK_ACCEPT
 
 
-async def test_an_offer_made_before_a_restart_is_answered_after_it(db: Database) -> None:
-    before = make_service(db)
+async def test_an_offer_made_before_a_restart_is_answered_after_it(storage: Storage) -> None:
+    before = make_service(storage)
     await duel(before)
     [offer] = await before.draw(HERE, ALICE)
     before.close()
-    after = make_service(db)  # a new process: the offer lives in its buttons
+    after = make_service(storage)  # a new process: the offer lives in its buttons
     [_, end] = await after.press(HERE, BOB, action(offer, "Accept"))
     assert "alice and bob agreed a draw." in end.text
 
@@ -185,9 +185,9 @@ async def test_boards_from_before_a_takeback_are_stale(service: GameService) -> 
 
 
 async def test_a_rematch_keeps_the_servers_long_deadline_without_tripping_its_bounds(
-    db: Database,
+    storage: Storage,
 ) -> None:
-    service = make_service(db)
+    service = make_service(storage)
     long = ServerChange(game="hokito", deadline_hours=240)  # longer than /play may choose
     await service.server_settings(HERE, ADMIN, long)
     await duel(service)

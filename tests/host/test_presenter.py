@@ -7,7 +7,7 @@ from __future__ import annotations
 import re
 from types import SimpleNamespace
 
-from data.db import Database
+from data.storage import Storage
 from engine.everest import Stage
 from engine.text import t
 from host.model import Reply
@@ -52,8 +52,8 @@ async def test_only_a_game_that_offers_hints_has_the_button(service: GameService
     assert "Hint" not in labels(duel)
 
 
-async def test_a_computers_quick_answer_and_your_own_move_are_both_drawn(db: Database) -> None:
-    service = make_service(db, images=True)
+async def test_a_computers_quick_answer_and_your_own_move_are_both_drawn(storage: Storage) -> None:
+    service = make_service(storage, images=True)
     await service.start(HERE, ALICE, GameSetup("hokito", seed=3, seat="first"), [BOT])
     [first, *_] = await service.suggest_moves(HERE, ALICE, "")
     [reply] = await service.move(HERE, ALICE, first.value)
@@ -66,9 +66,9 @@ async def test_a_computers_quick_answer_and_your_own_move_are_both_drawn(db: Dat
 
 
 async def test_every_round_is_told_in_words_and_steps_when_computers_choose_after_it(
-    db: Database,
+    storage: Storage,
 ) -> None:
-    service = make_service(db, images=True)
+    service = make_service(storage, images=True)
     await service.start(HERE, ALICE, GameSetup("everest", computers=3, seed=11, seat="first"))
     rounds = 0
     for _ in range(14):
@@ -127,9 +127,9 @@ async def test_mole_hill_labels_follow_the_role_of_the_round(service: GameServic
 
 
 async def test_the_end_of_mole_hills_first_round_is_told_and_its_last_lawn_drawn(
-    db: Database,
+    storage: Storage,
 ) -> None:
-    service = make_service(db, images=True)
+    service = make_service(storage, images=True)
     cornered = "1g b2,a1 a1n e1,a4,i4,e7/b2,h2,b6,h6 -"  # one more rod and alice is stuck
     await service.admin_start(HERE, ADMIN, GameSetup("molehill", position=cornered), [ALICE, BOB])
     [reply] = await service.move(HERE, BOB, "rod a1e")
@@ -228,8 +228,8 @@ async def test_an_everest_plan_takes_one_click_per_action_then_a_confirm(
     assert stored is not None and stored.ply == 1
 
 
-async def test_a_roll_off_outcome_is_looked_at_then_picked(db: Database) -> None:
-    service = make_service(db, images=True)
+async def test_a_roll_off_outcome_is_looked_at_then_picked(storage: Storage) -> None:
+    service = make_service(storage, images=True)
     setup = GameSetup("everest", position=ROLL_OFF)
     await service.admin_start(HERE, ADMIN, setup, [ALICE, BOB])
     [board] = await service.board(HERE)

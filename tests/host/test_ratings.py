@@ -5,18 +5,19 @@ recomputation from the stored results gives the same tables, or corrects them.""
 from __future__ import annotations
 
 import asyncio
+import json
 import re
 import sqlite3
 from dataclasses import replace
 from datetime import date
 
+import asyncpg
 import pytest
 
-from data.daily import SqliteDailyRepository
-from data.db import Database
-from data.games import SqliteGameRepository
-from data.ratings import GLOBAL, Change, SqliteRatingRepository, ToRate
+from data.daily import DailyRepository
+from data.ratings import GLOBAL, Change, ToRate
 from data.repository import GameRecord, NewGame, SeatRecord, UserRecord
+from data.storage import Storage
 from host.daily_calendar import utc_day
 from host.model import Channel, ServiceError, User
 from host.rating_pages import RatingPages
@@ -31,9 +32,9 @@ ELSEWHERE = Channel(channel_id=800, guild_id=8, name="another-server")
 WINNER_AFTER_ONE, LOSER_AFTER_ONE = 1658, 1342
 
 
-def pages(service: GameService, db: Database) -> RatingPages:
+def pages(service: GameService, storage: Storage) -> RatingPages:
     assert service.ratings is not None
-    return RatingPages(service.ratings, SqliteDailyRepository(db))
+    return RatingPages(service.ratings, storage.daily)
 
 
 async def won_by(service: GameService, winner: User, loser: User, where: Channel = HERE) -> int:
@@ -56,7 +57,7 @@ async def test_the_final_board_says_how_the_ratings_moved(service: GameService) 
 
 
 async def test_games_against_the_computer_and_aborted_games_are_not_rated(
-    service: GameService, db: Database
+    service: GameService, storage: Storage
 ) -> None:
     await service.start(HERE, ALICE, GameSetup("hokito", seed=1), [BOT])
     [over] = await service.resign(HERE, ALICE)
@@ -65,7 +66,7 @@ async def test_games_against_the_computer_and_aborted_games_are_not_rated(
     await service.accept(HERE, BOB)
     [ended] = await service.admin_end(HERE, User(4, "root", is_admin=True))
     assert "Ratings" not in ended.text
-    [table] = await pages(service, db).table(HERE, ALICE, "hokito")
+    [table] = await pages(service, storage).table(HERE, ALICE, "hokito")
     assert "No rated Hokito games yet" in table.text
 
 
@@ -141,14 +142,14 @@ async def test_a_resigner_whose_seat_a_computer_took_is_rated_last(
 
 
 async def test_the_table_shows_the_top_ten_and_your_own_place(
-    service: GameService, db: Database
+    service: GameService, storage: Storage
 ) -> None:
     # Twelve players: each of the first eleven beats the last one once, who is then last.
     last = User(2000, "zed")
     for n in range(11):
         await won_by(service, User(1100 + n, f"p{n:02}"), last)
     # The winners' ratings fall as zed's does: the first beat the strongest zed.
-    [table] = await pages(service, db).table(HERE, last, "hokito")
+    [table] = await pages(service, storage).table(HERE, last, "hokito")
     lines = table.text.splitlines()
     assert table.title == "Hokito ratings: this server"
     assert len(lines) == 12 and lines[10] == "…"
@@ -156,27 +157,29 @@ async def test_the_table_shows_the_top_ten_and_your_own_place(
     assert lines[0].startswith("1. p00: ") and "1 game: 1 win, 0 draws, 0 losses" in lines[0]
     assert "provisional" in table.footer
     # The global table has them too; another server's table has nobody.
-    [everyone] = await pages(service, db).table(ELSEWHERE, last, "hokito", "global")
+    [everyone] = await pages(service, storage).table(ELSEWHERE, last, "hokito", "global")
     assert everyone.title == "Hokito ratings: everyone" and "**zed**" in everyone.text
-    [there] = await pages(service, db).table(ELSEWHERE, last, "hokito")
+    [there] = await pages(service, storage).table(ELSEWHERE, last, "hokito")
     assert "No rated Hokito games yet" in there.text
 
 
-async def test_a_rating_is_provisional_for_five_games(service: GameService, db: Database) -> None:
+async def test_a_rating_is_provisional_for_five_games(
+    service: GameService, storage: Storage
+) -> None:
     for _ in range(4):
         await won_by(service, ALICE, BOB)
-    [table] = await pages(service, db).table(HERE, ALICE, "hokito")
+    [table] = await pages(service, storage).table(HERE, ALICE, "hokito")
     assert all("?" in line for line in table.text.splitlines())
     await won_by(service, ALICE, BOB)
-    [table] = await pages(service, db).table(HERE, ALICE, "hokito")
+    [table] = await pages(service, storage).table(HERE, ALICE, "hokito")
     first, second = table.text.splitlines()
     assert first.startswith("1. **alice**: ") and "?" not in first
     assert "5 games: 5 wins, 0 draws, 0 losses" in first
     assert second.startswith("2. bob: ") and "?" not in second
 
 
-async def test_bad_table_requests_are_refused(service: GameService, db: Database) -> None:
-    ratings = pages(service, db)
+async def test_bad_table_requests_are_refused(service: GameService, storage: Storage) -> None:
+    ratings = pages(service, storage)
     with pytest.raises(ServiceError, match="played alone"):
         await ratings.table(HERE, ALICE, "hillbert")
     with pytest.raises(ServiceError, match="There is no game 'chess'"):
@@ -186,7 +189,7 @@ async def test_bad_table_requests_are_refused(service: GameService, db: Database
 
 
 async def test_a_profile_shows_record_streak_best_win_and_head_to_head(
-    service: GameService, db: Database
+    service: GameService, storage: Storage
 ) -> None:
     await won_by(service, BOB, CAROL)
     await won_by(service, BOB, CAROL)  # bob at his strongest
@@ -194,7 +197,7 @@ async def test_a_profile_shows_record_streak_best_win_and_head_to_head(
     await won_by(service, ALICE, CAROL)
     last = await won_by(service, BOB, ALICE)
     await won_by(service, ALICE, CAROL)
-    [profile] = await pages(service, db).profile(HERE, CAROL, ALICE, BOB)
+    [profile] = await pages(service, storage).profile(HERE, CAROL, ALICE, BOB)
     fields = dict(profile.fields)
     assert profile.title == "Profile: alice"
     hokito = fields["Hokito"].splitlines()
@@ -210,26 +213,28 @@ async def test_a_profile_shows_record_streak_best_win_and_head_to_head(
     assert fields["Daily Hillbert"] == "No daily run yet: /daily plays today's hill."
 
 
-async def test_a_profile_shows_only_this_servers_games(service: GameService, db: Database) -> None:
+async def test_a_profile_shows_only_this_servers_games(
+    service: GameService, storage: Storage
+) -> None:
     await won_by(service, ALICE, BOB)
-    [there] = await pages(service, db).profile(ELSEWHERE, ALICE, None, BOB)
+    [there] = await pages(service, storage).profile(ELSEWHERE, ALICE, None, BOB)
     assert "alice has no rated game here yet" in there.text
     assert "Hokito" not in dict(there.fields)
     assert dict(there.fields)["Against bob"] == (
         "alice and bob have no rated game together here yet."
     )
     # In a direct message: the global tables, where the game counts.
-    [direct] = await pages(service, db).profile(Channel(900, None), ALICE, None, None)
+    [direct] = await pages(service, storage).profile(Channel(900, None), ALICE, None, None)
     assert "1 game: 1 win" in dict(direct.fields)["Hokito"]
 
 
-async def test_a_profile_shows_daily_stats(service: GameService, db: Database) -> None:
-    daily = SqliteDailyRepository(db)
+async def test_a_profile_shows_daily_stats(service: GameService, storage: Storage) -> None:
+    daily = storage.daily
     day = utc_day(service.clock())
     for back in (2, 1, 0):
         played = date.fromordinal(day.toordinal() - back).isoformat()
         assert await _daily_run(daily, played, score=10 + back)
-    [profile] = await pages(service, db).profile(HERE, ALICE, None, None)
+    [profile] = await pages(service, storage).profile(HERE, ALICE, None, None)
     assert dict(profile.fields)["Daily Hillbert"] == "3 runs, best 12 rows, streak 3 days"
 
 
@@ -251,54 +256,55 @@ def new_game(game: str, players: tuple[User, ...], guild: int | None = 7) -> New
     )
 
 
-async def _daily_run(daily: SqliteDailyRepository, day: str, score: int) -> bool:
+async def _daily_run(daily: DailyRepository, day: str, score: int) -> bool:
     new = new_game("hillbert", (ALICE,), None)
     record, _ = await daily.start_run(new, UserRecord(ALICE.id, ALICE.name), day, "W", 0.0)
     return await daily.finish_run(record.id, score, 20, "1", 1.0)
 
 
-async def test_bad_profile_requests_are_refused(service: GameService, db: Database) -> None:
-    ratings = pages(service, db)
+async def test_bad_profile_requests_are_refused(service: GameService, storage: Storage) -> None:
+    ratings = pages(service, storage)
     with pytest.raises(ServiceError, match="computer player: it has no profile"):
         await ratings.profile(HERE, ALICE, BOT, None)
     with pytest.raises(ServiceError, match="opponent: choose someone other than alice"):
         await ratings.profile(HERE, BOB, ALICE, ALICE)
 
 
-async def test_a_game_finished_but_not_rated_is_rated_later_and_once(db: Database) -> None:
+async def test_a_game_finished_but_not_rated_is_rated_later_and_once(storage: Storage) -> None:
     # A service without ratings stands for a process stopped between the game's end
     # and its rating.
-    unrated = GameService(SqliteGameRepository(db), bot_user=BOT, render_images=False)
+    unrated = GameService(storage.games, bot_user=BOT, render_images=False)
     await won_by(unrated, ALICE, BOB)
-    first, second = make_service(db), make_service(db)
+    first, second = make_service(storage), make_service(storage)
     assert first.ratings is not None and second.ratings is not None
     done = await asyncio.gather(first.ratings.settle(), second.ratings.settle())
     assert sorted(len(d) for d in done) == [0, 1]  # one of the two rated it
-    rows = await db.fetch("SELECT count(*) FROM rating_changes WHERE game_id = 1")
+    rows = await storage.database.fetch("SELECT count(*) FROM rating_changes WHERE game_id = 1")
     assert rows[0][0] == 4  # two players, in the server's table and the global one
-    [table] = await pages(first, db).table(HERE, ALICE, "hokito")
+    [table] = await pages(first, storage).table(HERE, ALICE, "hokito")
     assert f"1. **alice**: {WINNER_AFTER_ONE}?" in table.text
 
 
 async def test_a_recomputation_gives_the_same_tables_or_corrects_them(
-    service: GameService, db: Database
+    service: GameService, storage: Storage
 ) -> None:
     for winner, loser in ((ALICE, BOB), (BOB, CAROL), (CAROL, ALICE), (ALICE, BOB)):
         await won_by(service, winner, loser)
     assert service.ratings is not None
-    before = await db.fetch("SELECT * FROM ratings ORDER BY game, scope, user_id")
+    before = await storage.database.fetch("SELECT * FROM ratings ORDER BY game, scope, user_id")
     assert await service.ratings.recompute() == 4
-    after = await db.fetch("SELECT * FROM ratings ORDER BY game, scope, user_id")
+    after = await storage.database.fetch("SELECT * FROM ratings ORDER BY game, scope, user_id")
     assert [tuple(r) for r in after] == [tuple(r) for r in before]
     # A corrected result: game 1 was in fact won by bob.
     game = await service.repository.get_game(1)
     assert game is not None
-    await db.write(
-        "UPDATE games SET result = json_set(result, '$.winners', json(?)) WHERE id = 1",
-        (f"[{game.seats_of(BOB.id)[0]}]",),
+    assert game.result is not None
+    corrected = json.dumps({**game.result, "winners": [game.seats_of(BOB.id)[0]]})
+    await storage.database.write(
+        "UPDATE games SET result = '{}' WHERE id = 1".format(corrected.replace("'", "''"))
     )
     await service.ratings.recompute()
-    repo = SqliteRatingRepository(db)
+    repo = storage.ratings
     alice = await repo.standing("hokito", HERE.guild_id or 0, ALICE.id)
     assert alice is not None and (alice.wins, alice.losses) == (1, 2)
 
@@ -312,13 +318,13 @@ def test_how_far_a_rating_moved_is_signed() -> None:
     assert moved(change(25.0, 25.001)) == "±0"
 
 
-async def test_ratings_are_rated_in_the_order_games_finished(db: Database) -> None:
+async def test_ratings_are_rated_in_the_order_games_finished(storage: Storage) -> None:
     # Rated out of order (a later game first), a rating would differ: the rating reads
     # unrated games oldest first.
-    unrated = GameService(SqliteGameRepository(db), bot_user=BOT, render_images=False)
+    unrated = GameService(storage.games, bot_user=BOT, render_images=False)
     await won_by(unrated, ALICE, BOB)
     await won_by(unrated, BOB, ALICE)
-    ratings = Ratings(SqliteRatingRepository(db))
+    ratings = Ratings(storage.ratings)
     done = await ratings.settle()
     assert list(done) == [1, 2]
     second = {c.user_id: c for c in done[2] if c.scope == GLOBAL}
@@ -326,13 +332,13 @@ async def test_ratings_are_rated_in_the_order_games_finished(db: Database) -> No
     assert second[ALICE.id].before == first[ALICE.id].after
 
 
-async def test_games_are_rated_in_the_order_they_finished_not_by_number(db: Database) -> None:
-    unrated = GameService(SqliteGameRepository(db), bot_user=BOT, render_images=False)
+async def test_games_are_rated_in_the_order_they_finished_not_by_number(storage: Storage) -> None:
+    unrated = GameService(storage.games, bot_user=BOT, render_images=False)
     await unrated.start(HERE, ALICE, GameSetup("hokito", seed=1), [BOB])  # game 1
     await unrated.accept(HERE, BOB)
     await won_by(unrated, BOB, ALICE, ELSEWHERE)  # game 2 finishes first
     await unrated.resign(HERE, BOB)  # then game 1
-    done = await Ratings(SqliteRatingRepository(db)).settle()
+    done = await Ratings(storage.ratings).settle()
     assert list(done) == [2, 1]
     first = {c.user_id: c for c in done[2] if c.scope == GLOBAL}
     later = {c.user_id: c for c in done[1] if c.scope == GLOBAL}
@@ -351,10 +357,12 @@ def test_players_who_resigned_come_last_the_earliest_lowest() -> None:
     assert alone.places == {BOB.id: 2, CAROL.id: 3, ALICE.id: 4}
 
 
-async def test_head_to_head_in_a_larger_game_compares_the_two_places(db: Database) -> None:
+async def test_head_to_head_in_a_larger_game_compares_the_two_places(storage: Storage) -> None:
     # The users and the game's row.
-    await make_service(db).repository.create_game(new_game("everest", (ALICE, BOB, CAROL)), 0.0)
-    repo = SqliteRatingRepository(db)
+    await make_service(storage).repository.create_game(
+        new_game("everest", (ALICE, BOB, CAROL)), 0.0
+    )
+    repo = storage.ratings
     # Carol won; alice came second, bob third.
     game = ToRate(
         1,
@@ -371,13 +379,20 @@ async def test_head_to_head_in_a_larger_game_compares_the_two_places(db: Databas
     assert await repo.rate(game, Ratings(repo).rater, 7.0) is None  # never twice
 
 
+#: How each backend refuses a write it cannot make now.
+REFUSALS = {
+    "sqlite": lambda: sqlite3.OperationalError("database is locked"),
+    "postgresql": lambda: asyncpg.exceptions.DeadlockDetectedError("deadlock detected"),
+}
+
+
 async def test_a_rating_that_fails_costs_the_final_board_nothing(
-    service: GameService, monkeypatch: pytest.MonkeyPatch
+    service: GameService, storage: Storage, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     assert service.ratings is not None
 
     async def locked(*args: object) -> None:
-        raise sqlite3.OperationalError("database is locked")
+        raise REFUSALS[storage.backend]()
 
     monkeypatch.setattr(service.ratings.repository, "rate", locked)
     await service.start(HERE, ALICE, GameSetup("hokito", position=ENDGAME, seat="first"), [BOB])
@@ -386,14 +401,14 @@ async def test_a_rating_that_fails_costs_the_final_board_nothing(
     assert "Game over." in over.text and "Ratings" not in over.text
     monkeypatch.undo()
     await service.settle_ratings()  # the next sweep
-    [table] = await pages(service, make_db_of(service)).table(HERE, ALICE, "hokito")
+    [table] = await pages(service, storage).table(HERE, ALICE, "hokito")
     assert f"1. **alice**: {WINNER_AFTER_ONE}?" in table.text
 
 
 async def test_the_final_board_tells_the_ratings_even_if_another_process_rated_it(
-    db: Database,
+    storage: Storage,
 ) -> None:
-    ours, theirs = make_service(db), make_service(db)
+    ours, theirs = make_service(storage), make_service(storage)
     assert ours.ratings is not None and theirs.ratings is not None
     await ours.start(HERE, ALICE, GameSetup("hokito", position=ENDGAME, seat="first"), [BOB])
     await ours.accept(HERE, BOB)
@@ -407,12 +422,6 @@ async def test_the_final_board_tells_the_ratings_even_if_another_process_rated_i
     ours.ratings.settle = beaten_to_it  # type: ignore[method-assign]
     [over] = await ours.move(HERE, ALICE, "a1-a2")
     assert f"Ratings: alice {WINNER_AFTER_ONE} (+158), bob {LOSER_AFTER_ONE} (−158)." in over.text
-
-
-def make_db_of(service: GameService) -> Database:
-    repository = service.repository
-    assert isinstance(repository, SqliteGameRepository)
-    return repository.db
 
 
 async def test_when_the_last_person_resigns_the_game_ends_there(service: GameService) -> None:

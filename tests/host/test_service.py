@@ -1,14 +1,12 @@
-"""Whole games through the service, on a real SQLite file, without Discord."""
+"""Whole games through the service, on a real database of each backend, without Discord."""
 
 from __future__ import annotations
 
 import asyncio
-from pathlib import Path
 
 import pytest
 
-from data.db import Database
-from data.games import SqliteGameRepository
+from data.storage import Storage, open_storage
 from engine import registry
 from engine.core import Option
 from host import catalog
@@ -139,22 +137,21 @@ async def test_wrong_player_cannot_use_the_board_buttons(service: GameService) -
         await service.press(HERE, CAROL, board.picks[0].payload)
 
 
-async def test_restart_continues_the_game_and_old_buttons_work(tmp_path: Path) -> None:
-    path = tmp_path / "restart.sqlite3"
-    db = await Database.open(path)
-    first = make_service(db)
+async def test_restart_continues_the_game_and_old_buttons_work(storage_target: str) -> None:
+    storage = await open_storage(storage_target)
+    first = make_service(storage)
     board = await started(first)
-    await db.close()
-    db2 = await Database.open(path)
+    await storage.close()
+    reopened = await open_storage(storage_target)
     try:
-        second = make_service(db2)
+        second = make_service(reopened)
         [panel] = await second.press(HERE, ALICE, board.picks[0].payload)
         replies = await second.press(HERE, ALICE, panel.picks[0].payload)
         assert "bob (White) to move" in replies[-1].text
         [again] = await second.move(HERE, BOB, (await second.suggest_moves(HERE, BOB, ""))[0].value)
         assert again.title.endswith("ply 2")
     finally:
-        await db2.close()
+        await reopened.close()
 
 
 async def test_computer_opponent_answers_at_once(service: GameService) -> None:
@@ -295,8 +292,8 @@ async def test_every_game_ships_its_rules_in_pages(service: GameService, game: s
     assert "\n\n".join(pages) == catalog.listing(game).rules()
 
 
-async def test_board_images_are_pngs(db: Database) -> None:
-    service = GameService(SqliteGameRepository(db), bot_user=BOT)
+async def test_board_images_are_pngs(storage: Storage) -> None:
+    service = GameService(storage.games, bot_user=BOT)
     await service.start(HERE, ALICE, GameSetup("hokito", seed=1), [BOB])
     [board] = await service.accept(HERE, BOB)
     assert board.image is not None and board.image[:8] == b"\x89PNG\r\n\x1a\n"
@@ -343,9 +340,9 @@ async def walled_rods(service: GameService) -> Reply:
 
 
 async def test_a_rod_beside_the_mole_takes_two_clicks_and_is_previewed(
-    db: Database,
+    storage: Storage,
 ) -> None:
-    service = make_service(db, images=True)
+    service = make_service(storage, images=True)
     board = await walled_rods(service)
     # The free sides of the mole's square come first on the board, then the columns.
     labels = [c.label for c in board.picks]
@@ -469,9 +466,9 @@ async def test_accept_racing_a_withdrawal_never_starts_a_closed_game(
 
 
 async def test_a_computer_turn_cut_short_is_played_when_the_game_is_next_used(
-    db: Database, monkeypatch: pytest.MonkeyPatch
+    storage: Storage, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    service = make_service(db)
+    service = make_service(storage)
     await service.start(HERE, ALICE, GameSetup("hokito", seed=3, seat="first"), [BOT])
 
     def broken(*args: object) -> object:
@@ -483,7 +480,7 @@ async def test_a_computer_turn_cut_short_is_played_when_the_game_is_next_used(
     )
     assert "could not move yet" in after.text and f"{WHITE_COMPUTER} to move" in after.text
     monkeypatch.undo()
-    restarted = make_service(db)  # as after a restart
+    restarted = make_service(storage)  # as after a restart
     [board] = await restarted.board(HERE)
     assert f"{WHITE_COMPUTER} played" in board.text and "alice (Black) to move" in board.text
 
@@ -536,11 +533,9 @@ async def test_resigning_a_game_of_three_hands_the_seat_to_the_computer(
         await service.move(HERE, BOB, "4E 2N sAE")
 
 
-async def test_unanswered_challenges_expire_after_a_day(db: Database) -> None:
+async def test_unanswered_challenges_expire_after_a_day(storage: Storage) -> None:
     clock = [1_000_000.0]
-    service = GameService(
-        SqliteGameRepository(db), bot_user=BOT, clock=lambda: clock[0], render_images=False
-    )
+    service = GameService(storage.games, bot_user=BOT, clock=lambda: clock[0], render_images=False)
     await service.start(HERE, ALICE, GameSetup("hokito", seed=1), [BOB])
     assert await service.expire_due() == []
     clock[0] += 24 * 3600 + 1
@@ -568,8 +563,8 @@ async def test_practice_games_of_a_solo_game_offer_a_hint(service: GameService) 
     assert all(a.label != "Hint" for a in duel.actions)
 
 
-async def test_a_roll_off_board_shows_the_outcomes_to_everyone(db: Database) -> None:
-    service = make_service(db, images=True)
+async def test_a_roll_off_board_shows_the_outcomes_to_everyone(storage: Storage) -> None:
+    service = make_service(storage, images=True)
     setup = GameSetup("everest", position=ROLL_OFF)
     await service.admin_start(HERE, ADMIN, setup, [ALICE, BOB])
     [board] = await service.board(HERE)
@@ -605,9 +600,9 @@ async def test_no_challenge_in_a_direct_message(service: GameService) -> None:
 
 
 async def test_a_position_that_cannot_be_shown_starts_no_game(
-    db: Database, monkeypatch: pytest.MonkeyPatch
+    storage: Storage, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    service = make_service(db, images=True)
+    service = make_service(storage, images=True)
     position = registry.get("hokito").new_state(1, 2, None).to_text()
 
     def broken(*args: object) -> bytes:
