@@ -1,0 +1,152 @@
+"""Moving an SQLite database into PostgreSQL, and checking that everything arrived.
+
+    python bot.py --db var/hilltop.sqlite3 --copy-to postgresql://hilltop@db/hilltop
+
+Both databases are first brought to the same schema version (each by its own
+migrations). The copy is one PostgreSQL transaction: it lands whole or not at all, and
+only into a database with no games yet. Then every table is compared, row by row: the
+count and a digest of all its rows must be the same on both sides. Running the command
+again on a finished copy copies nothing and checks again.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from data.db import Database
+from data.postgresql.db import PgDatabase
+
+#: Every table, parents before the tables that refer to them.
+TABLES = (
+    "users",
+    "games",
+    "seats",
+    "moves",
+    "daily_runs",
+    "daily_totals",
+    "guild_members",
+    "daily_par",
+    "console_buttons",
+    "console_channels",
+    "guild_settings",
+    "user_settings",
+    "follows",
+    "rating_changes",
+    "ratings",
+)
+_FLOAT_TYPES = ("double precision", "real")
+_INT_TYPES = ("bigint", "integer", "smallint")
+
+
+class CopyError(Exception):
+    """The copy cannot be made (nothing was written), or the databases differ."""
+
+
+@dataclass(frozen=True, slots=True)
+class Compared:
+    """One table on both sides: its rows and whether their digests agree."""
+
+    table: str
+    sqlite_rows: int
+    postgresql_rows: int
+    same: bool
+
+
+async def copy_database(source: Path | str, target: str) -> tuple[int, list[Compared]]:
+    """Copy the SQLite file `source` (which must exist) into the PostgreSQL database
+    `target` if it has no games yet, then compare every table. Returns (rows copied,
+    the comparison)."""
+    sqlite = await Database.open(source)
+    try:
+        pg = await PgDatabase.open(target, size=2)
+        try:
+            copied = await _copy(sqlite, pg)
+            return copied, await compare(sqlite, pg)
+        finally:
+            await pg.close()
+    finally:
+        await sqlite.close()
+
+
+async def compare(sqlite: Database, pg: PgDatabase) -> list[Compared]:
+    found = []
+    for table in TABLES:
+        columns = await _sqlite_columns(sqlite, table)
+        listed = ", ".join(columns)
+        mine = await sqlite.fetch(f"SELECT {listed} FROM {table}")
+        theirs = await pg.fetch(f"SELECT {listed} FROM {table}")
+        same = len(mine) == len(theirs) and _digest(mine) == _digest(theirs)
+        found.append(Compared(table, len(mine), len(theirs), same))
+    return found
+
+
+async def _copy(sqlite: Database, pg: PgDatabase) -> int:
+    version = (await sqlite.fetch("PRAGMA user_version"))[0][0]
+    pg_version = (await pg.fetch("SELECT max(version) FROM schema_version"))[0][0]
+    if version != pg_version:
+        raise CopyError(f"schema versions differ: SQLite {version}, PostgreSQL {pg_version}")
+    if (await pg.fetch("SELECT count(*) FROM games"))[0][0]:
+        return 0  # copied before (the comparison says whether it is whole) or in use
+    copied = 0
+    async with pg.transaction() as conn:
+        for table in TABLES:
+            columns = await _sqlite_columns(sqlite, table)
+            types = {
+                row["column_name"]: row["data_type"]
+                for row in await conn.fetch(
+                    "SELECT column_name, data_type FROM information_schema.columns"
+                    " WHERE table_schema = current_schema() AND table_name = $1",
+                    table,
+                )
+            }
+            missing = [c for c in columns if c not in types]
+            if missing:
+                raise CopyError(f"PostgreSQL's {table} has no column {', '.join(missing)}")
+            rows = await sqlite.fetch(f"SELECT {', '.join(columns)} FROM {table}")
+            records = [_typed(row, [types[c] for c in columns]) for row in rows]
+            if records:
+                await conn.copy_records_to_table(table, records=records, columns=columns)
+            copied += len(records)
+        # New games continue the numbering after the copied ones.
+        await conn.execute(
+            "SELECT setval(pg_get_serial_sequence('games', 'id'),"
+            " COALESCE(max(id), 1), max(id) IS NOT NULL) FROM games"
+        )
+    return copied
+
+
+async def _sqlite_columns(sqlite: Database, table: str) -> list[str]:
+    rows = await sqlite.fetch(f"PRAGMA table_info({table})")
+    if not rows:
+        raise CopyError(f"the SQLite database has no table {table}")
+    return [row[1] for row in rows]
+
+
+def _typed(row: Sequence[Any], types: Sequence[str]) -> tuple[Any, ...]:
+    """A row as PostgreSQL's columns take it (SQLite keeps an integral REAL as int)."""
+    return tuple(
+        None
+        if value is None
+        else float(value)
+        if kind in _FLOAT_TYPES
+        else int(value)
+        if kind in _INT_TYPES
+        else value
+        for value, kind in zip(row, types, strict=True)
+    )
+
+
+def _digest(rows: Iterable[Any]) -> int:
+    """A digest of a table's rows in any order: the sum of each row's hash."""
+    total = 0
+    for row in rows:
+        text = "\x1f".join(
+            "\x00" if v is None else repr(float(v)) if isinstance(v, float) else repr(v)
+            for v in row
+        )
+        total += int.from_bytes(hashlib.sha256(text.encode()).digest(), "big")
+    return total % (1 << 256)
