@@ -189,19 +189,7 @@ class SqliteRatingRepository:
     async def recompute(self, games: Iterable[ToRate], rater: Rater, now: float) -> int:
         # Everything is computed first, so that the one transaction that replaces the
         # tables is short: other processes' moves wait for it no longer than a moment.
-        skills: dict[tuple[str, int, int], Skill] = {}
-        records: dict[tuple[str, int, int], list[int]] = {}
-        rows: list[tuple[ToRate, list[Change]]] = []
-        for game in games:
-            found: list[Change] = []
-            for scope in game.scopes if game.places else ():
-                current = {u: skills.get((game.game, scope, u), rater.start) for u in game.places}
-                for change in changes_for(game, scope, current, rater):
-                    key = (game.game, scope, change.user_id)
-                    skills[key] = change.after
-                    count_outcome(records.setdefault(key, [0, 0, 0, 0, 0]), change.outcome)
-                    found.append(change)
-            rows.append((game, found))
+        rows, tables = rated_again(games, rater)
         async with self.db.transaction() as conn:
             await conn.execute("DELETE FROM ratings")
             await conn.execute("DELETE FROM rating_changes")
@@ -215,7 +203,7 @@ class SqliteRatingRepository:
             await conn.executemany(
                 "INSERT INTO ratings (game, scope, user_id, mu, sigma, games, wins, draws,"
                 " losses, streak) VALUES (?,?,?,?,?,?,?,?,?,?)",
-                [(*key, *skills[key], *record) for key, record in records.items()],
+                tables,
             )
         return sum(1 for game, _ in rows if game.places)
 
@@ -266,19 +254,7 @@ class SqliteRatingRepository:
             " ORDER BY scope, user_id",
             (game_id,),
         )
-        return [
-            Change(
-                row["scope"],
-                row["user_id"],
-                row["outcome"],
-                row["place"],
-                (row["mu_before"], row["sigma_before"]),
-                (row["mu_after"], row["sigma_after"]),
-                row["others_mu"],
-                tuple(json.loads(row["others"])),
-            )
-            for row in rows
-        ]
+        return [change_of(row) for row in rows]
 
     async def names(self, user_ids: Iterable[int]) -> dict[int, str]:
         wanted = sorted(set(user_ids))
@@ -316,6 +292,50 @@ def changes_for(
             Change(scope, user, outcome, place, before[user], after[user], others_mu, others)
         )
     return changes
+
+
+#: What one game adds to a player's record, by outcome: wins, draws, losses, and the
+#: streak's step (1: a win, 0: a draw ends it, -1: a loss).
+TALLY: dict[Outcome, tuple[int, int, int, int]] = {
+    "win": (1, 0, 0, 1),
+    "draw": (0, 1, 0, 0),
+    "loss": (0, 0, 1, -1),
+}
+
+
+def rated_again(
+    games: Iterable[ToRate], rater: Rater
+) -> tuple[list[tuple[ToRate, list[Change]]], list[tuple[object, ...]]]:
+    """Every game rated again from nothing, in order: each game with its changes, and
+    the rows of the ratings table they end with."""
+    skills: dict[tuple[str, int, int], Skill] = {}
+    records: dict[tuple[str, int, int], list[int]] = {}
+    rows: list[tuple[ToRate, list[Change]]] = []
+    for game in games:
+        found: list[Change] = []
+        for scope in game.scopes if game.places else ():
+            current = {u: skills.get((game.game, scope, u), rater.start) for u in game.places}
+            for change in changes_for(game, scope, current, rater):
+                key = (game.game, scope, change.user_id)
+                skills[key] = change.after
+                count_outcome(records.setdefault(key, [0, 0, 0, 0, 0]), change.outcome)
+                found.append(change)
+        rows.append((game, found))
+    return rows, [(*key, *skills[key], *record) for key, record in records.items()]
+
+
+def change_of(row: Any) -> Change:
+    """A stored rating change."""
+    return Change(
+        row["scope"],
+        row["user_id"],
+        row["outcome"],
+        row["place"],
+        (row["mu_before"], row["sigma_before"]),
+        (row["mu_after"], row["sigma_after"]),
+        row["others_mu"],
+        tuple(json.loads(row["others"])),
+    )
 
 
 _INSERT_CHANGE = (
@@ -366,19 +386,7 @@ async def _write(conn: aiosqlite.Connection, game: ToRate, changes: list[Change]
         " streak = CASE excluded.streak WHEN 0 THEN 0"
         " WHEN 1 THEN CASE WHEN streak > 0 THEN streak + 1 ELSE 1 END"
         " ELSE CASE WHEN streak < 0 THEN streak - 1 ELSE -1 END END",
-        [
-            (
-                game.game,
-                c.scope,
-                c.user_id,
-                *c.after,
-                int(c.outcome == "win"),
-                int(c.outcome == "draw"),
-                int(c.outcome == "loss"),
-                {"win": 1, "draw": 0, "loss": -1}[c.outcome],
-            )
-            for c in changes
-        ],
+        [(game.game, c.scope, c.user_id, *c.after, *TALLY[c.outcome]) for c in changes],
     )
 
 

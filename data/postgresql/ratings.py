@@ -10,7 +10,6 @@ claimed (marked rated) in the same transaction as its changes, so no game is rat
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING
 
@@ -18,15 +17,17 @@ from data.postgresql.db import PgDatabase, rowcount
 from data.postgresql.games import finished_in_order, unrated_finished
 from data.ratings import (
     RESULT_QUERY,
+    TALLY,
     Change,
     RatedResult,
     Rater,
     Skill,
     Standing,
     ToRate,
+    change_of,
     change_row,
     changes_for,
-    count_outcome,
+    rated_again,
     result_of,
     standing_of,
 )
@@ -50,7 +51,6 @@ _INSERT_CHANGE = (
     " VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)"
 )
 #: Outcomes as the ratings upsert adds them: (wins, draws, losses, streak step).
-_TALLY = {"win": (1, 0, 0, 1), "draw": (0, 1, 0, 0), "loss": (0, 0, 1, -1)}
 
 
 class PgRatingRepository:
@@ -90,19 +90,7 @@ class PgRatingRepository:
         readers see the old tables or the new ones, never a mix. How many were rated."""
         # Everything is computed first, so that the one transaction that replaces the
         # tables is short: other processes' ratings wait for it no longer than a moment.
-        skills: dict[tuple[str, int, int], Skill] = {}
-        records: dict[tuple[str, int, int], list[int]] = {}
-        rows: list[tuple[ToRate, list[Change]]] = []
-        for game in games:
-            found: list[Change] = []
-            for scope in game.scopes if game.places else ():
-                current = {u: skills.get((game.game, scope, u), rater.start) for u in game.places}
-                for change in changes_for(game, scope, current, rater):
-                    key = (game.game, scope, change.user_id)
-                    skills[key] = change.after
-                    count_outcome(records.setdefault(key, [0, 0, 0, 0, 0]), change.outcome)
-                    found.append(change)
-            rows.append((game, found))
+        rows, tables = rated_again(games, rater)
         async with self.db.transaction() as conn:
             await _lock(conn)
             await conn.execute("DELETE FROM ratings")
@@ -117,7 +105,7 @@ class PgRatingRepository:
             await conn.executemany(
                 "INSERT INTO ratings (game, scope, user_id, mu, sigma, games, wins, draws,"
                 " losses, streak) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)",
-                [(*key, *skills[key], *record) for key, record in records.items()],
+                tables,
             )
         return sum(1 for game, _ in rows if game.places)
 
@@ -173,19 +161,7 @@ class PgRatingRepository:
             " ORDER BY scope, user_id",
             (game_id,),
         )
-        return [
-            Change(
-                row["scope"],
-                row["user_id"],
-                row["outcome"],
-                row["place"],
-                (row["mu_before"], row["sigma_before"]),
-                (row["mu_after"], row["sigma_after"]),
-                row["others_mu"],
-                tuple(json.loads(row["others"])),
-            )
-            for row in rows
-        ]
+        return [change_of(row) for row in rows]
 
     async def names(self, user_ids: Iterable[int]) -> dict[int, str]:
         """The names the players were last seen with."""
@@ -229,5 +205,5 @@ async def _write(conn: Connection, game: ToRate, changes: list[Change]) -> None:
         " streak = CASE excluded.streak WHEN 0 THEN 0"
         " WHEN 1 THEN CASE WHEN ratings.streak > 0 THEN ratings.streak + 1 ELSE 1 END"
         " ELSE CASE WHEN ratings.streak < 0 THEN ratings.streak - 1 ELSE -1 END END",
-        [(game.game, c.scope, c.user_id, *c.after, *_TALLY[c.outcome]) for c in changes],
+        [(game.game, c.scope, c.user_id, *c.after, *TALLY[c.outcome]) for c in changes],
     )
