@@ -17,7 +17,7 @@ import traceback
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 
-from bench import discord_load
+from bench import discord_load, sharded_load
 from bench.common import cores, row
 from bench.engine_bench import playouts_per_second
 from bench.render_bench import games_with_renderers, render_figures, replay_figures
@@ -35,10 +35,11 @@ class Budget:
     positions: int
     commits: int
     load: discord_load.LoadConfig
+    sharded: sharded_load.ShardedConfig
 
 
-FULL = Budget(2.0, 200, 200, 3, 3000, discord_load.LoadConfig())
-QUICK = Budget(0.2, 20, 20, 1, 300, discord_load.QUICK)
+FULL = Budget(2.0, 200, 200, 3, 3000, discord_load.LoadConfig(), sharded_load.ShardedConfig())
+QUICK = Budget(0.2, 20, 20, 1, 300, discord_load.QUICK, sharded_load.QUICK)
 
 
 def guarded(figure: str, conditions: str, rows: Callable[[], Iterator[str]]) -> Iterator[str]:
@@ -150,6 +151,8 @@ def main(argv: Sequence[str] | None = None) -> None:
         print(line, flush=True)
     print()
     discord_load.run(budget.load)
+    print()
+    sharded_load.run(budget.sharded)
 
 
 if __name__ == "__main__":

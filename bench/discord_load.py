@@ -127,6 +127,12 @@ def check_plies(db: Path, tables: list[Table]) -> PlyCheck:
     """Each game's stored ply against the moves the bot answered as accepted."""
     with closing(sqlite3.connect(db, timeout=5)) as conn:
         rows = conn.execute("SELECT channel_id, ply FROM games ORDER BY id").fetchall()
+    return compare_plies(rows, tables)
+
+
+def compare_plies(rows: Sequence[tuple[int, int]], tables: list[Table]) -> PlyCheck:
+    """The stored (channel, ply) of every game, in the order they were made, against
+    the moves the bot answered as accepted."""
     stored: dict[int, list[int]] = {}
     for channel, ply in rows:
         stored.setdefault(channel, []).append(ply)
@@ -233,9 +239,13 @@ def bench_cpu_row(where: str, run: Run) -> str:
     )
 
 
-def check_row(check: PlyCheck, channels: int) -> str:
+def check_row(
+    check: PlyCheck,
+    channels: int,
+    figure: str = "after SIGKILL and a new bot process on the same file",
+) -> str:
     return row(
-        "after SIGKILL and a new bot process on the same file: plies lost / applied twice",
+        f"{figure}: plies lost / applied twice",
         f"{check.games} games in {channels} channels, read from the database",
         f"{check.lost} / {check.doubled} ({check.unknown} moves never answered, either way "
         f"right; {check.mismatched} channels holding other games than started)",

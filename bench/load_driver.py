@@ -19,9 +19,8 @@ from collections.abc import Awaitable, Sequence
 from contextlib import closing
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
-from bench.bot_control import BotProcess
 from bench.common import cores
 from bench.procstat import CpuTimes
 from engine import registry
@@ -45,6 +44,14 @@ DRAIN_WITHIN = 60.0
 DOUBLE_SHARE = 0.10
 PROBE_EVERY = 0.1
 PEOPLE = ("alice", "bob", "carol", "dave")
+
+
+class Measured(Protocol):
+    """The bot under load: one process, or several sharing the work."""
+
+    async def idle(self) -> None: ...
+
+    def cpu(self) -> CpuTimes: ...
 
 
 class StartError(RuntimeError):
@@ -86,6 +93,8 @@ class Table:
     busy: bool = False
     #: Left alone after an answer went missing: its position is no longer known.
     retired: bool = False
+    #: Sent nothing for a while (its bot process is down).
+    paused: bool = False
     #: A person's seat that must act in `state`; None when only computers can, or none.
     to_move: int | None = None
 
@@ -96,7 +105,7 @@ class Table:
 
     def seat_to_move(self) -> int | None:
         """A person's seat that must act, if the game is live and nothing is in flight."""
-        return None if self.busy or self.retired else self.to_move
+        return None if self.busy or self.retired or self.paused else self.to_move
 
 
 @dataclass(slots=True)
@@ -204,7 +213,7 @@ def requests_of(exchange: Exchange) -> int:
 class Driver:
     """Plays the users of every channel through the fake."""
 
-    def __init__(self, fake: FakeDiscord, db: Path, *, seed: int) -> None:
+    def __init__(self, fake: FakeDiscord, db: Path | None, *, seed: int) -> None:
         self.fake = fake
         self.db = db
         self.admin = fake.user("root", permissions=MEMBER_PERMISSIONS | MANAGE_GUILD)
@@ -268,7 +277,9 @@ class Driver:
             table.follow(registry.get(setup.game_id).new_state(seed, seats, None))
 
     def _learn(self, table: Table) -> None:
-        """The table's position as the bot stored it."""
+        """The table's position as the bot stored it (in the SQLite file)."""
+        if self.db is None:
+            raise StartError("positions are read from an SQLite database only")
         with closing(sqlite3.connect(self.db, timeout=5)) as conn:
             found = conn.execute(
                 "SELECT game, snapshot FROM games WHERE channel_id = ? ORDER BY id DESC LIMIT 1",
@@ -297,7 +308,7 @@ class Driver:
         tables: list[Table],
         rate: float,
         seconds: float,
-        bot: BotProcess,
+        bot: Measured,
         *,
         probe: Table | None = None,
     ) -> Run:

@@ -23,6 +23,9 @@ class CpuTimes:
     def __sub__(self, other: CpuTimes) -> CpuTimes:
         return CpuTimes(self.own - other.own, self.children - other.children)
 
+    def __add__(self, other: CpuTimes) -> CpuTimes:
+        return CpuTimes(self.own + other.own, self.children + other.children)
+
 
 def _fields(pid: int) -> list[str] | None:
     try:
