@@ -317,6 +317,7 @@ async def measure(config: ShardedConfig, emit: Callable[[str], None]) -> None:
     with tempfile.TemporaryDirectory(prefix="hilltop-sharded-") as tmp:
         server = await asyncio.to_thread(PostgresServer(durable=True).start)
         fake = FakeDiscord(keep_uploads=False, guilds=GUILDS, shard_count=SHARDS)
+        fake.lose_unrouted = True  # a killed shard's interactions fail, as on Discord
         await fake.start()
         bench: ShardedBench | None = None
         try:
