@@ -205,3 +205,33 @@ def test_ratings_are_recomputed_from_the_command_line(storage_target: str) -> No
     assert asyncio.run(table(storage_target)) == sorted(
         [(guild, ALICE.id, 1, 0), (guild, BOB.id, 0, 1), (0, ALICE.id, 1, 0), (0, BOB.id, 0, 1)]
     )
+
+
+@pytest.mark.parametrize(
+    ("value", "ids", "count"),
+    [("0/1", (0,), 1), ("1/2", (1,), 2), ("3,0/4", (0, 3), 4)],
+)
+def test_the_shards_of_a_process_are_read_from_the_environment(
+    monkeypatch: pytest.MonkeyPatch, value: str, ids: tuple[int, ...], count: int
+) -> None:
+    import bot
+    from data.repository import Shards
+
+    monkeypatch.setenv("HILLTOP_SHARDS", value)
+    assert bot.shards_from_env() == Shards(ids, count)
+    monkeypatch.delenv("HILLTOP_SHARDS")
+    assert bot.shards_from_env() is None
+
+
+@pytest.mark.parametrize(
+    ("value", "says"),
+    [("2/2", "below the count"), ("0,0/2", "once"), ("a/2", "such as 0,1/4"), ("1", "such as")],
+)
+def test_bad_shards_stop_the_bot_with_a_clear_message(
+    monkeypatch: pytest.MonkeyPatch, value: str, says: str
+) -> None:
+    import bot
+
+    monkeypatch.setenv("HILLTOP_SHARDS", value)
+    with pytest.raises(SystemExit, match=says):
+        bot.shards_from_env()
