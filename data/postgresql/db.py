@@ -36,9 +36,12 @@ if TYPE_CHECKING:
 #: Connections per process: enough for the commands a process answers at once; the
 #: server's max_connections must cover every process's pool.
 DEFAULT_POOL_SIZE = 10
-#: Seconds to wait for a connection (or for the server to answer one) before telling the
-#: player the database cannot be reached.
+#: Seconds to wait for a new connection, or for a free one of the pool, before telling
+#: the player the database cannot be reached.
 CONNECT_TIMEOUT = 5.0
+#: Seconds a statement may take before it is given up (a server that stopped answering
+#: without closing the connection): far beyond any statement of the bot's.
+STATEMENT_TIMEOUT = 30.0
 #: The lock migrations take, so that processes starting together migrate once.
 _MIGRATION_LOCK = "hilltop:migrations"
 
@@ -66,6 +69,8 @@ def unavailable_as_error() -> Iterator[None]:
     """Turn the ways a connection fails into `DatabaseUnavailableError`."""
     try:
         yield
+    except pg.QueryCanceledError:
+        raise  # a statement cancelled (by an operator, a server timeout): not an outage
     except _UNREACHABLE as exc:
         raise DatabaseUnavailableError(f"the database cannot be reached: {exc}") from exc
 
@@ -96,6 +101,7 @@ class PgDatabase:
                 min_size=0,
                 max_size=size,
                 timeout=CONNECT_TIMEOUT,
+                command_timeout=STATEMENT_TIMEOUT,
                 # A connection that sat idle is closed, so a restarted server is found
                 # by new connections rather than by a player's command.
                 max_inactive_connection_lifetime=60.0,
@@ -150,32 +156,35 @@ class PgDatabase:
     async def write(self, sql: str, params: Sequence[Any] = ()) -> list[asyncpg.Record]:
         """One statement, atomic on its own, in one round trip; its RETURNING rows."""
         with unavailable_as_error():
-            return list(await self.pool.fetch(sql, *params))
+            async with self.pool.acquire(timeout=CONNECT_TIMEOUT) as conn:
+                return list(await conn.fetch(sql, *params))
 
     async def execute(self, sql: str, params: Sequence[Any] = ()) -> int:
         """One statement, atomic on its own; how many rows it touched."""
         with unavailable_as_error():
-            return rowcount(await self.pool.execute(sql, *params))
+            async with self.pool.acquire(timeout=CONNECT_TIMEOUT) as conn:
+                return rowcount(await conn.execute(sql, *params))
 
     @asynccontextmanager
     async def transaction(self) -> AsyncIterator[Connection]:
         """A write transaction of several statements on one connection: committed on
         success, rolled back on any exception."""
         with unavailable_as_error():
-            async with self.pool.acquire() as conn, conn.transaction():
+            async with self.pool.acquire(timeout=CONNECT_TIMEOUT) as conn, conn.transaction():
                 yield conn
 
     async def fetch(self, sql: str, params: Sequence[Any] = ()) -> list[asyncpg.Record]:
         """The rows of one query, in one round trip."""
         with unavailable_as_error():
-            return list(await self.pool.fetch(sql, *params))
+            async with self.pool.acquire(timeout=CONNECT_TIMEOUT) as conn:
+                return list(await conn.fetch(sql, *params))
 
     @asynccontextmanager
     async def read(self) -> AsyncIterator[Connection]:
         """A connection for reads of several statements, all seeing the same snapshot."""
         with unavailable_as_error():
             async with (
-                self.pool.acquire() as conn,
+                self.pool.acquire(timeout=CONNECT_TIMEOUT) as conn,
                 conn.transaction(isolation="repeatable_read", readonly=True),
             ):
                 yield conn
@@ -183,25 +192,14 @@ class PgDatabase:
     @asynccontextmanager
     async def exclusive(self, name: str) -> AsyncIterator[bool]:
         """Whether this process holds the advisory lock `name` (no other process of any
-        host does) for the block; False at once when another holds it. The server
+        host does) for the block; False at once when another holds it. The lock belongs
+        to a transaction kept open for the block, so it ends with it however the block
+        ends: the pool rolls back a connection returned in a transaction, and the server
         releases it if this process dies."""
         with unavailable_as_error():
-            async with self.pool.acquire() as conn:
-                mine = bool(
+            async with self.pool.acquire(timeout=CONNECT_TIMEOUT) as conn, conn.transaction():
+                yield bool(
                     await conn.fetchval(
-                        "SELECT pg_try_advisory_lock(hashtextextended($1, 0))", name
+                        "SELECT pg_try_advisory_xact_lock(hashtextextended($1, 0))", name
                     )
                 )
-                try:
-                    yield mine
-                finally:
-                    if mine and not conn.is_closed():
-                        try:
-                            await conn.execute(
-                                "SELECT pg_advisory_unlock(hashtextextended($1, 0))", name
-                            )
-                        except BaseException:
-                            # A lock that may still be held must not go back to the
-                            # pool: the server releases it with the connection.
-                            conn.terminate()
-                            raise
