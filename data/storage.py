@@ -57,6 +57,8 @@ async def open_storage(target: str | Path | None = None) -> Storage:
     """Open (creating and migrating it if need be) the database at `target`: a PostgreSQL
     URL, else an SQLite file."""
     where = str(target) if target is not None else default_target()
+    if "://" in where and backend_of(where) != "postgresql":
+        raise ValueError(f"HILLTOP_DB={where!r} is neither an SQLite file nor a postgresql:// URL")
     if backend_of(where) == "postgresql":
         from data.postgresql.console import PgConsoleRepository
         from data.postgresql.daily import PgDailyRepository
