@@ -135,11 +135,13 @@ class ServiceError(Exception):
 
 
 def unreachable_database() -> Text:
-    """What a person is told when the database cannot be reached (down or restarting):
-    their command did nothing, and they can try again."""
+    """What a person is told when the database cannot be reached (down or restarting)
+    in the middle of their command: it may not have gone through, so they look before
+    trying again."""
     return t(
-        "I cannot reach the game database right now, so nothing was done: your command"
-        " was not carried out. It should be back in a moment; please try again then."
+        "I cannot reach the game database right now, so your command may not have gone"
+        " through. It should be back in a moment: look at the board (/board) then, and try"
+        " again if it is not there."
     )
 
 

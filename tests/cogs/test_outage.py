@@ -15,7 +15,7 @@ from data.storage import Storage, open_storage
 from tests.cogs.fake_discord import running, serving
 from tests.postgres_server import PostgresServer
 
-UNREACHABLE = "I cannot reach the game database right now, so nothing was done"
+UNREACHABLE = "I cannot reach the game database right now, so your command may not have"
 
 
 @pytest.fixture(scope="module")
