@@ -2,9 +2,10 @@
 
     python bot.py --db var/hilltop.sqlite3 --copy-to postgresql://hilltop@db/hilltop
 
-Both databases are first brought to the same schema version (each by its own
-migrations). The copy is one PostgreSQL transaction: it lands whole or not at all, and
-only into a database with no games yet. Then every table is compared, row by row: the
+Both databases are first brought to the same schema version, each by its own migrations
+(an older SQLite file is migrated in place, as the bot would on starting). The copy is
+one PostgreSQL transaction: it lands whole or not at all, and only into a database
+whose tables are all empty (no bot has run on it). Then every table is compared, row by row: the
 count and a digest of all its rows must be the same on both sides. Running the command
 again on a finished copy copies nothing and checks again.
 """
@@ -15,10 +16,15 @@ import hashlib
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+import asyncpg
 
 from data.db import Database
 from data.postgresql.db import PgDatabase
+
+if TYPE_CHECKING:
+    from data.postgresql.db import Connection
 
 #: Every table, parents before the tables that refer to them.
 TABLES = (
@@ -91,31 +97,50 @@ async def _copy(sqlite: Database, pg: PgDatabase) -> int:
         raise CopyError(f"schema versions differ: SQLite {version}, PostgreSQL {pg_version}")
     if (await pg.fetch("SELECT count(*) FROM games"))[0][0]:
         return 0  # copied before (the comparison says whether it is whole) or in use
+    try:
+        # One snapshot of the SQLite file, one transaction in PostgreSQL.
+        async with sqlite.read() as reader, pg.transaction() as conn:
+            await reader.execute("BEGIN")
+            try:
+                copied = await _copy_tables(sqlite, conn)
+            finally:
+                await reader.execute("COMMIT")
+    except asyncpg.PostgresError as exc:
+        raise CopyError(f"PostgreSQL refused the copy ({exc}); nothing was written") from exc
+    return copied
+
+
+async def _copy_tables(sqlite: Database, conn: Connection) -> int:
+    """Every table, inside the caller's transaction, into empty tables only."""
+    # No bot may write while the tables are filled.
+    await conn.execute(f"LOCK TABLE {', '.join(TABLES)} IN EXCLUSIVE MODE")
+    for table in TABLES:
+        if await conn.fetchval(f"SELECT EXISTS (SELECT 1 FROM {table})"):
+            raise CopyError(f"PostgreSQL's {table} is not empty: copy only into a new database")
     copied = 0
-    async with pg.transaction() as conn:
-        for table in TABLES:
-            columns = await _sqlite_columns(sqlite, table)
-            types = {
-                row["column_name"]: row["data_type"]
-                for row in await conn.fetch(
-                    "SELECT column_name, data_type FROM information_schema.columns"
-                    " WHERE table_schema = current_schema() AND table_name = $1",
-                    table,
-                )
-            }
-            missing = [c for c in columns if c not in types]
-            if missing:
-                raise CopyError(f"PostgreSQL's {table} has no column {', '.join(missing)}")
-            rows = await sqlite.fetch(f"SELECT {', '.join(columns)} FROM {table}")
-            records = [_typed(row, [types[c] for c in columns]) for row in rows]
-            if records:
-                await conn.copy_records_to_table(table, records=records, columns=columns)
-            copied += len(records)
-        # New games continue the numbering after the copied ones.
-        await conn.execute(
-            "SELECT setval(pg_get_serial_sequence('games', 'id'),"
-            " COALESCE(max(id), 1), max(id) IS NOT NULL) FROM games"
-        )
+    for table in TABLES:
+        columns = await _sqlite_columns(sqlite, table)
+        types = {
+            row["column_name"]: row["data_type"]
+            for row in await conn.fetch(
+                "SELECT column_name, data_type FROM information_schema.columns"
+                " WHERE table_schema = current_schema() AND table_name = $1",
+                table,
+            )
+        }
+        missing = [c for c in columns if c not in types]
+        if missing:
+            raise CopyError(f"PostgreSQL's {table} has no column {', '.join(missing)}")
+        rows = await sqlite.fetch(f"SELECT {', '.join(columns)} FROM {table}")
+        records = [_typed(row, [types[c] for c in columns]) for row in rows]
+        if records:
+            await conn.copy_records_to_table(table, records=records, columns=columns)
+        copied += len(records)
+    # New games continue the numbering after the copied ones.
+    await conn.execute(
+        "SELECT setval(pg_get_serial_sequence('games', 'id'),"
+        " COALESCE(max(id), 1), max(id) IS NOT NULL) FROM games"
+    )
     return copied
 
 

@@ -63,6 +63,7 @@ async def played(path: Path) -> None:
         await games.move(ELSEWHERE, CAROL, move)
         await games.notify(BOB, reminders=False, dm=None)
         await daily.play(HERE, ALICE)
+        await daily.par.reply("2026-11-22", 0)  # the day's par stored, its search over
         await storage.console.remember("general", None, [("accept:1", "Accept")])
         await storage.console.name_channel(500, "general")
         await games.settle_ratings()
@@ -156,3 +157,23 @@ def test_the_command_copies_and_checks(tmp_path: Path, postgres_target: str) -> 
     assert done.returncode == 0, done.stdout + done.stderr
     assert "Everything arrived" in done.stdout
     assert "games                    3           3  identical" in done.stdout
+
+
+async def test_a_database_a_bot_has_used_is_not_copied_into(
+    tmp_path: Path, postgres_target: str
+) -> None:
+    source = tmp_path / "old.sqlite3"
+    await played(source)
+    used = await open_storage(postgres_target)
+    try:
+        await used.daily.set_par("2026-11-20", 40, 120, NOON)  # a bot ran here, no game yet
+    finally:
+        await used.close()
+    with pytest.raises(CopyError, match="daily_par is not empty"):
+        await copy_database(source, postgres_target)
+    target = await open_storage(postgres_target)
+    try:
+        [row] = await target.database.fetch("SELECT count(*) FROM users")
+        assert row[0] == 0  # nothing was written
+    finally:
+        await target.close()
