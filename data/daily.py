@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass
 from typing import Any, Literal, Protocol
@@ -248,7 +248,7 @@ class SqliteDailyRepository:
             ) as cur,
         ):
             rows = await cur.fetchall()
-        return [BoardRow(i + 1, r[0], r[1], r[2], r[3], r[2], 1) for i, r in enumerate(rows)]
+        return day_rows(rows)
 
     async def day_rank(self, day: str, guild_id: int | None, user_id: int) -> BoardRow | None:
         async with self.db.read() as conn:
@@ -285,7 +285,7 @@ class SqliteDailyRepository:
             ) as cur,
         ):
             rows = await cur.fetchall()
-        return [BoardRow(i + 1, r[0], r[1], r[2], 0, r[3], r[4]) for i, r in enumerate(rows)]
+        return total_rows(rows)
 
     async def total_rank(self, period: str, guild_id: int | None, user_id: int) -> BoardRow | None:
         async with self.db.read() as conn:
@@ -353,6 +353,16 @@ class SqliteDailyRepository:
 
     def exclusive(self, name: str) -> AbstractAsyncContextManager[bool]:
         return self.db.exclusive(name)
+
+
+def day_rows(rows: Iterable[Any]) -> list[BoardRow]:
+    """A day's board from its rows: (user id, name, score, turns), best first."""
+    return [BoardRow(i + 1, r[0], r[1], r[2], r[3], r[2], 1) for i, r in enumerate(rows)]
+
+
+def total_rows(rows: Iterable[Any]) -> list[BoardRow]:
+    """A week's or all time's board from its rows: (user id, name, total, best, runs)."""
+    return [BoardRow(i + 1, r[0], r[1], r[2], 0, r[3], r[4]) for i, r in enumerate(rows)]
 
 
 def _scoped(

@@ -10,10 +10,11 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING
 
 from data.console import ConsoleRepository
 from data.daily import DailyRepository
+from data.migrations import Backend
 from data.postgresql.db import is_postgres_url
 from data.ratings import RatingRepository
 from data.repository import GameRepository
@@ -23,8 +24,6 @@ if TYPE_CHECKING:
     from data.postgresql.db import PgDatabase
 
 DEFAULT_PATH = Path("var") / "hilltop.sqlite3"
-
-Backend = Literal["sqlite", "postgresql"]
 
 
 @dataclass(frozen=True, slots=True)

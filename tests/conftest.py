@@ -27,6 +27,7 @@ from hypothesis import settings
 
 # Every hosted game, registered for the engine's index too (tests iterate over them).
 import host.catalog  # noqa: F401
+from data.migrations import BACKENDS
 from data.storage import Storage, open_storage
 
 if TYPE_CHECKING:
@@ -36,8 +37,6 @@ if TYPE_CHECKING:
 settings.register_profile("hilltop", deadline=None, print_blob=True)
 settings.load_profile("hilltop")
 
-#: The storage backends every storage test runs on; the ids name them in test ids.
-BACKENDS = ("sqlite", "postgresql")
 #: Databases copied from the template ahead of the tests that will take them.
 READY_DATABASES = 2
 

@@ -13,7 +13,7 @@ from contextlib import AbstractAsyncContextManager
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
-from data.daily import RUN_COLUMNS, BoardRow, DailyRun, run_of
+from data.daily import RUN_COLUMNS, BoardRow, DailyRun, day_rows, run_of, total_rows
 from data.postgresql.db import PgDatabase, rowcount
 from data.postgresql.games import insert_game, load_game, upsert_user
 from data.repository import GameRecord, NewGame, UserRecord
@@ -164,7 +164,7 @@ class PgDailyRepository:
             f" ORDER BY r.score DESC, r.turns ASC, r.finished_at ASC LIMIT ${len(params) + 1}",
             (*params, limit),
         )
-        return [BoardRow(i + 1, r[0], r[1], r[2], r[3], r[2], 1) for i, r in enumerate(rows)]
+        return day_rows(rows)
 
     async def day_rank(self, day: str, guild_id: int | None, user_id: int) -> BoardRow | None:
         async with self.db.read() as conn:
@@ -196,7 +196,7 @@ class PgDailyRepository:
             f" ORDER BY t.total DESC, t.best DESC, t.last_at ASC LIMIT ${len(params) + 1}",
             (*params, limit),
         )
-        return [BoardRow(i + 1, r[0], r[1], r[2], 0, r[3], r[4]) for i, r in enumerate(rows)]
+        return total_rows(rows)
 
     async def total_rank(self, period: str, guild_id: int | None, user_id: int) -> BoardRow | None:
         async with self.db.read() as conn:
