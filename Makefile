@@ -42,7 +42,7 @@ messages: $(STAMP)
 		--keyword t --keyword tn:1,2 --no-location --sort-output \
 		--project Hilltop --output-file host/locale/$(DOMAIN).pot .
 	$(BIN)/pybabel update --input-file host/locale/$(DOMAIN).pot --output-dir host/locale \
-		--domain $(DOMAIN) --no-fuzzy-matching --ignore-obsolete
+		--domain $(DOMAIN) --no-fuzzy-matching --ignore-obsolete --width 100
 	$(BIN)/python -m cogs.command_texts
 
 # The computer levels matched against each other (slow; GAMES=20 for a quick look).

@@ -368,7 +368,9 @@ class GamesCog(commands.Cog):
         async def call() -> list[Reply]:
             # Inside the call: naming another bot is refused like any bad input.
             whose = player_of(interaction, user) if user is not None else user_of(interaction)
-            return await self.bot.service.finished(channel_of(interaction), whose, game)
+            return await self.bot.service.finished(
+                channel_of(interaction), whose, game, viewer=user_of(interaction)
+            )
 
         await respond(interaction, call, public=False)
 
@@ -380,7 +382,9 @@ class GamesCog(commands.Cog):
         """One game's record: players, result, set-up and every move, to download."""
         await respond(
             interaction,
-            lambda: self.bot.service.game_record(channel_of(interaction), id),
+            lambda: self.bot.service.game_record(
+                channel_of(interaction), id, viewer=user_of(interaction)
+            ),
             public=False,
         )
 
@@ -390,7 +394,12 @@ class GamesCog(commands.Cog):
         self, interaction: discord.Interaction[Any], id: app_commands.Range[int, 1]
     ) -> None:
         """A game as an animated picture, every move drawn; step through it privately."""
-        await respond(interaction, lambda: self.bot.service.replay(channel_of(interaction), id))
+        await respond(
+            interaction,
+            lambda: self.bot.service.replay(
+                channel_of(interaction), id, viewer=user_of(interaction)
+            ),
+        )
 
     @app_commands.command(name="notify")
     @app_commands.describe(

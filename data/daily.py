@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterable, Sequence
 from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass
@@ -13,6 +12,7 @@ import aiosqlite
 from data.db import Database
 from data.games import insert_game, load_game, upsert_user
 from data.repository import GameRecord, NewGame, UserRecord
+from data.results import GameResult, dump_result
 
 Scope = Literal["server", "global"]
 
@@ -76,7 +76,7 @@ class DailyRepository(Protocol):
         self,
         game_id: int,
         expected_ply: int,
-        result: dict[str, Any],
+        result: GameResult,
         score: int,
         turns: int,
         sizes: str,
@@ -192,7 +192,7 @@ class SqliteDailyRepository:
         self,
         game_id: int,
         expected_ply: int,
-        result: dict[str, Any],
+        result: GameResult,
         score: int,
         turns: int,
         sizes: str,
@@ -207,7 +207,7 @@ class SqliteDailyRepository:
                     "UPDATE games SET status = 'aborted', result = ?, updated_at = ?,"
                     " finished_at = ?, deadline_at = NULL"
                     " WHERE id = ? AND ply = ? AND status = 'active'",
-                    (json.dumps(result, sort_keys=True), now, now, game_id, expected_ply),
+                    (dump_result(result), now, now, game_id, expected_ply),
                 )
                 if cur.rowcount != 1 or not await _record(
                     conn, game_id, score, turns, sizes, now, True

@@ -23,6 +23,7 @@ from data.repository import (
     Timer,
     UserRecord,
 )
+from data.results import GameResult, dump_result, load_result
 
 GAME_COLUMNS = (
     "id, game, kind, guild_id, channel_id, status, seed, variant, rules_version, "
@@ -51,17 +52,17 @@ class SqliteGameRepository:
         text: str,
         snapshot: str,
         now: float,
-        result: dict[str, Any] | None = None,
+        result: GameResult | None = None,
         timer: Timer | None = None,
     ) -> None:
         # One statement: the ply check, the new snapshot and (by trigger) the log entry
         # commit together or not at all.
-        done = dump_json(result)
+        done = dump_result(result)
         rows = await self.db.write(
             "UPDATE games SET ply = ply + 1, snapshot = ?, updated_at = ?, deadline_at = ?,"
             " deadline_from = ?, remind_at = ?, expired_at = NULL,"
             " last_seat = ?, last_user_id = ?, last_move = ?,"
-            " status = CASE WHEN ? IS NULL THEN status ELSE 'finished' END,"
+            " status = COALESCE(?, status),"
             " result = COALESCE(?, result),"
             " finished_at = CASE WHEN ? IS NULL THEN finished_at ELSE ? END"
             " WHERE id = ? AND ply = ? AND status = 'active' RETURNING ply",
@@ -72,7 +73,7 @@ class SqliteGameRepository:
                 seat,
                 user_id,
                 text,
-                done,
+                result.status if result is not None else None,
                 done,
                 done,
                 now,
@@ -108,7 +109,7 @@ class SqliteGameRepository:
         game_id: int,
         expected_ply: int,
         status: Status,
-        result: dict[str, Any] | None,
+        result: GameResult | None,
         now: float,
         only_from: tuple[Status, ...] = LIVE_STATUSES,
     ) -> GameRecord:
@@ -118,7 +119,7 @@ class SqliteGameRepository:
                 "UPDATE games SET status = ?, result = ?, updated_at = ?, finished_at = ?,"
                 " deadline_at = NULL, remind_at = NULL, expired_at = NULL"
                 f" WHERE id = ? AND ply = ? AND status IN ({marks})",
-                (status, dump_json(result), now, now, game_id, expected_ply, *only_from),
+                (status, dump_result(result), now, now, game_id, expected_ply, *only_from),
             )
             if cur.rowcount != 1:
                 raise StalePlyError(f"game {game_id} is not live at ply {expected_ply}")
@@ -449,7 +450,7 @@ def game_record(row: Row, seats: tuple[SeatRecord, ...]) -> GameRecord:
         ply=row["ply"],
         snapshot=row["snapshot"],
         options=json.loads(row["options"]),
-        result=json.loads(row["result"]) if row["result"] else None,
+        result=load_result(row["result"]),
         created_by=row["created_by"],
         created_at=row["created_at"],
         updated_at=row["updated_at"],

@@ -10,6 +10,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol
 
+from data.results import GameResult
+
 Status = Literal["challenge", "active", "finished", "aborted", "declined"]
 LIVE_STATUSES: tuple[Status, ...] = ("challenge", "active")
 
@@ -115,7 +117,7 @@ class GameRecord:
     ply: int
     snapshot: str
     options: dict[str, Any]
-    result: dict[str, Any] | None
+    result: GameResult | None
     created_by: int
     created_at: float
     updated_at: float
@@ -165,7 +167,7 @@ class GameRepository(Protocol):
         text: str,
         snapshot: str,
         now: float,
-        result: dict[str, Any] | None = None,
+        result: GameResult | None = None,
         timer: Timer | None = None,
     ) -> None:
         """Log the move that takes the game from `expected_ply` to `expected_ply + 1` and
@@ -191,7 +193,7 @@ class GameRepository(Protocol):
         game_id: int,
         expected_ply: int,
         status: Status,
-        result: dict[str, Any] | None,
+        result: GameResult | None,
         now: float,
         only_from: tuple[Status, ...] = LIVE_STATUSES,
     ) -> GameRecord:

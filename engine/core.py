@@ -48,12 +48,15 @@ class Outcome:
     """How a finished game ended.
 
     `scores` has one entry per seat. `winners` is empty for a draw (or a solo game, which
-    has a score and no winner); one seat normally. `reason` says why it ended.
+    has a score and no winner); one seat normally. `reason` says why it ended, in words;
+    `code` names the rule that ended it, as the game's own short, stable identifier (kept
+    with the stored result, where words are not).
     """
 
     scores: tuple[int, ...]
     winners: frozenset[int]
     reason: Text
+    code: str = ""
 
     @property
     def is_draw(self) -> bool:

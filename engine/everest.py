@@ -978,6 +978,7 @@ class EverestState(GameState[Move]):
                 (0,) * self.players,
                 frozenset(),
                 t("Round {cap} ended with nobody alone on the peak: a draw.", cap=self.cap),
+                "peak-unclaimed",
             )
         return Outcome(
             self.scores(),
@@ -987,6 +988,7 @@ class EverestState(GameState[Move]):
                 name=SEAT_TITLES[self.winner],
                 round=self.round,
             ),
+            "alone-on-peak",
         )
 
     def scores(self) -> tuple[int, ...]:

@@ -498,6 +498,7 @@ class HillbertState(GameState[Turn]):
                 n=HUNGER_LIMIT,
                 summary=result_text(self.score, self.turns),
             ),
+            "starved",
         )
 
     def scores(self) -> tuple[int, ...]:

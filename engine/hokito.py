@@ -260,8 +260,9 @@ class HokitoState(GameState[HokitoMove]):
         # Why it ended; who won, and by how much, the scores and `winners` say.
         reason = t("{side} has no legal move.", side=stuck)
         if black == white:
-            return Outcome((black, white), frozenset(), reason)
-        return Outcome((black, white), frozenset((0 if black > white else 1,)), reason)
+            return Outcome((black, white), frozenset(), reason, "no-legal-move")
+        winner = frozenset((0 if black > white else 1,))
+        return Outcome((black, white), winner, reason, "no-legal-move")
 
     # --- moves ----------------------------------------------------------------------------
     def legal_moves(self, seat: int) -> tuple[HokitoMove, ...]:

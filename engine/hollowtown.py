@@ -312,8 +312,9 @@ class HollowtownState(GameState[HollowtownMove]):
             return None
         # Why it ended; who won, and by how much, the scores and `winners` say.
         if self.phase == OVER:
-            reason = t("Every tile is in Hollowtown.")
+            reason, code = t("Every tile is in Hollowtown."), "town-complete"
         else:
+            code = "no-buys"
             reason = tn(
                 "{n} round passed without a Buy.",
                 "{n} rounds passed without a Buy.",
@@ -321,8 +322,9 @@ class HollowtownState(GameState[HollowtownMove]):
             )
         hollow, dooky = self.supplies
         if hollow == dooky:
-            return Outcome(self.supplies, frozenset(), reason)
-        return Outcome(self.supplies, frozenset((HOLLOW if hollow > dooky else DOOKY,)), reason)
+            return Outcome(self.supplies, frozenset(), reason, code)
+        winner = frozenset((HOLLOW if hollow > dooky else DOOKY,))
+        return Outcome(self.supplies, winner, reason, code)
 
     # --- moves ----------------------------------------------------------------------------
     def _actions(self, seat: int) -> list[HollowtownMove]:

@@ -443,8 +443,9 @@ class MoleHillState(GameState[Move]):
             second=second,
         )
         if first == second:
-            return Outcome((first, second), frozenset(), reason)
-        return Outcome((first, second), frozenset((0 if first > second else 1,)), reason)
+            return Outcome((first, second), frozenset(), reason, "two-rounds")
+        winner = frozenset((0 if first > second else 1,))
+        return Outcome((first, second), winner, reason, "two-rounds")
 
     # --- moves ----------------------------------------------------------------------------
     def mole_targets(self) -> tuple[int, ...]:

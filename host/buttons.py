@@ -133,14 +133,14 @@ class Buttons:
     async def _history_page(self, channel: Channel, user: User, payload: Payload) -> list[Reply]:
         """Another page of `/history` (the game field holds whose games, 0: everyone's)."""
         game = payload.tokens[0] if payload.tokens else None
-        return await self.history.turn_page(channel, payload.game_id, game, payload.ply)
+        return await self.history.turn_page(channel, payload.game_id, game, payload.ply, user)
 
     async def _replay_step(self, channel: Channel, user: User, payload: Payload) -> list[Reply]:
         opening = payload.tokens == ("open",)
-        return await self.history.step(channel, payload.game_id, payload.ply, opening)
+        return await self.history.step(channel, payload.game_id, payload.ply, opening, user)
 
     async def _download(self, channel: Channel, user: User, payload: Payload) -> list[Reply]:
-        return await self.history.download(channel, payload.game_id)
+        return await self.history.download(channel, payload.game_id, user)
 
     # --- following ------------------------------------------------------------------------
     async def _follow(self, channel: Channel, user: User, payload: Payload) -> list[Reply]:

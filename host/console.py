@@ -166,9 +166,10 @@ class Console:
                 channel,
                 console_user(o["user"]) if o.get("user") else user,
                 o.get("game") or None,
+                viewer=user,
             ),
-            "game": lambda: svc.game_record(channel, game_number(o)),
-            "replay": lambda: svc.replay(channel, game_number(o)),
+            "game": lambda: svc.game_record(channel, game_number(o), viewer=user),
+            "replay": lambda: svc.replay(channel, game_number(o), viewer=user),
             "games mine": lambda: svc.my_games(user),
             "notify": lambda: svc.notify(
                 user, reminders=switch(o, "reminders"), dm=switch(o, "dm")

@@ -24,6 +24,7 @@ from datetime import date
 
 from data.daily import BoardRow, DailyRepository, DailyRun
 from data.repository import NewGame, UserRecord
+from data.results import Ending, GameResult
 from engine.core import MoveError
 from engine.hillbert import GAME, result_text, rows_text, turns_text
 from engine.rng import seed_from_text
@@ -349,8 +350,7 @@ class DailyService:
         if replayed.over:
             stored = await self.daily.finish_run(record.id, score, turns, sizes, self.clock())
         elif record.status == "active":
-            reason = t("The hill closed before the run was over; it was scored as it stood.")
-            result = {"scores": [score], "winners": [], "reason": str(reason)}
+            result = GameResult(Ending.HILL_CLOSED, scores=(score,))
             # Ranked as it stood at the close, whenever it is recorded.
             stored = await self.daily.close_run(
                 record.id, record.ply, result, score, turns, sizes, close

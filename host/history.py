@@ -10,6 +10,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from data.repository import GameRecord, MoveRecord
+from data.results import Ending, GameResult
 from engine.core import GameState
 from engine.text import t, tn
 from host import i18n
@@ -20,6 +21,7 @@ from host.painting import Painter
 from host.payloads import Action, Payload
 from host.presenter import Presenter
 from host.records import shown_moves, write_record
+from host.results import list_names, result_tag, short_line
 from render.core import RenderContext
 
 #: Games on one page of `/history`.
@@ -41,10 +43,25 @@ class History:
         page: int = 0,
         *,
         edit: bool = False,
+        viewer: User | None = None,
     ) -> list[Reply]:
-        """Finished games here, newest first: `whose` if given, of `game` if given."""
+        """Finished games here, newest first: `whose` if given, of `game` if given. In a
+        direct message, only `viewer`'s own games: a direct-message game belongs to its
+        players alone."""
         if game is not None:
             game_of(game)  # an unknown game is refused, naming the games
+        if channel.guild_id is None:
+            if viewer is None:
+                raise ServiceError(t("No finished games here yet."))
+            if whose is not None and whose.id != viewer.id:
+                raise ServiceError(
+                    t(
+                        "In direct messages /history shows only your own games; to see "
+                        "{name}'s, use it in a server you share.",
+                        name=whose.name,
+                    )
+                )
+            whose = viewer
         records, total = await self.live.repository.finished_games(
             channel.guild_id,
             whose.id if whose is not None else None,
@@ -59,16 +76,16 @@ class History:
         for record in records:
             loaded_game = game_of(record.game)
             when = i18n.day(record.finished_at or record.updated_at)
-            players = " vs ".join(s.user.name for s in record.seats)
-            reason = str((record.result or {}).get("reason", ""))
+            names = list_names(loaded_game, record)
+            result = record.result or GameResult(Ending.RULES)
             link = self.presenter.link(record)
             line = t(
-                "`#{id}` {date} · **{game}** · {players}: {reason}",
+                "`#{id}` {date} · **{game}** · {players}: {result}",
                 id=record.id,
                 date=when,
                 game=loaded_game.name,
-                players=players,
-                reason=reason or t("ended"),
+                players=" vs ".join(names),
+                result=short_line(loaded_game, result, names),
             )
             lines.append(str(line) + (f" [{t('board')}]({link})" if link else ""))
         if not lines:
@@ -87,7 +104,12 @@ class History:
         return [paged(str(title), text, page, pages, turn, edit=edit)]
 
     async def turn_page(
-        self, channel: Channel, owner_id: int, game: str | None, page: int
+        self,
+        channel: Channel,
+        owner_id: int,
+        game: str | None,
+        page: int,
+        viewer: User | None = None,
     ) -> list[Reply]:
         """Another page, from its button: whose games it lists is known by id; the name
         is read from one of their games."""
@@ -99,16 +121,16 @@ class History:
             seats = records[0].seats if records else ()
             name = next((s.user.name for s in seats if s.user.id == owner_id), "?")
             whose = User(owner_id, name)
-        return await self.page(channel, whose, game, page, edit=True)
+        return await self.page(channel, whose, game, page, edit=True, viewer=viewer)
 
-    async def record(self, channel: Channel, game_id: int) -> list[Reply]:
+    async def record(
+        self, channel: Channel, game_id: int, viewer: User | None = None
+    ) -> list[Reply]:
         """One game's record: players and seats, the result, the set-up and every move,
         with a button to download it as a file."""
-        record, moves = await self._readable(channel, game_id)
+        record, moves = await self._readable(channel, game_id, viewer)
         game = game_of(record.game)
-        loaded = await self.live.locked_load(game_id)
-        result = self.presenter.result_line(loaded) if not record.is_live else ""
-        text = write_record(game, record, moves, result)
+        text = write_record(game, record, moves, await self._ending_tags(record))
         shown = (
             text
             if len(text) <= 3900
@@ -124,12 +146,12 @@ class History:
             )
         ]
 
-    async def download(self, channel: Channel, game_id: int) -> list[Reply]:
-        record, moves = await self._readable(channel, game_id)
+    async def download(
+        self, channel: Channel, game_id: int, viewer: User | None = None
+    ) -> list[Reply]:
+        record, moves = await self._readable(channel, game_id, viewer)
         game = game_of(record.game)
-        loaded = await self.live.locked_load(game_id)
-        result = self.presenter.result_line(loaded) if not record.is_live else ""
-        text = write_record(game, record, moves, result)
+        text = write_record(game, record, moves, await self._ending_tags(record))
         return [
             Reply(
                 text=str(
@@ -144,12 +166,22 @@ class History:
             )
         ]
 
+    async def _ending_tags(self, record: GameRecord) -> tuple[str, str] | None:
+        """A finished game's Result tag (`1-0`) and its Termination tag, in words (None:
+        the game goes on)."""
+        if record.is_live or record.result is None:
+            return None
+        loaded = await self.live.locked_load(record.id)
+        return result_tag(loaded.game, record.result), str(self.presenter.ending_sentence(loaded))
+
     # --- replays ---------------------------------------------------------------------------
-    async def replay(self, channel: Channel, game_id: int) -> list[Reply]:
+    async def replay(
+        self, channel: Channel, game_id: int, viewer: User | None = None
+    ) -> list[Reply]:
         """The whole game as an animated picture, one frame per move with the move drawn
         (Everest: each step of each round); a game in progress only as far as everyone
         may see it. A button opens a private board to step through."""
-        record, frames = await self._frames(channel, game_id)
+        record, frames = await self._frames(channel, game_id, viewer)
         gif = await animate(self.presenter.painter, frames)
         game = game_of(record.game)
         step = Payload(Action.REPLAY, game_id, 0, ("open",))
@@ -171,10 +203,17 @@ class History:
             )
         ]
 
-    async def step(self, channel: Channel, game_id: int, ply: int, opening: bool) -> list[Reply]:
+    async def step(
+        self,
+        channel: Channel,
+        game_id: int,
+        ply: int,
+        opening: bool,
+        viewer: User | None = None,
+    ) -> list[Reply]:
         """A private board at `ply` of a game, with buttons to the first, the previous,
         the next and the last position."""
-        record, frames = await self._frames(channel, game_id)
+        record, frames = await self._frames(channel, game_id, viewer)
         last = len(frames) - 1
         ply = max(0, min(last, ply))
         state, ctx, _ = frames[ply]
@@ -204,28 +243,41 @@ class History:
         ]
 
     async def _frames(
-        self, channel: Channel, game_id: int
+        self, channel: Channel, game_id: int, viewer: User | None = None
     ) -> tuple[GameRecord, list[tuple[GameState[Any], RenderContext, bool]]]:
         """Each position everyone may see, with what its picture shows, and whether it is
         a moment to dwell on (a move that set something off, the end)."""
-        record, moves = await self._readable(channel, game_id)
+        record, moves = await self._readable(channel, game_id, viewer)
         game = game_of(record.game)
         loaded = await self.live.locked_load(game_id)
         names = tuple(self.presenter.names(loaded))
         shown = shown_moves(game, record, moves)
-        # A game ended off the board (resigned, claimed, agreed) says so on its last frame.
-        ending = str((record.result or {}).get("reason", "")) if not record.is_live else ""
+        # A game's last frame says how it ended: who won, and how (resigned, claimed,
+        # agreed, or the rule that ended it).
+        ending = self.presenter.result_line(loaded) if not record.is_live else ""
         entries = [(m.seat, m.text) for m in shown]
         return record, frames_of(start_state(game, record), entries, names, ending)
 
     async def _readable(
-        self, channel: Channel, game_id: int
+        self, channel: Channel, game_id: int, viewer: User | None
     ) -> tuple[GameRecord, list[MoveRecord]]:
+        """A game that `viewer` may read here: one of this server's games; in a direct
+        message, only a direct-message game `viewer` played in (such a game belongs to
+        its players alone)."""
         found = await self.live.repository.game_with_moves(game_id)
-        if found is None or found[0].kind != "channel" or found[0].guild_id != channel.guild_id:
+        if (
+            found is None
+            or found[0].kind != "channel"
+            or found[0].guild_id != channel.guild_id
+            or (found[0].guild_id is None and not _plays_in(found[0], viewer))
+        ):
             # Another server's game is not to be told apart from one that does not exist.
             raise ServiceError(t("There is no game {id} here.", id=game_id))
         return found
+
+
+def _plays_in(record: GameRecord, viewer: User | None) -> bool:
+    return viewer is not None and bool(record.seats_of(viewer.id))
 
 
 Frame = tuple[GameState[Any], RenderContext, bool]
@@ -245,7 +297,7 @@ def frames_of(
     for number, (state, move) in enumerate(reached):
         public = state.view(None)
         previous = reached[number - 1][0].view(None) if number else None
-        caption = ending if number == len(reached) - 1 and state.to_act else ""
+        caption = ending if number == len(reached) - 1 else ""
         ctx = RenderContext(names=names, last_move=move, previous=previous, caption=caption)
         key = state.outcome() is not None or bool(public.report(previous, names))
         frames.append((public, ctx, key))

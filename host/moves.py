@@ -13,12 +13,13 @@ from dataclasses import replace
 from typing import Any
 
 from data.repository import DatabaseUnavailableError, GameRecord, StalePlyError, Timer
-from engine.core import GameState, MoveError, Outcome
+from engine.core import GameState, MoveError
 from engine.text import t
 from host.deadlines import next_deadline
 from host.live import LiveGames, Loaded
 from host.model import ServiceError, User, offered_move
 from host.presenter import Presenter
+from host.results import by_rules, timed_out
 
 #: The game moved between reading it and writing to it.
 MOVED_ON = t(
@@ -62,12 +63,22 @@ class Moves:
             raise ServiceError(self.presenter.move_error(exc)) from None
 
     async def commit(
-        self, loaded: Loaded, seat: int, user: User, move: Hashable, after: GameState[Any]
+        self,
+        loaded: Loaded,
+        seat: int,
+        user: User,
+        move: Hashable,
+        after: GameState[Any],
+        *,
+        default: bool = False,
     ) -> Loaded:
-        """Append the move and the new snapshot in one transaction, then cache."""
+        """Append the move and the new snapshot in one transaction, then cache. A
+        `default` move was played for a seat out of time."""
         record = loaded.record
         outcome = after.outcome()
-        result = result_of(outcome) if outcome else None
+        result = None
+        if outcome is not None:
+            result = timed_out(outcome, (seat,), loaded) if default else by_rules(outcome)
         now = self.clock()
         snapshot = after.to_text()
         timer = (
@@ -108,7 +119,7 @@ class Moves:
             ply=record.ply + 1,
             snapshot=snapshot,
             updated_at=now,
-            status="finished" if result else record.status,
+            status=result.status if result else record.status,
             result=result if result else record.result,
             finished_at=now if result else record.finished_at,
             deadline_at=timer.deadline_at if timer else None,
@@ -147,12 +158,3 @@ def running_timer(record: GameRecord) -> Timer | None:
         return None
     started = record.deadline_from if record.deadline_from is not None else record.updated_at
     return Timer(started, record.deadline_at, record.remind_at)
-
-
-def result_of(outcome: Outcome) -> dict[str, Any]:
-    """A finished game's result as stored."""
-    return {
-        "scores": list(outcome.scores),
-        "winners": sorted(outcome.winners),
-        "reason": str(outcome.reason),
-    }

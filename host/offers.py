@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from data.repository import StalePlyError
+from data.results import Ending
 from engine.text import Text, t
 from host.deadlines import first_deadline
 from host.live import UNDO, UNDONE, LiveGames, Loaded
@@ -19,6 +20,7 @@ from host.moves import GAME_OVER
 from host.payloads import Action, Payload
 from host.playing import Playing
 from host.presenter import Happened, Presenter
+from host.results import ended
 
 LAPSED = t("This offer lapsed: a move was made since, or the game ended.")
 
@@ -167,14 +169,9 @@ class Offers:
                     _answered(t("{name} refused the takeback; the game goes on.", name=user.name))
                 ]
             if payload.action == Action.DRAW_ACCEPT:
-                result = {
-                    "scores": list(loaded.state.scores()),
-                    "winners": [],
-                    "reason": str(t("{a} and {b} agreed a draw.", a=asker, b=user.name)),
-                    "agreed_draw": True,
-                }
-                ended = await self.playing.close(loaded, "finished", result)
-                return [_answered(t("{name} accepted the draw.", name=user.name)), *ended]
+                drawn = ended(loaded, Ending.AGREED_DRAW)
+                closed = await self.playing.close(loaded, drawn, mover=1 - offering)
+                return [_answered(t("{name} accepted the draw.", name=user.name)), *closed]
             board = await self._undo(loaded, offering, asker)
         return [_answered(t("{name} allowed the takeback.", name=user.name)), board]
 

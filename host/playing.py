@@ -11,15 +11,16 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
 from dataclasses import replace
-from typing import Any
 
-from data.repository import StalePlyError, Status
+from data.repository import StalePlyError
+from data.results import Ending, GameResult
 from engine.text import Text, t
 from host.computer_turns import ComputerTurns
 from host.live import LiveGames, Loaded, record_of
 from host.model import Reply, ServiceError, StaleControlsError, User
 from host.moves import GAME_OVER, Moves
 from host.presenter import Happened, Presenter
+from host.results import ended
 
 #: Called after a move finishes a game; their replies follow the final board.
 FinishHook = Callable[[Loaded], Awaitable[list[Reply]]]
@@ -82,21 +83,16 @@ class Playing:
             if not seats:
                 raise ServiceError(self.presenter.not_a_player(loaded))
             if len(loaded.record.seats) <= 2:
-                return await self.close(loaded, "finished", _resigned(loaded, seats))
+                others = [s.seat for s in loaded.record.seats if s.seat not in seats]
+                winners = others if len(others) == 1 else []
+                resigned = ended(loaded, Ending.RESIGNED, winners=winners, by=seats)
+                return await self.close(loaded, resigned, mover=seats[0])
+            # Whether everyone had moved is judged before the seats change hands; the
+            # resigner is named as the person, not as the computer now in the seat.
+            last = ended(loaded, Ending.RESIGNED, by=seats, actor=user)
             loaded = await self._hand_over(loaded, seats)
             if all(s.user.is_bot for s in loaded.record.seats):
-                return await self.close(
-                    loaded,
-                    "finished",
-                    {
-                        "scores": list(loaded.state.scores()),
-                        "winners": [],
-                        "reason": str(
-                            t("{name} resigned, and nobody is left to play.", name=user.name)
-                        ),
-                        "resigned": list(seats),
-                    },
-                )
+                return await self.close(loaded, last, mover=seats[0])
         line = t(
             "{name} resigned; a computer player takes over {seat}.",
             name=user.name,
@@ -124,14 +120,7 @@ class Playing:
     async def end_by_admin(self, game_id: int, user: User) -> list[Reply]:
         async with self.live.lock(game_id):
             loaded = await self.live.load(game_id, fresh=True)
-            reason = t("Ended by {name}, an admin.", name=user.name)
-            result = {
-                "scores": list(loaded.state.scores()),
-                "winners": [],
-                "reason": str(reason),
-                "aborted": True,
-            }
-            return await self.close(loaded, "aborted", result)
+            return await self.close(loaded, ended(loaded, Ending.ADMIN, actor=user))
 
     async def claim(self, game_id: int, ply: int, user: User) -> list[Reply]:
         """The win claimed by a player whose opponent's time ran out (a game of two). Two
@@ -152,41 +141,21 @@ class Playing:
                 raise ServiceError(
                     t("Only {names} may claim this win; it is not yours to claim.", names=names)
                 )
-            late = [s.user.name for s in record.seats if s.seat in loaded.state.to_act]
-            result = {
-                "scores": list(loaded.state.scores()),
-                "winners": [mine[0].seat],
-                "reason": str(
-                    t(
-                        "{late} ran out of time, and {name} claimed the win.",
-                        late=", ".join(late),
-                        name=user.name,
-                    )
-                ),
-                "on_time": True,
-            }
-            return await self.close(loaded, "finished", result)
+            claimed = ended(loaded, Ending.CLAIMED, winners=(mine[0].seat,), by=(mine[0].seat,))
+            return await self.close(loaded, claimed, mover=mine[0].seat)
 
-    async def close(self, loaded: Loaded, status: Status, result: dict[str, Any]) -> list[Reply]:
+    async def close(
+        self, loaded: Loaded, result: GameResult, *, mover: int | None = None
+    ) -> list[Reply]:
         """End a game that is not over by its rules (resigned, ended by an admin): its
-        final board. Call under the game's lock."""
+        final board, which tells the players who did not end it (`mover`: the seat that
+        did). Call under the game's lock."""
         try:
             record = await self.live.repository.close_game(
-                loaded.id, loaded.record.ply, status, result, self.clock()
+                loaded.id, loaded.record.ply, result.status, result, self.clock()
             )
         except StalePlyError:
             raise ServiceError(t("The game moved on; try again.")) from None
         loaded = self.live.remember(replace(loaded, record=record))
-        return [await self.presenter.board(loaded)]
-
-
-def _resigned(loaded: Loaded, seats: tuple[int, ...]) -> dict[str, Any]:
-    """The result of a game of two that `seats` gave up."""
-    name = loaded.record.seats[seats[0]].user.name
-    others = [s.seat for s in loaded.record.seats if s.seat not in seats]
-    return {
-        "scores": list(loaded.state.scores()),
-        "winners": others if len(others) == 1 else [],
-        "reason": str(t("{name} resigned.", name=name)),
-        "resigned": list(seats),
-    }
+        pings = self.presenter.pings(loaded, frozenset(), {mover} if mover is not None else set())
+        return [await self.presenter.board(loaded, (), pings)]

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from data.repository import GameRecord, SeatRecord
+from data.results import Ending, GameResult
 from engine.core import Game, MoveError, Option
 from engine.text import Text, t, tn
 from host.following import Following
@@ -23,6 +24,7 @@ from host.model import Choice, Reply, User
 from host.painting import BoardImages, Painter
 from host.payloads import Action, Payload
 from host.ratings import Ratings
+from host.results import how_it_ended
 from render.core import RenderContext
 
 #: Discord allows 25 options in a select menu and 25 buttons on a message.
@@ -249,6 +251,23 @@ class Presenter:
             lines.append(str(t("Time runs out <t:{when}:R>.", when=int(record.deadline_at))))
         return self._notice(loaded, t("{game}: your move", game=loaded.game.name), lines, "turn")
 
+    def game_over_message(self, loaded: Loaded) -> Reply:
+        """A direct message to a player: the game is over, how it ended, and where."""
+        record = loaded.record
+        lines = [
+            str(
+                t(
+                    "Your game in <#{channel}> is over ({game}: {players}).",
+                    channel=record.channel_id,
+                    game=loaded.game.name,
+                    players=" vs ".join(self.names(loaded)),
+                )
+            ),
+            self.result_line(loaded),
+        ]
+        title = t("{game}: game over", game=loaded.game.name)
+        return self._notice(loaded, title, lines, "over")
+
     def challenged(self, loaded: Loaded) -> Reply:
         """A direct message: a challenge waits for your answer, and where."""
         record = loaded.record
@@ -361,31 +380,47 @@ class Presenter:
         )
 
     def result_line(self, loaded: Loaded) -> str:
-        result = loaded.record.result or {}
-        reason = result.get("reason", "")
+        """How the game ended and who won, in the reader's language, from the stored
+        facts (and, for a game over by its rules, from its final position)."""
+        result = loaded.record.result or GameResult(Ending.RULES)
+        how = self.ending_sentence(loaded)
+        if result.aborted:
+            return str(
+                t(
+                    "Game aborted: {how} It ended before everyone had made a move, so it is "
+                    "not rated.",
+                    how=how,
+                )
+            )
         if loaded.record.status == "aborted":
-            return str(t("Game over: {reason}", reason=reason))
+            return str(t("Game over: {reason}", reason=how))
         if loaded.game.solo:
-            return str(t("Game over. {reason}", reason=reason))
-        winners = result.get("winners", [])
-        if len(winners) == 1:
-            verdict = str(t("{name} wins.", name=self.seat_label(loaded, winners[0])))
+            return str(t("Game over. {reason}", reason=how))
+        if len(result.winners) == 1:
+            verdict = t("{name} wins.", name=self.seat_label(loaded, result.winners[0]))
         else:
-            verdict = str(t("It is a draw."))
+            verdict = t("It is a draw.")
         if not loaded.game.has_scores:
-            return str(t("Game over. {reason} {verdict}", reason=reason, verdict=verdict))
-        scores = result.get("scores", list(loaded.state.scores()))
+            return str(t("Game over. {reason} {verdict}", reason=how, verdict=verdict))
+        scores = result.scores or tuple(loaded.state.scores())
         score_text = ", ".join(
             f"{self.seat_label(loaded, i)} {score}" for i, score in enumerate(scores)
         )
         return str(
             t(
                 "Game over. {reason} Scores: {scores}. {verdict}",
-                reason=reason,
+                reason=how,
                 scores=score_text,
                 verdict=verdict,
             )
         )
+
+    def ending_sentence(self, loaded: Loaded) -> Text:
+        """A sentence saying how a finished game ended, naming the seats."""
+        result = loaded.record.result or GameResult(Ending.RULES)
+        labels = [self.seat_label(loaded, s.seat) for s in loaded.record.seats]
+        outcome = loaded.state.outcome()
+        return how_it_ended(result, labels, outcome.reason if outcome is not None else None)
 
     async def images(self, loaded: Loaded, *, with_choices: bool = True) -> BoardImages:
         """The board, one picture per step of what the last move set off, and a picture
@@ -459,15 +494,19 @@ class Presenter:
         return Happened(line, after)
 
     def pings(self, loaded: Loaded, before: frozenset[int], actors: set[int]) -> tuple[User, ...]:
-        """Who to notify after a move: people newly asked to act (not the one who just
-        acted). Nobody once the game is over: nobody has anything left to do."""
+        """Who to notify after a move: people newly asked to act, or, once the game is
+        over, every person in it; never the seats in `actors`, who just acted."""
         record = loaded.record
-        if record.status != "active":
-            return ()
-        targets = set(loaded.state.to_act - before) - actors
-        return tuple(
-            user_of(s.user) for s in record.seats if s.seat in targets and not s.user.is_bot
-        )
+        if record.status == "active":
+            targets = set(loaded.state.to_act - before) - actors
+        else:
+            targets = {s.seat for s in record.seats} - actors
+        acted = {s.user.id for s in record.seats if s.seat in actors}
+        people: dict[int, User] = {}
+        for s in record.seats:
+            if s.seat in targets and not s.user.is_bot and s.user.id not in acted:
+                people.setdefault(s.user.id, user_of(s.user))
+        return tuple(people.values())
 
     # --- challenges -----------------------------------------------------------------------
     def challenge(

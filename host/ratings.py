@@ -65,13 +65,13 @@ def to_rate(record: GameRecord) -> ToRate:
 
 
 def _places(record: GameRecord) -> tuple[dict[int, int], dict[int, Outcome]]:
-    result = record.result or {}
-    if record.status != "finished" or result.get("aborted") or len(record.seats) < 2:
+    result = record.result
+    if record.status != "finished" or result is None or result.aborted or len(record.seats) < 2:
         return {}, {}
     options = GameOptions.from_stored(record.options)
     if any(s.user.is_bot and s.seat not in options.taken_over for s in record.seats):
         return {}, {}  # a game against the computer
-    winners = {w for w in result.get("winners", []) if isinstance(w, int)}
+    winners = set(result.winners)
     places: dict[int, int] = {}
     outcomes: dict[int, Outcome] = {}
     for seat in record.seats:

@@ -8,7 +8,8 @@
     [Level "normal"]
     [Seat1 "alice"]
     [Seat2 "bob"]
-    [Result "Game over. bob resigned. alice (Black) wins."]
+    [Result "1-0"]
+    [Termination "bob (White) resigned."]
 
     1. Black: b2-b1
     2. White: e5-e3
@@ -66,9 +67,13 @@ def shown_moves(game: Game[Any], record: GameRecord, moves: list[MoveRecord]) ->
 
 
 def write_record(
-    game: Game[Any], record: GameRecord, moves: list[MoveRecord], result_line: str
+    game: Game[Any],
+    record: GameRecord,
+    moves: list[MoveRecord],
+    ending: tuple[str, str] | None = None,
 ) -> str:
-    """The record of a game, as everyone may see it."""
+    """The record of a game, as everyone may see it. `ending` is a finished game's
+    Result tag and its Termination (how it ended, in words)."""
     options = record.options
     headers = [
         ("Game", game.id),
@@ -78,8 +83,10 @@ def write_record(
         ("Start", record.start_position or "-"),
         ("Level", str(options.get("level", "-"))),
         *((f"Seat{s.seat + 1}", s.user.name.replace('"', "'")) for s in record.seats),
-        ("Result", result_line.replace('"', "'").replace("\n", " ") if result_line else "*"),
+        ("Result", ending[0] if ending else "*"),
     ]
+    if ending:
+        headers.append(("Termination", ending[1].replace('"', "'").replace("\n", " ")))
     lines = [f'[{key} "{value}"]' for key, value in headers]
     lines.append("")
     shown = shown_moves(game, record, moves)

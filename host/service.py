@@ -48,7 +48,7 @@ from host.model import (
 from host.moves import Moves
 from host.offers import Offers
 from host.painting import Painter, ThreadPainter
-from host.payloads import Payload
+from host.payloads import Action, Payload
 from host.playing import FinishHook, Playing
 from host.preferences import Preferences
 from host.presenter import MAX_PICKS, Happened, Presenter
@@ -180,9 +180,15 @@ class GameService:
         """A button or select option of ours was used."""
         return await self.buttons.press(channel, user, payload)
 
-    async def resign(self, channel: Channel, user: User) -> list[Reply]:
+    async def resign(self, channel: Channel, user: User, *, confirmed: bool = False) -> list[Reply]:
+        """`/resign`: asks to confirm, as the board's button does, and nothing is given up
+        until the player says yes; a front-end that has asked already says `confirmed`."""
         loaded = await self.live.started_in(channel)
-        return await self.playing.resign(loaded.id, user)
+        if confirmed:
+            return await self.playing.resign(loaded.id, user)
+        return await self.buttons.press(
+            channel, user, Payload(Action.RESIGN, loaded.id, loaded.record.ply)
+        )
 
     async def admin_end(self, channel: Channel, user: User) -> list[Reply]:
         if not user.is_admin:
@@ -197,18 +203,28 @@ class GameService:
 
     # --- finished games -------------------------------------------------------------------
     async def finished(
-        self, channel: Channel, whose: User | None = None, game: str | None = None
+        self,
+        channel: Channel,
+        whose: User | None = None,
+        game: str | None = None,
+        *,
+        viewer: User | None = None,
     ) -> list[Reply]:
-        """`/history`: finished games here, newest first (one player's, one game's)."""
-        return await self.history.page(channel, whose, game)
+        """`/history`: finished games here, newest first (one player's, one game's), as
+        `viewer` (who asked) may see them: in a direct message, only their own."""
+        return await self.history.page(channel, whose, game, viewer=viewer)
 
-    async def replay(self, channel: Channel, game_id: int) -> list[Reply]:
+    async def replay(
+        self, channel: Channel, game_id: int, *, viewer: User | None = None
+    ) -> list[Reply]:
         """`/replay id:`: the game as an animated picture, and a private step-through."""
-        return await self.history.replay(channel, game_id)
+        return await self.history.replay(channel, game_id, viewer)
 
-    async def game_record(self, channel: Channel, game_id: int) -> list[Reply]:
+    async def game_record(
+        self, channel: Channel, game_id: int, *, viewer: User | None = None
+    ) -> list[Reply]:
         """`/game id:`: one game's record, with a button to download it."""
-        return await self.history.record(channel, game_id)
+        return await self.history.record(channel, game_id, viewer)
 
     # --- offers between players -----------------------------------------------------------
     async def draw(self, channel: Channel, user: User) -> list[Reply]:
@@ -243,8 +259,9 @@ class GameService:
         self, game_id: int, people: Sequence[User]
     ) -> list[tuple[Where, list[Reply]]]:
         """Direct messages to those of `people` (just pinged about the game) who want them
-        (`/notify dm:on`): that it is their turn, or that they are challenged, with where
-        and a link. Only to someone who has something to do there now."""
+        (`/notify dm:on`): that it is their turn, that they are challenged, or that the
+        game is over, with where and a link. Only to someone who has something to do there
+        now, or who played in the game that ended."""
         wanting = []
         for person in people:
             settings = await self.settings.player(person.id)
@@ -265,6 +282,9 @@ class GameService:
                 elif record.status == "active" and seats & loaded.state.to_act:
                     turn = self.presenter.turn_message(loaded, person)
                     messages.append((Direct(person), [turn]))
+                elif record.status in ("finished", "aborted") and seats:
+                    over = self.presenter.game_over_message(loaded)
+                    messages.append((Direct(person), [over]))
         return messages
 
     async def follow_messages(

@@ -15,6 +15,7 @@ from dataclasses import replace
 from typing import Any
 
 from data.repository import LiveGameExistsError, NewGame, StalePlyError
+from data.results import Actor, Ending, GameResult
 from engine import ai
 from engine.core import Game, GameState, NotationError
 from engine.rng import Rng
@@ -25,6 +26,7 @@ from host.live import LiveGames, Loaded, game_of, record_of, start_state, user_o
 from host.model import Channel, ChannelBusyError, Reply, ServiceError, User
 from host.presenter import Happened, Presenter
 from host.records import position_after, read_record
+from host.results import how_it_ended
 from host.settings import SettingError, SettingsStore
 from host.setup import GameOptions, GameSetup, SeatChoice
 from render.core import RenderContext
@@ -321,23 +323,22 @@ class Starting:
             raise ServiceError(t("The game has started; to give up, use /resign."))
         if not record.seats_of(user.id):
             raise ServiceError(self.presenter.not_challenged(record, user))
-        if user.id == record.created_by:
-            reason = t("{name} withdrew the challenge.", name=user.name)
-        else:
-            reason = t("{name} declined the challenge.", name=user.name)
+        ending = Ending.WITHDRAWN if user.id == record.created_by else Ending.DECLINED
+        result = GameResult(ending, actor=Actor(user.id, user.name))
         try:
             async with self.live.lock(record.id):
                 self.live.forget(record.id)
                 await self.live.repository.close_game(
                     record.id,
                     record.ply,
-                    "declined",
-                    {"reason": str(reason)},
+                    result.status,
+                    result,
                     self.clock(),
                     only_from=("challenge",),
                 )
         except StalePlyError:
             raise ServiceError(t("That challenge was already answered.")) from None
+        reason = how_it_ended(result, (), None)
         return [self.presenter.challenge_closed(record.id, reason, edit=True)]
 
 

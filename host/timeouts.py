@@ -14,6 +14,7 @@ from collections.abc import Callable
 from dataclasses import replace
 
 from data.repository import Shards, StalePlyError
+from data.results import Ending, GameResult
 from engine.text import speaking, t
 from host.computer_turns import ComputerTurns
 from host.deadlines import next_reminder
@@ -21,6 +22,7 @@ from host.live import LiveGames, Loaded, user_of
 from host.model import Channel, Direct, Reply, User, Where
 from host.moves import Moves, running_timer
 from host.presenter import Happened, Presenter
+from host.results import how_it_ended
 from host.settings import SettingsStore
 
 log = logging.getLogger(__name__)
@@ -159,7 +161,7 @@ class Timeouts:
                 was = loaded
                 user = user_of(record.seats[seat].user)
                 loaded = await self.moves.commit(
-                    loaded, seat, user, move, loaded.state.play(seat, move)
+                    loaded, seat, user, move, loaded.state.play(seat, move), default=True
                 )
                 late.add(seat)
                 default = (
@@ -200,17 +202,17 @@ class Timeouts:
     async def _close_challenge(
         self, game_id: int, now: float
     ) -> tuple[Channel, list[Reply]] | None:
-        reason = t("The challenge expired: nobody answered within a day.")
+        result = GameResult(Ending.EXPIRED)
         async with self.live.lock(game_id):
             self.live.forget(game_id)
             try:
                 record = await self.live.repository.close_game(
-                    game_id, 0, "declined", {"reason": str(reason)}, now, only_from=("challenge",)
+                    game_id, 0, result.status, result, now, only_from=("challenge",)
                 )
             except StalePlyError:
                 return None
         if record.channel_id is None:
             return None
         return Channel(record.channel_id, record.guild_id), [
-            self.presenter.challenge_closed(game_id, reason)
+            self.presenter.challenge_closed(game_id, how_it_ended(result, (), None))
         ]

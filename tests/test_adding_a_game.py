@@ -239,7 +239,7 @@ async def test_a_whole_game_through_the_service(
     assert f"Game over. {side} took the last pebble. {winner.name} ({side}) wins." in final.text
     record = await service.repository.get_game(1)
     assert record is not None and record.status == "finished"
-    assert record.result is not None and record.result["winners"] == [1 - seat]
+    assert record.result is not None and record.result.winners == (1 - seat,)
     with pytest.raises(ServiceError):
         await service.move(HERE, players[seat], "take 1")
 
@@ -408,4 +408,4 @@ async def test_pebbles_is_offered_and_played_to_a_win_on_discord(
     assert f"{side} took the last pebble. {winner.name} ({side}) wins." in last.message.text
     record = await storage.games.get_game(1)
     assert record is not None and record.status == "finished"
-    assert record.result is not None and record.result["winners"] == [1 - seat]
+    assert record.result is not None and record.result.winners == (1 - seat,)

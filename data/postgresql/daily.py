@@ -7,16 +7,16 @@ is set once), each notice of a run scored unfinished handed out once.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
 from contextlib import AbstractAsyncContextManager
 from dataclasses import replace
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from data.daily import RUN_COLUMNS, BoardRow, DailyRun, day_rows, run_of, total_rows
 from data.postgresql.db import PgDatabase, rowcount
 from data.postgresql.games import insert_game, load_game, upsert_user
 from data.repository import GameRecord, NewGame, UserRecord
+from data.results import GameResult, dump_result
 
 if TYPE_CHECKING:
     from data.postgresql.db import Connection
@@ -103,7 +103,7 @@ class PgDailyRepository:
         self,
         game_id: int,
         expected_ply: int,
-        result: dict[str, Any],
+        result: GameResult,
         score: int,
         turns: int,
         sizes: str,
@@ -118,7 +118,7 @@ class PgDailyRepository:
                     "UPDATE games SET status = 'aborted', result = $1, updated_at = $2,"
                     " finished_at = $3, deadline_at = NULL"
                     " WHERE id = $4 AND ply = $5 AND status = 'active'",
-                    json.dumps(result, sort_keys=True),
+                    dump_result(result),
                     now,
                     now,
                     game_id,

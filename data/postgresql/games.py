@@ -20,7 +20,6 @@ import asyncpg
 from data.games import (
     GAME_COLUMNS,
     SETTINGS_TABLES,
-    dump_json,
     game_record,
     seat_records,
     timer_values,
@@ -38,6 +37,7 @@ from data.repository import (
     Timer,
     UserRecord,
 )
+from data.results import GameResult, dump_result
 
 if TYPE_CHECKING:
     from data.postgresql.db import Connection
@@ -65,7 +65,7 @@ class PgGameRepository:
         text: str,
         snapshot: str,
         now: float,
-        result: dict[str, Any] | None = None,
+        result: GameResult | None = None,
         timer: Timer | None = None,
     ) -> None:
         # One statement, one round trip: the ply check, the new snapshot and (by trigger)
@@ -75,7 +75,7 @@ class PgGameRepository:
             "UPDATE games SET ply = ply + 1, snapshot = $1, updated_at = $2, deadline_at = $3,"
             " deadline_from = $4, remind_at = $5, expired_at = NULL,"
             " last_seat = $6, last_user_id = $7, last_move = $8,"
-            " status = CASE WHEN $9::text IS NULL THEN status ELSE 'finished' END,"
+            " status = COALESCE($12::text, status),"
             " result = COALESCE($9::text, result),"
             " finished_at = CASE WHEN $9::text IS NULL THEN finished_at ELSE $2 END"
             " WHERE id = $10 AND ply = $11 AND status = 'active' RETURNING ply",
@@ -86,9 +86,10 @@ class PgGameRepository:
                 seat,
                 user_id,
                 text,
-                dump_json(result),
+                dump_result(result),
                 game_id,
                 expected_ply,
+                result.status if result is not None else None,
             ),
         )
         if not rows:
@@ -131,7 +132,7 @@ class PgGameRepository:
         game_id: int,
         expected_ply: int,
         status: Status,
-        result: dict[str, Any] | None,
+        result: GameResult | None,
         now: float,
         only_from: tuple[Status, ...] = LIVE_STATUSES,
     ) -> GameRecord:
@@ -141,7 +142,7 @@ class PgGameRepository:
                 " deadline_at = NULL, remind_at = NULL, expired_at = NULL"
                 " WHERE id = $4 AND ply = $5 AND status = ANY($6::text[])",
                 status,
-                dump_json(result),
+                dump_result(result),
                 now,
                 game_id,
                 expected_ply,

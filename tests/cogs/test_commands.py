@@ -15,7 +15,7 @@ from cogs.client import HilltopBot
 from cogs.games import GamesCog, move_autocomplete, variant_autocomplete
 from cogs.views import PayloadButton, PayloadSelect, build_view
 from data.storage import Storage
-from host.model import Choice, Reply
+from host.model import Channel, Choice, Reply, User
 from host.payloads import Action, Payload
 from tests.cogs.conftest import (
     ALICE,
@@ -23,6 +23,7 @@ from tests.cogs.conftest import (
     BOT_ID,
     CAROL,
     CHANNEL,
+    GUILD,
     OTHER_BOT,
     buttons,
     embed_text,
@@ -55,9 +56,28 @@ async def start_game(bot: HilltopBot) -> dict[str, Any]:
     return sent.last()
 
 
-async def click(bot: HilltopBot, user: Any, item: Any) -> Any:
+async def each_moves_once(bot: HilltopBot) -> None:
+    """alice, then bob, play a move each: a game nobody played is aborted, never rated."""
+    cog = games_cog(bot)
+    for player in (ALICE, BOB):
+        here, user = Channel(CHANNEL, GUILD), User(player.id, player.name)
+        [move, *_] = await bot.service.suggest_moves(here, user, "")
+        inter, _ = interaction(bot, player)
+        await cog.move.callback(cog, inter, text=move.value)
+
+
+async def resign(bot: HilltopBot, member: Any) -> Any:
+    """`/resign`, then Yes on the private question it asks; the board that ends it."""
+    cog = games_cog(bot)
+    inter, sent = interaction(bot, member)
+    await cog.resign.callback(cog, inter)
+    [sure] = buttons(sent.last())
+    return (await click(bot, member, sure)).last()
+
+
+async def click(bot: HilltopBot, user: Any, item: Any, **where: Any) -> Any:
     """Dispatch a click the way discord.py does for a dynamic item: by its custom_id."""
-    inter, sent = interaction(bot, user, component=True)
+    inter, sent = interaction(bot, user, component=True, **where)
     custom_id = item.item.custom_id
     for cls in (PayloadButton, PayloadSelect):
         match = cls.__discord_ui_compiled_template__.fullmatch(custom_id)
@@ -343,6 +363,12 @@ async def test_history_a_record_its_download_and_a_game_from_it(bot: HilltopBot)
     await cog.move.callback(cog, inter, text="b2-b1")
     inter, sent = interaction(bot, BOB)
     await cog.resign.callback(cog, inter)
+    # /resign asks first, privately, as the board's button does.
+    ask = sent.last()
+    assert ask["ephemeral"] and "really want to resign" in embed_text(ask)
+    [sure] = buttons(ask)
+    assert sure.item.label == "Yes, resign"
+    await click(bot, BOB, sure)
     inter, sent = interaction(bot, ALICE)
     await cog.history.callback(cog, inter)
     listing = sent.last()
@@ -379,10 +405,9 @@ def ratings_cog(bot: HilltopBot) -> Any:
 
 async def test_ratings_and_profiles_through_discord(bot: HilltopBot) -> None:
     await start_game(bot)
-    cog = games_cog(bot)
-    inter, sent = interaction(bot, BOB)
-    await cog.resign.callback(cog, inter)
-    assert "Ratings: alice 1658 (+158), bob 1342 (−158)." in embed_text(sent.last())
+    await each_moves_once(bot)
+    end = await resign(bot, BOB)
+    assert "Ratings: alice 1658 (+158), bob 1342 (−158)." in embed_text(end)
     ratings = ratings_cog(bot)
     inter, sent = interaction(bot, CAROL)
     await ratings.ratings.callback(ratings, inter, game="hokito", scope="server")

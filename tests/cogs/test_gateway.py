@@ -16,6 +16,7 @@ import pytest
 
 from cogs import respond as respond_module
 from cogs.client import HilltopBot
+from data.results import Ending
 from data.storage import Storage
 from engine import registry
 from tests.cogs.fake_discord import (
@@ -472,15 +473,17 @@ async def test_a_player_out_of_time_lets_the_other_claim_the_win(
         won = await fake.click(bob, offer, label="Claim the win")
         assert won.callback_type == CallbackType.MESSAGE and not won.ephemeral
         end = won.message
-        assert "alice ran out of time, and bob claimed the win." in end.text
+        assert "alice (Black) ran out of time, and bob (White) claimed the win." in end.text
+        # alice never made a move: the game is aborted, not rated.
+        assert "Game aborted" in end.text and "Ratings" not in end.text
     record = await storage.games.get_game(await finished_id(storage))
-    assert record.status == "finished" and record.result is not None
-    assert record.result["on_time"] is True
+    assert record.status == "aborted" and record.result is not None
+    assert record.result.ending is Ending.CLAIMED and record.result.aborted
 
 
 async def finished_id(storage: Storage) -> int:
     rows = await storage.database.fetch(
-        "SELECT id FROM games WHERE status = 'finished' ORDER BY id DESC"
+        "SELECT id FROM games WHERE status IN ('finished', 'aborted') ORDER BY id DESC"
     )
     return int(rows[0][0])
 

@@ -12,7 +12,7 @@ from discord import app_commands
 from cogs.client import HilltopBot
 from cogs.command_texts import CommandTranslator
 from tests.cogs.conftest import ALICE, BOB, buttons, embed_text, interaction
-from tests.cogs.test_commands import games_cog
+from tests.cogs.test_commands import click, each_moves_once, games_cog
 
 POLISH = discord.Locale.polish
 
@@ -49,10 +49,13 @@ async def test_a_game_played_from_a_polish_client(bot: HilltopBot) -> None:
     await cog.move.callback(cog, inter, text="b2-b1")
     refusal = sent.last()
     assert refusal["ephemeral"] and "To nie twój ruch" in embed_text(refusal)
+    await each_moves_once(bot)
     inter, sent = interaction(bot, BOB, locale=POLISH)
     await cog.resign.callback(cog, inter)
-    over = embed_text(sent.last())
-    assert "Koniec gry." in over and "bob poddaje się." in over
+    [sure] = buttons(sent.last())
+    assert sure.item.label == "Tak, poddaję się"
+    over = embed_text((await click(bot, BOB, sure, locale=POLISH)).last())
+    assert "Koniec gry." in over and "bob (Białe) poddaje się." in over
     assert "Zmiany rankingu: alice 1658 (+158), bob 1342 (−158)." in over
 
 

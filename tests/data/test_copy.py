@@ -19,7 +19,7 @@ from host.model import Channel
 from host.service import GameService
 from host.setup import GameSetup
 from tests.conftest import PostgresDatabases
-from tests.host.conftest import ALICE, BOB, BOT, CAROL, HERE
+from tests.host.conftest import ALICE, BOB, BOT, CAROL, HERE, each_moves_once
 
 ROOT = Path(__file__).resolve().parents[2]
 NOON = datetime(2026, 11, 22, 12, 0, tzinfo=UTC).timestamp()
@@ -54,9 +54,10 @@ async def played(path: Path) -> None:
     storage = await open_storage(path)
     games, daily = services(storage)
     try:
-        await games.start(HERE, ALICE, GameSetup("hokito", seed=1), [BOB])
+        await games.start(HERE, ALICE, GameSetup("hokito", seed=1, seat="first"), [BOB])
         await games.accept(HERE, BOB)
-        await games.resign(HERE, BOB)
+        await each_moves_once(games, HERE, ALICE, BOB)
+        await games.resign(HERE, BOB, confirmed=True)
         await games.start(ELSEWHERE, ALICE, GameSetup("hokito", seed=2), [CAROL])
         await games.accept(ELSEWHERE, CAROL)
         move = (await games.suggest_moves(ELSEWHERE, CAROL, ""))[0].value
@@ -81,7 +82,7 @@ async def test_everything_arrives_and_the_games_go_on(tmp_path: Path, postgres_t
     assert [t.table for t in tables] == list(TABLES)
     assert all(t.same for t in tables), tables
     counts = {t.table: t.postgresql_rows for t in tables}
-    assert counts["games"] == 3 and counts["moves"] == 1 and counts["rating_changes"] == 4
+    assert counts["games"] == 3 and counts["moves"] == 3 and counts["rating_changes"] == 4
     assert counts["daily_runs"] == 1 and counts["console_buttons"] == 1
 
     target = await open_storage(postgres_target)

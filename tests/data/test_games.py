@@ -11,6 +11,7 @@ import pytest
 
 from data.migrations import migrations
 from data.repository import LiveGameExistsError, NewGame, StalePlyError, UserRecord
+from data.results import Ending, GameResult
 from data.storage import Storage, open_storage
 
 ALICE = UserRecord(1, "alice")
@@ -84,7 +85,7 @@ async def test_one_live_game_per_channel(storage: Storage) -> None:
     first = await repo.create_game(new_game(), now=1.0)
     with pytest.raises(LiveGameExistsError):
         await repo.create_game(new_game(), now=2.0)
-    await repo.close_game(first.id, 0, "aborted", {"reason": "ended by an admin"}, now=3.0)
+    await repo.close_game(first.id, 0, "aborted", GameResult(Ending.ADMIN), now=3.0)
     second = await repo.create_game(new_game(), now=4.0)
     assert second.id != first.id
     aborted = await repo.get_game(first.id)
@@ -107,12 +108,14 @@ async def test_append_move_is_guarded_by_ply(storage: Storage) -> None:
 async def test_finishing_move_records_result(storage: Storage) -> None:
     repo = storage.games
     game = await repo.create_game(new_game(), now=1.0)
-    await repo.append_move(game.id, 0, 0, 1, "x", "end", now=2.0, result={"w": [0]})
+    await repo.append_move(
+        game.id, 0, 0, 1, "x", "end", now=2.0, result=GameResult(Ending.RULES, (0,))
+    )
     done = await repo.get_game(game.id)
     assert (
         done is not None
         and done.status == "finished"
-        and done.result == {"w": [0]}
+        and done.result == GameResult(Ending.RULES, (0,))
         and done.finished_at == 2.0
     )
     with pytest.raises(StalePlyError):

@@ -24,6 +24,7 @@ from data.postgresql.db import PgDatabase
 from data.postgresql.ratings import PgRatingRepository
 from data.ratings import GLOBAL, RatingRepository, Skill, SqliteRatingRepository, ToRate
 from data.repository import NewGame, UserRecord
+from data.results import Ending, GameResult
 from tests.postgres_server import PostgresServer
 
 ALICE = UserRecord(1, "alice")
@@ -225,7 +226,7 @@ async def daily_story(b: Backend) -> list[tuple[str, object]]:
     note("finish", await finish(games[DAVE.id, D1], 7, 6, "112233", 303.0))
     note("finish twice", await finish(games[ALICE.id, D1], 99, 1, "9", 305.0))
     erin = games[ERIN.id, D1]
-    result = {"scores": [5], "winners": [], "reason": "closed"}
+    result = GameResult(Ending.HILL_CLOSED, scores=(5,))
     note("close moved on", await repo.close_run(erin, 3, result, 5, 2, "12", 304.0))
     note("close", await repo.close_run(erin, 0, result, 5, 2, "12", 304.0))
     note("close twice", await repo.close_run(erin, 0, result, 6, 2, "12", 304.5))

@@ -37,6 +37,7 @@ from data.repository import (
     Timer,
     UserRecord,
 )
+from data.results import Ending, GameResult
 from tests.postgres_server import PostgresServer
 
 ALICE = UserRecord(1, "alice")
@@ -176,7 +177,7 @@ async def test_one_live_game_per_channel(repo: PgGameRepository, db: PgDatabase)
     assert [r[0] for r in await db.fetch("SELECT id FROM games")] == [first.id]
     daily = await repo.create_game(new_game(kind="daily"), now=2.5)  # not a channel's game
     elsewhere = await repo.create_game(new_game(channel=11), now=2.5)
-    await repo.close_game(first.id, 0, "aborted", {"reason": "ended by an admin"}, now=3.0)
+    await repo.close_game(first.id, 0, "aborted", GameResult(Ending.ADMIN), now=3.0)
     second = await repo.create_game(new_game(), now=4.0)
     assert len({first.id, daily.id, elsewhere.id, second.id}) == 4
     aborted = await repo.get_game(first.id)
@@ -260,10 +261,16 @@ async def test_append_move_sets_the_next_clock_and_clears_a_run_out_mark(
 
 async def test_finishing_move_records_result(repo: PgGameRepository) -> None:
     game = await repo.create_game(new_game(), now=1.0)
-    await repo.append_move(game.id, 0, 0, ALICE.id, "x", "end", now=2.5, result={"w": [0]})
+    await repo.append_move(
+        game.id, 0, 0, ALICE.id, "x", "end", now=2.5, result=GameResult(Ending.RULES, (0,))
+    )
     done = await repo.get_game(game.id)
     assert done is not None
-    assert (done.status, done.result, done.finished_at) == ("finished", {"w": [0]}, 2.5)
+    assert (done.status, done.result, done.finished_at) == (
+        "finished",
+        GameResult(Ending.RULES, (0,)),
+        2.5,
+    )
     assert done.ply == 1
     with pytest.raises(StalePlyError):
         await repo.append_move(game.id, 1, 1, BOB.id, "y", "more", now=3.0)
@@ -410,10 +417,10 @@ async def test_close_game_at_the_expected_ply_and_status(repo: PgGameRepository)
         await repo.close_game(game.id, 0, "declined", None, now=2.0, only_from=("challenge",))
     with pytest.raises(StalePlyError):
         await repo.close_game(game.id, 1, "aborted", None, now=2.0)
-    closed = await repo.close_game(game.id, 0, "finished", {"draw": True}, now=3.25)
+    closed = await repo.close_game(game.id, 0, "finished", GameResult(Ending.AGREED_DRAW), now=3.25)
     assert (closed.status, closed.result, closed.finished_at, closed.updated_at) == (
         "finished",
-        {"draw": True},
+        GameResult(Ending.AGREED_DRAW),
         3.25,
         3.25,
     )
@@ -576,7 +583,7 @@ async def test_games_of_user(repo: PgGameRepository) -> None:
     theirs = await repo.create_game(new_game(3, seats=((BOB, True), (CAROL, True))), now=1.0)
     await repo.create_game(new_game(4, kind="daily"), now=1.0)
     done = await repo.create_game(new_game(5, guild_id=GUILD + 1), now=1.0)
-    await repo.close_game(done.id, 0, "finished", {"w": [0]}, now=2.0)
+    await repo.close_game(done.id, 0, "finished", GameResult(Ending.RULES, (0,)), now=2.0)
     done = await repo.get_game(done.id)  # type: ignore[assignment]
     live = await repo.games_of_user(ALICE.id, ("challenge", "active"))
     assert live == [mine, asked]
@@ -587,7 +594,7 @@ async def test_games_of_user(repo: PgGameRepository) -> None:
 
 async def _finish(repo: GameRepository, new: NewGame, at: float, status: Status) -> int:
     game = await repo.create_game(new, now=at - 1)
-    await repo.close_game(game.id, 0, status, {"w": [0]}, now=at)
+    await repo.close_game(game.id, 0, status, GameResult(Ending.RULES, (0,)), now=at)
     return game.id
 
 

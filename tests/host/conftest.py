@@ -39,3 +39,11 @@ def make_service(storage: Storage, *, images: bool = False) -> GameService:
 @pytest.fixture
 def service(storage: Storage) -> GameService:
     return make_service(storage)
+
+
+async def each_moves_once(service: GameService, where: Channel, *players: User) -> None:
+    """Each of `players`, in turn (the first to move first), makes its first suggested
+    move: a game nobody played is aborted, and never rated."""
+    for player in players:
+        [move, *_] = await service.suggest_moves(where, player, "")
+        await service.move(where, player, move.value)

@@ -154,12 +154,14 @@ def test_a_game_across_processes_with_buttons(tmp_path: Path, storage_target: st
         "alice /move b2-b1",
         "bob /move nonsense",
         "alice /resign",
+        "alice /press Yes, resign",
         db=storage_target,
     )
     assert "! You are not playing in this game" in third
     assert "! It is not your turn" in third
     assert "! nonsense:" in third
-    assert "Game over. alice resigned." in third and "bob (White) wins." in third
+    # bob never made a move: the game is aborted, and not rated.
+    assert "Game aborted: alice (Black) resigned." in third and "not rated" in third
 
 
 def test_moves_lists_only_the_moves_asked_for_under_their_piece(

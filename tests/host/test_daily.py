@@ -17,6 +17,7 @@ from PIL import Image
 
 from data.daily import DailyRepository
 from data.repository import NewGame, UserRecord
+from data.results import Ending, GameResult
 from data.storage import Storage, open_storage
 from engine.hillbert import new_hill
 from engine.hillbert_par import DEFAULT_MAX_TURNS, ParResult, greedy_move, par
@@ -527,7 +528,7 @@ async def test_a_run_is_closed_only_where_it_stands_and_only_once(daily: DailySe
     await daily.play(HERE, ALICE)
     await play_turns(daily, ALICE, 1)
     game_id = await open_game(daily, ALICE)
-    result = {"scores": [1], "winners": [], "reason": "closed"}
+    result = GameResult(Ending.HILL_CLOSED, scores=(1,))
     assert not await daily.daily.close_run(game_id, 0, result, 1, 1, "1", NOON)  # moved on
     record = await daily.games.repository.get_game(game_id)
     assert record is not None and record.status == "active"

@@ -6,6 +6,7 @@ import asyncio
 
 import pytest
 
+from data.results import Ending
 from data.storage import Storage
 from host.model import Direct, ServiceError
 from host.service import GameService
@@ -58,7 +59,7 @@ async def test_every_game_but_a_solo_one_has_a_deadline(storage: Storage) -> Non
     record = await service.repository.live_game_in_channel(HERE.channel_id)
     assert record is not None and record.deadline_at == clock.now + 3 * 24 * 3600
     assert f"<t:{int(clock.now) + 3 * 24 * 3600}:R>" in board.text
-    await service.resign(HERE, ALICE)
+    await service.resign(HERE, ALICE, confirmed=True)
     [solo] = await service.start(HERE, ALICE, GameSetup("hillbert", seed=1))
     record = await service.repository.live_game_in_channel(HERE.channel_id)
     assert record is not None and record.deadline_at is None and "<t:" not in solo.text
@@ -141,11 +142,13 @@ async def test_time_out_in_a_duel_offers_the_win_and_the_game_goes_on(storage: S
     with pytest.raises(ServiceError, match="Only bob may claim this win"):
         await service.press(HERE, ALICE, claim.payload)
     [end] = await service.press(HERE, BOB, claim.payload)
-    assert "alice ran out of time, and bob claimed the win." in end.text
-    assert "bob (White) wins." in end.text
+    assert "alice (Black) ran out of time, and bob (White) claimed the win." in end.text
+    # alice never moved: the game is aborted, and nobody's rating moves.
+    assert "Game aborted" in end.text and "Ratings" not in end.text
     record = await service.repository.get_game(claim.payload.game_id)
-    assert record is not None and record.status == "finished"
-    assert record.result is not None and record.result["winners"] == [1]
+    assert record is not None and record.status == "aborted" and record.result is not None
+    assert record.result.ending is Ending.CLAIMED and record.result.by == (1,)
+    assert record.result is not None and record.result.winners == (1,)
 
 
 async def test_a_late_move_takes_the_offer_back(storage: Storage) -> None:
@@ -216,7 +219,7 @@ async def test_admins_set_deadlines_per_game_and_the_bounds_of_play(storage: Sto
     await hokito_duel(service)
     record = await service.repository.live_game_in_channel(HERE.channel_id)
     assert record is not None and record.deadline_at == clock.now + 12 * HOUR
-    await service.resign(HERE, ALICE)
+    await service.resign(HERE, ALICE, confirmed=True)
     with pytest.raises(ServiceError, match="this server allows 30 minutes to 2 days"):
         await service.start(HERE, ALICE, GameSetup("hokito", deadline_minutes=10), [BOB])
     assert await service.repository.live_game_in_channel(HERE.channel_id) is None

@@ -35,8 +35,9 @@ async def test_a_follower_is_pinged_at_each_move_and_at_the_end(service: GameSer
     assert [u.name for u in moved.mentions] == ["bob", "carol"]  # bob's ping is unchanged
     [again] = await service.board(HERE)  # a board asked for again is no move: no ping
     assert [u.name for u in again.mentions] == []
-    [end] = await service.resign(HERE, BOB)
-    assert [u.name for u in end.mentions] == ["carol"]  # the end, to the follower only
+    [end] = await service.resign(HERE, BOB, confirmed=True)
+    # The end: to the player who did not end it, and the follower; never the resigner.
+    assert [u.name for u in end.mentions] == ["alice", "carol"]
 
 
 async def test_unfollow_stops_the_pings(service: GameService) -> None:

@@ -17,7 +17,7 @@ from host.payloads import Action
 from host.records import read_record
 from host.service import GameService
 from host.setup import GameSetup
-from tests.host.conftest import ALICE, BOB, CAROL, HERE, make_service
+from tests.host.conftest import ALICE, BOB, BOT, CAROL, HERE, make_service
 
 ELSEWHERE = Channel(channel_id=800, guild_id=8, name="another-server")
 
@@ -35,7 +35,7 @@ async def finished_duel(service: GameService, where: Channel = HERE, moves: int 
     )
     await service.accept(where, BOB)
     await play_moves(service, where, [ALICE, BOB], moves)
-    await service.resign(where, BOB)
+    await service.resign(where, BOB, confirmed=True)
     return challenge.game_id or 0
 
 
@@ -47,7 +47,7 @@ async def test_history_lists_this_servers_games_newest_first(service: GameServic
     assert mine.title == "alice: 2 finished games" and mine.ephemeral
     lines = mine.text.splitlines()
     assert lines[0].startswith(f"`#{second}`") and lines[1].startswith(f"`#{first}`")
-    assert "**Hokito** · alice vs bob: bob resigned." in lines[0]
+    assert "**Hokito** · alice vs bob: alice beat bob · bob resigned" in lines[0]
     [carols] = await service.finished(HERE, CAROL)
     assert "No finished games here yet." in carols.text
     with pytest.raises(ServiceError, match="There is no game 'chess'"):
@@ -73,7 +73,8 @@ async def test_a_games_record_downloads_and_loads_again_from_any_ply(
     [shown] = await service.game_record(HERE, game_id)
     assert '[Game "hokito"]' in shown.text and '[Seat1 "alice"]' in shown.text
     assert "1. Black: " in shown.text and "4. White: " in shown.text
-    assert "bob resigned." in shown.text
+    assert '[Result "1-0"]' in shown.text
+    assert '[Termination "bob (White) resigned."]' in shown.text
     [download] = await service.press(HERE, CAROL, shown.actions[0].payload)
     assert download.file is not None
     name, data = download.file
@@ -148,7 +149,9 @@ async def test_a_replay_draws_every_move_and_dwells_on_the_end(storage: Storage)
     assert len(durations) == 5  # the start and four moves
     # The game ended off the board: its last frame says how.
     _, frames = await service.history._frames(HERE, game_id)
-    assert [ctx.caption for _, ctx, _ in frames] == ["", "", "", "", "bob resigned."]
+    *before, last = [ctx.caption for _, ctx, _ in frames]
+    assert before == ["", "", "", ""]
+    assert last.startswith("Game over. bob (White) resigned.") and "alice (Black) wins." in last
     assert durations[-1] == 4000 and durations[1] == 700
     [step] = replay.actions
     [opened] = await service.press(HERE, CAROL, step.payload)
@@ -169,3 +172,28 @@ async def test_a_live_games_replay_stops_before_plans_not_revealed(storage: Stor
     await service.move(HERE, ALICE, plan.value)
     [replay] = await service.replay(HERE, challenge.game_id or 0)
     assert replay.image is not None and len(gif_frames(replay.image)) == 1  # the start only
+
+
+async def test_direct_message_games_belong_to_their_players(service: GameService) -> None:
+    alices_dm = Channel(channel_id=900, guild_id=None, name="alice")
+    mallorys_dm = Channel(channel_id=901, guild_id=None, name="carol")
+    [started] = await service.start(
+        alices_dm, ALICE, GameSetup("hokito", seed=5, seat="first"), [BOT]
+    )
+    game_id = started.game_id or 0
+    await service.resign(alices_dm, ALICE, confirmed=True)
+    # Another person, in their own direct messages, sees none of it.
+    with pytest.raises(ServiceError, match="only your own games"):
+        await service.finished(mallorys_dm, ALICE, viewer=CAROL)
+    [own] = await service.finished(mallorys_dm, viewer=CAROL)
+    assert f"#{game_id}" not in own.text and "No finished games here yet." in own.text
+    for look in (service.game_record, service.replay):
+        with pytest.raises(ServiceError, match=f"There is no game {game_id} here"):
+            await look(mallorys_dm, game_id, viewer=CAROL)
+        with pytest.raises(ServiceError, match=f"There is no game {game_id} here"):
+            await look(mallorys_dm, game_id)
+    # Its player reads it in any direct message.
+    [mine] = await service.finished(mallorys_dm, viewer=ALICE)
+    assert f"`#{game_id}`" in mine.text
+    [record] = await service.game_record(mallorys_dm, game_id, viewer=ALICE)
+    assert '[Seat1 "alice"]' in record.text

@@ -35,7 +35,7 @@ async def first_move(service: GameService, user: User = ALICE) -> str:
 
 async def test_a_rematch_swaps_the_seats_and_waits_for_the_other(service: GameService) -> None:
     await duel(service)
-    [end] = await service.resign(HERE, BOB)
+    [end] = await service.resign(HERE, BOB, confirmed=True)
     rematch = next(a for a in end.actions if a.label == "Rematch")
     with pytest.raises(ServiceError, match="not playing in this game"):
         await service.press(HERE, CAROL, rematch.payload)
@@ -50,14 +50,14 @@ async def test_a_rematch_swaps_the_seats_and_waits_for_the_other(service: GameSe
 
 async def test_a_rematch_against_the_computer_starts_at_once(service: GameService) -> None:
     await service.start(HERE, ALICE, GameSetup("hokito", seed=1, seat="first"), [BOT])
-    [end] = await service.resign(HERE, ALICE)
+    [end] = await service.resign(HERE, ALICE, confirmed=True)
     [_, board] = await service.press(HERE, ALICE, action(end, "Rematch"))
     assert board.text.startswith("The game begins: hilltop (Black, normal computer), alice")
 
 
 async def test_a_declined_rematch_closes_and_nothing_starts(service: GameService) -> None:
     await duel(service)
-    [end] = await service.resign(HERE, ALICE)
+    [end] = await service.resign(HERE, ALICE, confirmed=True)
     await service.press(HERE, ALICE, action(end, "Rematch"))
     [closed] = await service.decline(HERE, BOB)
     assert "bob declined the challenge." in closed.text and closed.actions == ()
@@ -66,6 +66,8 @@ async def test_a_declined_rematch_closes_and_nothing_starts(service: GameService
 
 async def test_a_draw_is_offered_and_accepted_only_by_the_other(service: GameService) -> None:
     await duel(service)
+    await first_move(service, ALICE)
+    await first_move(service, BOB)
     [offer] = await service.draw(HERE, ALICE)
     assert "alice offers a draw. bob: accept or decline." in offer.text
     assert [u.name for u in offer.mentions] == ["bob"]
@@ -75,12 +77,13 @@ async def test_a_draw_is_offered_and_accepted_only_by_the_other(service: GameSer
             await service.press(HERE, wrong, accept)
     [answered, end] = await service.press(HERE, BOB, accept)
     assert answered.edit and answered.actions == () and "bob accepted the draw." in answered.text
-    assert "alice and bob agreed a draw." in end.text and "It is a draw." in end.text
+    assert "alice (Black) and bob (White) agreed a draw." in end.text
+    assert "It is a draw." in end.text
     # A draw between newcomers leaves their ratings where they were.
     assert "Ratings: alice 1500 (±0), bob 1500 (±0)." in end.text
     record = await service.repository.get_game(1)
     assert record is not None and record.status == "finished"
-    assert record.result is not None and record.result["winners"] == []
+    assert record.result is not None and record.result.winners == ()
 
 
 async def test_a_draw_offer_lapses_with_the_next_move(service: GameService) -> None:
@@ -106,7 +109,7 @@ async def test_no_draw_or_takeback_with_the_computer_or_in_everest(service: Game
     await service.start(HERE, ALICE, GameSetup("hokito", seed=1, seat="first"), [BOT])
     with pytest.raises(ServiceError, match="The computer plays on"):
         await service.draw(HERE, ALICE)
-    await service.resign(HERE, ALICE)
+    await service.resign(HERE, ALICE, confirmed=True)
     await service.start(HERE, ALICE, GameSetup("everest", seed=1), [BOB])
     await service.accept(HERE, BOB)
     with pytest.raises(ServiceError, match="Everest has no takebacks"):
@@ -168,7 +171,7 @@ async def test_an_offer_made_before_a_restart_is_answered_after_it(storage: Stor
     before.close()
     after = make_service(storage)  # a new process: the offer lives in its buttons
     [_, end] = await after.press(HERE, BOB, action(offer, "Accept"))
-    assert "alice and bob agreed a draw." in end.text
+    assert "alice (Black) and bob (White) agreed a draw." in end.text
 
 
 async def test_boards_from_before_a_takeback_are_stale(service: GameService) -> None:
@@ -191,7 +194,7 @@ async def test_a_rematch_keeps_the_servers_long_deadline_without_tripping_its_bo
     long = ServerChange(game="hokito", deadline_hours=240)  # longer than /play may choose
     await service.server_settings(HERE, ADMIN, long)
     await duel(service)
-    [end] = await service.resign(HERE, BOB)
+    [end] = await service.resign(HERE, BOB, confirmed=True)
     [_, offer] = await service.press(HERE, BOB, action(end, "Rematch"))
     assert "bob asks for a rematch" in offer.text
     [board] = await service.accept(HERE, ALICE)

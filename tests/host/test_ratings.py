@@ -17,6 +17,7 @@ import pytest
 from data.daily import DailyRepository
 from data.ratings import GLOBAL, Change, ToRate
 from data.repository import GameRecord, NewGame, SeatRecord, UserRecord
+from data.results import Ending, GameResult
 from data.storage import Storage
 from host.daily_calendar import utc_day
 from host.model import Channel, ServiceError, User
@@ -24,7 +25,16 @@ from host.rating_pages import RatingPages
 from host.ratings import Ratings, moved, to_rate
 from host.service import GameService
 from host.setup import GameSetup
-from tests.host.conftest import ALICE, BOB, BOT, CAROL, ENDGAME, HERE, make_service
+from tests.host.conftest import (
+    ALICE,
+    BOB,
+    BOT,
+    CAROL,
+    ENDGAME,
+    HERE,
+    each_moves_once,
+    make_service,
+)
 
 ELSEWHERE = Channel(channel_id=800, guild_id=8, name="another-server")
 #: OpenSkill's Plackett-Luce after one game between two newcomers (μ 25, σ 25/3): the
@@ -38,10 +48,16 @@ def pages(service: GameService, storage: Storage) -> RatingPages:
 
 
 async def won_by(service: GameService, winner: User, loser: User, where: Channel = HERE) -> int:
-    """A Hokito game `winner` wins by resignation (before any move)."""
-    [challenge] = await service.start(where, winner, GameSetup("hokito", seed=1), [loser])
+    """A Hokito game `winner` wins by resignation, after a move each (a game nobody
+    played is aborted, not rated)."""
+    [challenge] = await service.start(
+        where, winner, GameSetup("hokito", seed=1, seat="first"), [loser]
+    )
     await service.accept(where, loser)
-    await service.resign(where, loser)
+    for player in (winner, loser):
+        [move, *_] = await service.suggest_moves(where, player, "")
+        await service.move(where, player, move.value)
+    await service.resign(where, loser, confirmed=True)
     return challenge.game_id or 0
 
 
@@ -60,8 +76,8 @@ async def test_games_against_the_computer_and_aborted_games_are_not_rated(
     service: GameService, storage: Storage
 ) -> None:
     await service.start(HERE, ALICE, GameSetup("hokito", seed=1), [BOT])
-    [over] = await service.resign(HERE, ALICE)
-    assert "Game over." in over.text and "Ratings" not in over.text
+    [over] = await service.resign(HERE, ALICE, confirmed=True)
+    assert "Game aborted:" in over.text and "Ratings" not in over.text
     await service.start(HERE, ALICE, GameSetup("hokito", seed=1), [BOB])
     await service.accept(HERE, BOB)
     [ended] = await service.admin_end(HERE, User(4, "root", is_admin=True))
@@ -92,7 +108,7 @@ def record(
         ply=10,
         snapshot="",
         options=options or {},
-        result=result,
+        result=GameResult.from_stored(result),
         created_by=seats[0][0],
         created_at=0.0,
         updated_at=5.0,
@@ -132,11 +148,11 @@ async def test_a_resigner_whose_seat_a_computer_took_is_rated_last(
     await service.start(HERE, ALICE, GameSetup("everest", seed=5), [BOB, CAROL])
     await service.accept(HERE, BOB)
     await service.accept(HERE, CAROL)
-    await service.resign(HERE, CAROL)
+    await service.resign(HERE, CAROL, confirmed=True)
     stored = await service.repository.get_game(1)
     assert stored is not None
     # However the game ends, carol is behind everyone still playing.
-    finished = replace(stored, status="finished", result={"winners": [0]})
+    finished = replace(stored, status="finished", result=GameResult(Ending.RULES, (0,)))
     rated = to_rate(finished)
     assert rated.places == {ALICE.id: 1, BOB.id: 2, CAROL.id: 3}
 
@@ -299,7 +315,7 @@ async def test_a_recomputation_gives_the_same_tables_or_corrects_them(
     game = await service.repository.get_game(1)
     assert game is not None
     assert game.result is not None
-    corrected = json.dumps({**game.result, "winners": [game.seats_of(BOB.id)[0]]})
+    corrected = json.dumps({**game.result.stored(), "winners": [game.seats_of(BOB.id)[0]]})
     await storage.database.write(
         "UPDATE games SET result = '{}' WHERE id = 1".format(corrected.replace("'", "''"))
     )
@@ -334,10 +350,11 @@ async def test_ratings_are_rated_in_the_order_games_finished(storage: Storage) -
 
 async def test_games_are_rated_in_the_order_they_finished_not_by_number(storage: Storage) -> None:
     unrated = GameService(storage.games, bot_user=BOT, render_images=False)
-    await unrated.start(HERE, ALICE, GameSetup("hokito", seed=1), [BOB])  # game 1
+    await unrated.start(HERE, ALICE, GameSetup("hokito", seed=1, seat="first"), [BOB])  # game 1
     await unrated.accept(HERE, BOB)
+    await each_moves_once(unrated, HERE, ALICE, BOB)
     await won_by(unrated, BOB, ALICE, ELSEWHERE)  # game 2 finishes first
-    await unrated.resign(HERE, BOB)  # then game 1
+    await unrated.resign(HERE, BOB, confirmed=True)  # then game 1
     done = await Ratings(storage.ratings).settle()
     assert list(done) == [2, 1]
     first = {c.user_id: c for c in done[2] if c.scope == GLOBAL}
@@ -427,19 +444,22 @@ async def test_the_final_board_tells_the_ratings_even_if_another_process_rated_i
 async def test_when_the_last_person_resigns_the_game_ends_there(service: GameService) -> None:
     await service.start(HERE, ALICE, GameSetup("everest", computers=2, seed=11, seat="first"))
     before = await service.repository.get_game(1)
-    [end] = await service.resign(HERE, ALICE)
-    assert "alice resigned, and nobody is left to play." in end.text
+    [end] = await service.resign(HERE, ALICE, confirmed=True)
+    assert "resigned, and nobody is left to play." in end.text
     record = await service.repository.get_game(1)
-    assert before is not None and record is not None and record.status == "finished"
+    # alice never made a move: the game is aborted.
+    assert before is not None and record is not None and record.status == "aborted"
     assert record.ply == before.ply  # the computers did not play it out
     assert "Ratings" not in end.text  # against the computer from the start: not rated
     # Three people who all resign: the last to go ranks first of them.
     await service.start(HERE, ALICE, GameSetup("everest", seed=5), [BOB, CAROL])
     await service.accept(HERE, BOB)
     await service.accept(HERE, CAROL)
-    await service.resign(HERE, CAROL)
-    await service.resign(HERE, ALICE)
-    [last] = await service.resign(HERE, BOB)
+    await service.resign(HERE, CAROL, confirmed=True)
+    await service.resign(HERE, ALICE, confirmed=True)
+    [last] = await service.resign(HERE, BOB, confirmed=True)
     assert "bob resigned, and nobody is left to play." in last.text
     game = await service.repository.get_game(2)
-    assert game is not None and to_rate(game).places == {BOB.id: 2, ALICE.id: 3, CAROL.id: 4}
+    # Nobody had sent a plan: aborted, and not rated (the order of those who resign is
+    # rated in a game that was played; see the test before).
+    assert game is not None and game.status == "aborted" and not to_rate(game).places

@@ -6,6 +6,7 @@ import asyncio
 
 import pytest
 
+from data.results import Ending
 from data.storage import Storage, open_storage
 from engine import registry
 from engine.core import Option
@@ -28,6 +29,7 @@ from tests.host.conftest import (
     HERE,
     ROLL_OFF,
     THREAD,
+    each_moves_once,
     make_service,
 )
 
@@ -183,7 +185,8 @@ async def test_game_over_from_a_position(service: GameService) -> None:
     assert over.text.count("wins") == 1  # the winner is named once, with who is who
     assert "alice (Black) 36" in over.text and "bob (White) 0" in over.text
     assert over.tone == "over" and not over.picks
-    assert over.mentions == ()  # nobody has anything left to do
+    # The end is told to the player who did not make the last move, not to its mover.
+    assert over.mentions == (BOB,)
     assert await service.repository.live_game_in_channel(HERE.channel_id) is None
 
 
@@ -194,11 +197,13 @@ async def test_bad_position_is_explained(service: GameService) -> None:
 
 async def test_resign_ends_with_the_other_player_winning(service: GameService) -> None:
     await started(service)
-    [reply] = await service.resign(HERE, BOB)
-    assert "bob resigned" in reply.text and "alice (Black) wins" in reply.text
+    await each_moves_once(service, HERE, ALICE, BOB)
+    [reply] = await service.resign(HERE, BOB, confirmed=True)
+    assert "bob (White) resigned" in reply.text and "alice (Black) wins" in reply.text
     record = await service.repository.get_game(1)
     assert record is not None and record.status == "finished"
-    assert record.result is not None and record.result["winners"] == [0]
+    assert record.result is not None and record.result.winners == (0,)
+    assert record.result.ending is Ending.RESIGNED and record.result.by == (1,)
 
 
 async def test_one_game_per_channel_and_threads_are_channels(service: GameService) -> None:
@@ -304,7 +309,7 @@ async def test_cached_record_matches_the_database_after_moves(service: GameServi
     await service.move(HERE, ALICE, "a1-b1")
     record = await service.repository.get_game(1)
     assert record is not None and service.live.cached(1).record == record
-    await service.resign(HERE, BOB)
+    await service.resign(HERE, BOB, confirmed=True)
     assert service.live.cached(1) is None  # finished games are not kept in memory
 
 
@@ -524,7 +529,7 @@ async def test_resigning_a_game_of_three_hands_the_seat_to_the_computer(
     await service.start(HERE, ALICE, GameSetup("everest", seed=5), [BOB, CAROL])
     await service.accept(HERE, BOB)
     await service.accept(HERE, CAROL)
-    [reply] = await service.resign(HERE, BOB)
+    [reply] = await service.resign(HERE, BOB, confirmed=True)
     assert "bob resigned; a computer player takes over Blue." in reply.text
     record = await service.repository.live_game_in_channel(HERE.channel_id)
     assert record is not None and record.status == "active"

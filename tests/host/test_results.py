@@ -1,0 +1,206 @@
+"""How games end, kept as facts and told in each reader's words: who won and how, in
+/history, /game and the replay, in any language; a game that ends before every person
+in it has moved is aborted and never rated; the end is told to the players who did not
+end it."""
+
+from __future__ import annotations
+
+import pytest
+
+from data.results import Ending, GameResult
+from data.storage import Storage
+from engine.text import speaking
+from host import i18n
+from host.model import Reply, ServiceError
+from host.payloads import Action
+from host.ratings import to_rate
+from host.service import GameService
+from host.setup import GameSetup
+from tests.host.conftest import (
+    ADMIN,
+    ALICE,
+    BOB,
+    ENDGAME,
+    HERE,
+    each_moves_once,
+)
+
+
+@pytest.fixture(autouse=True)
+def polish() -> None:
+    i18n.install()
+
+
+async def duel(service: GameService, *, alice_first: bool = True) -> int:
+    seat = "first" if alice_first else "second"
+    [challenge] = await service.start(HERE, ALICE, GameSetup("hokito", seed=5, seat=seat), [BOB])
+    await service.accept(HERE, BOB)
+    return challenge.game_id or 0
+
+
+def action(reply: Reply, label: str) -> Action:
+    return next(a for a in reply.actions if a.label == label).payload.action
+
+
+async def test_a_game_resigned_in_polish_reads_in_english_with_who_won(
+    service: GameService,
+) -> None:
+    game_id = await duel(service)
+    await each_moves_once(service, HERE, ALICE, BOB)
+    with speaking("pl"):
+        [end] = await service.resign(HERE, ALICE, confirmed=True)
+    assert "poddaje się" in end.text  # the resigner read it in Polish
+    stored = await service.repository.get_game(game_id)
+    assert stored is not None and stored.result == GameResult(
+        Ending.RESIGNED, (1,), stored.result.scores, (0,)
+    )
+    [history] = await service.finished(HERE)
+    assert "alice vs bob: bob beat alice · alice resigned" in history.text
+    [record] = await service.game_record(HERE, game_id)
+    assert '[Result "0-1"]' in record.text
+    assert '[Termination "alice (Black) resigned."]' in record.text
+    with speaking("pl"):
+        [polish_history] = await service.finished(HERE)
+    assert "bob pokonuje alice · alice poddaje się" in polish_history.text
+    # The replay's last frame says who won, and how.
+    _, frames = await service.history._frames(HERE, game_id)
+    assert frames[-1][1].caption == (
+        "Game over. alice (Black) resigned. Scores: alice (Black) 34, bob (White) 38. "
+        "bob (White) wins."
+    )
+    assert frames[0][1].caption == ""
+
+
+async def test_a_game_over_by_its_rules_keeps_its_reason_code_and_tells_it_in_words(
+    service: GameService,
+) -> None:
+    await service.start(HERE, ALICE, GameSetup("hokito", position=ENDGAME, seat="first"), [BOB])
+    await service.accept(HERE, BOB)
+    [over] = await service.move(HERE, ALICE, "a1-a2")
+    record = await service.repository.get_game(1)
+    assert record is not None and record.result == GameResult(
+        Ending.RULES, (0,), (36, 0), code="no-legal-move"
+    )
+    assert "Game over. White has no legal move." in over.text
+    [history] = await service.finished(HERE)
+    assert "alice vs bob: alice beat bob · 36-0" in history.text
+    [game] = await service.game_record(HERE, 1)
+    assert '[Result "1-0"]' in game.text and '[Termination "White has no legal move."]' in game.text
+    with speaking("pl"):
+        [polish] = await service.game_record(HERE, 1)
+    assert '[Termination "Brak dozwolonego ruchu: Białe."]' in polish.text
+
+
+async def test_resigning_before_ones_first_move_aborts_and_is_not_rated(
+    service: GameService,
+) -> None:
+    await duel(service, alice_first=False)  # bob moves first
+    await each_moves_once(service, HERE, BOB)
+    [end] = await service.resign(HERE, ALICE, confirmed=True)
+    assert "Game aborted: alice (White) resigned." in end.text and "Ratings" not in end.text
+    record = await service.repository.get_game(1)
+    assert record is not None and record.status == "aborted"
+    assert record.result is not None and record.result.aborted
+    [history] = await service.finished(HERE)
+    assert "bob vs alice: aborted · alice resigned" in history.text
+    [game] = await service.game_record(HERE, 1)
+    assert '[Result "*"]' in game.text
+    assert to_rate(record).places == {}
+
+
+async def test_a_draw_agreed_before_anyone_moved_is_aborted(service: GameService) -> None:
+    await duel(service)
+    [offer] = await service.draw(HERE, ALICE)
+    accept = next(a for a in offer.actions if a.label == "Accept").payload
+    [_, end] = await service.press(HERE, BOB, accept)
+    assert "Game aborted" in end.text and "Ratings" not in end.text
+    record = await service.repository.get_game(1)
+    assert record is not None and record.status == "aborted"
+    assert record.result is not None and record.result.ending is Ending.AGREED_DRAW
+
+
+async def test_an_admin_ending_a_game_nobody_played_marks_it_aborted(
+    service: GameService,
+) -> None:
+    await duel(service)
+    [end] = await service.admin_end(HERE, ADMIN)
+    record = await service.repository.get_game(1)
+    assert record is not None and record.status == "aborted" and record.result is not None
+    assert record.result.ending is Ending.ADMIN and record.result.aborted
+    assert record.result.actor is not None and record.result.actor.name == "root"
+    assert "Ended by root, an admin." in end.text
+    [history] = await service.finished(HERE)
+    assert "aborted · ended by an admin" in history.text
+
+
+async def test_a_game_both_played_is_rated_when_resigned(service: GameService) -> None:
+    await duel(service)
+    await each_moves_once(service, HERE, ALICE, BOB)
+    [end] = await service.resign(HERE, ALICE, confirmed=True)
+    assert "Ratings: alice 1342 (−158), bob 1658 (+158)." in end.text
+
+
+async def test_resign_asks_to_confirm_and_gives_up_nothing_until_yes(
+    service: GameService,
+) -> None:
+    await duel(service)
+    [ask] = await service.resign(HERE, ALICE)
+    assert ask.ephemeral and ask.title == "Resign?"
+    assert action(ask, "Yes, resign") is Action.RESIGN_CONFIRMED
+    record = await service.repository.live_game_in_channel(HERE.channel_id)
+    assert record is not None and record.status == "active"
+    sure = next(a for a in ask.actions if a.label == "Yes, resign").payload
+    [end] = await service.press(HERE, ALICE, sure)
+    assert "alice (Black) resigned." in end.text
+
+
+async def test_the_end_pings_those_who_did_not_end_it(service: GameService) -> None:
+    await service.start(HERE, ALICE, GameSetup("hokito", position=ENDGAME, seat="first"), [BOB])
+    await service.accept(HERE, BOB)
+    [over] = await service.move(HERE, ALICE, "a1-a2")
+    assert over.mentions == (BOB,)
+    await duel(service)
+    await each_moves_once(service, HERE, ALICE, BOB)
+    [resigned] = await service.resign(HERE, BOB, confirmed=True)
+    assert resigned.mentions == (ALICE,)
+
+
+async def test_a_player_who_takes_direct_messages_gets_the_end_as_one(
+    service: GameService,
+) -> None:
+    await service.notify(BOB, dm=True)
+    await service.start(HERE, ALICE, GameSetup("hokito", position=ENDGAME, seat="first"), [BOB])
+    await service.accept(HERE, BOB)
+    [over] = await service.move(HERE, ALICE, "a1-a2")
+    [(where, [message])] = await service.turn_messages(1, over.mentions)
+    assert getattr(where, "user", None) == BOB
+    assert message.title == "Hokito: game over"
+    assert "Your game in <#500> is over" in message.text
+    assert "alice (Black) wins." in message.text
+
+
+async def test_computers_are_listed_by_their_seats(service: GameService) -> None:
+    await service.start(HERE, ALICE, GameSetup("everest", computers=3, seed=11, seat="first"))
+    await service.resign(HERE, ALICE, confirmed=True)
+    [history] = await service.finished(HERE)
+    # alice, the last person, resigned: her seat went to a computer, and she is named.
+    assert (
+        "alice vs hilltop (Blue) vs hilltop (Green) vs hilltop (Purple): aborted · alice resigned"
+        in history.text
+    )
+
+
+async def test_a_closed_challenge_says_who_closed_it(service: GameService) -> None:
+    await service.start(HERE, ALICE, GameSetup("hokito", seed=5), [BOB])
+    [closed] = await service.decline(HERE, BOB)
+    assert "bob declined the challenge." in closed.text
+    rows = await service.repository.get_game(1)
+    assert rows is not None and rows.result is not None
+    assert rows.result.ending is Ending.DECLINED and rows.result.actor is not None
+    with pytest.raises(ServiceError):
+        await service.game_record(HERE, 999)
+
+
+async def test_results_round_trip_as_stored(storage: Storage) -> None:
+    result = GameResult(Ending.CLAIMED, (1,), (3, 4), (1,), aborted=True)
+    assert GameResult.from_stored(result.stored()) == result
