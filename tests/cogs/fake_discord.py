@@ -347,6 +347,17 @@ class Exchange:
             raise AssertionError(f"callback type {self.callback_type} left no message")
         return self.fake.message(self.original_id)
 
+    async def shown(self, *, within: float = 5.0) -> Message:
+        """The answer as the user sees it once it is visible: the reply itself, or after a
+        deferral the message that filled in or replaced the "thinking…" one."""
+        try:
+            await asyncio.wait_for(self.replied.wait(), within)
+        except TimeoutError:
+            raise AssertionError(f"no visible answer to {self.payload['data']}") from None
+        if self.reply_id is None:
+            raise AssertionError(f"the answer to {self.payload['data']} shows no message")
+        return self.fake.message(self.reply_id)
+
     async def followups(self, count: int, *, within: float = 5.0) -> list[Message]:
         """The first `count` followup messages, waiting for them to arrive."""
         await self.fake.wait_until(
@@ -443,8 +454,9 @@ class FakeDiscord:
         self.global_commands: list[Json] | None = None
         self.guild_commands: dict[int, list[Json]] = {}
         self.sessions: list[Session] = []
-        #: An interaction for a shard no bot is connected as: lost (never answered), as
-        #: on Discord, rather than an error here (for loads that kill a bot process).
+        #: An interaction for a shard no bot is connected as, or whose connection is
+        #: going away: lost (never answered), as on Discord, rather than an error here
+        #: (for loads that kill a bot process).
         self.lose_unrouted = False
         self.heartbeats = 0
         #: Messages now in the channels, by id.
@@ -591,7 +603,12 @@ class FakeDiscord:
                 raise
             return exchange  # as on Discord: nobody answers, the user sees it fail
         self._exchanges[exchange.token] = exchange
-        await session.dispatch("INTERACTION_CREATE", payload)
+        try:
+            await session.dispatch("INTERACTION_CREATE", payload)
+        except ConnectionResetError:
+            # The connection is going away (its bot was killed) but is not closed yet.
+            if not self.lose_unrouted:
+                raise
         return exchange
 
     async def interact(self, payload: Json, *, within: float = 5.0) -> Exchange:
