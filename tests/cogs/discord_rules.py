@@ -100,7 +100,6 @@ ERRORS: dict[str, Error] = {
 #: The errors inside a 50035, by their code: what Discord says of the field.
 FORM_ERRORS: dict[str, str] = {
     "BASE_TYPE_MAX_LENGTH": "Must be {most} or fewer in length.",
-    "BASE_TYPE_MIN_LENGTH": "Must be {least} or more in length.",
     "BASE_TYPE_BAD_LENGTH": "Must be between {least} and {most} in length.",
     "BASE_TYPE_CHOICES": "Value must be one of {choices}.",
     "COMPONENT_CUSTOM_ID_DUPLICATED": "Component custom id cannot be duplicated",

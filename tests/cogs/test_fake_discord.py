@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import json
 from collections.abc import AsyncIterator
+from pathlib import Path
 from typing import Any
 
 import aiohttp
 import pytest
 
 from tests.cogs import discord_rules as rules
+from tests.cogs import fake_discord
 from tests.cogs.fake_discord import FakeDiscord, InteractionType, Json, Session, serving
 
 
@@ -256,3 +258,18 @@ async def test_posting_in_a_thread_needs_its_permission_and_an_unlocked_thread(
     fake.deny_bot(fake.channel_id, "Send Messages in Threads")
     status, answer = await post(fake, {"content": "again"}, thread_id)
     assert (status, answer["code"]) == (403, 50013)
+
+
+def test_every_rule_of_the_table_is_read_by_the_fakes_checks() -> None:
+    """A row no check reads would document a rule the fake does not enforce."""
+    source = Path(fake_discord.__file__).read_text()
+    needed = {refusal for needs in rules.NEEDS.values() for _, refusal in needs}
+
+    def read(key: str) -> bool:
+        dynamic = key.startswith("option.") and 'f"option.{key}"' in source
+        return f'"{key}"' in source or dynamic
+
+    assert [k for k in rules.LIMITS if not read(k)] == []
+    assert [k for k in rules.ERRORS if not read(k) and k not in needed] == []
+    assert [k for k in rules.FORM_ERRORS if not read(k)] == []
+    assert [k for k in rules.NEEDS if not read(k)] == []
