@@ -3,6 +3,7 @@ does: the bot says why a thread could not be made, by Discord's real cause."""
 
 from __future__ import annotations
 
+import logging
 from collections.abc import AsyncIterator
 
 import pytest
@@ -10,7 +11,7 @@ import pytest
 from data.storage import Storage
 from tests.cogs import discord_rules as rules
 from tests.cogs.fake_discord import MANAGE_GUILD, FakeDiscord, FakeUser, serving
-from tests.cogs.test_gateway import Players, hilltop
+from tests.cogs.test_gateway import Clock, Players, hilltop
 from tests.cogs.test_gateway import nothing_logged_an_error as nothing_logged_an_error
 
 
@@ -129,3 +130,27 @@ async def test_the_new_thread_button_tells_a_missing_permission_from_another_cau
         assert "Discord would not make a thread in this channel" in said
         assert "(Cannot execute action on this channel type)" in said
         assert refusals(fake) == [(400, "Cannot execute action on this channel type")]
+
+
+DAY = 24 * 3600
+
+
+async def test_a_reminder_into_a_locked_thread_is_a_warning_not_an_error(
+    fake: FakeDiscord, storage: Storage, players: Players, caplog: pytest.LogCaptureFixture
+) -> None:
+    alice, bob, _ = players
+    clock = Clock()
+    async with hilltop(fake, storage, clock) as bot:
+        await threads_on(fake)
+        await fake.slash(alice, "play", game="hokito", opponent=bob, seed=1, seat="first")
+        [thread_id] = fake.threads_of(fake.channel_id)
+        [challenge] = fake.channel_messages(thread_id)
+        accepted = await fake.click(bob, challenge, label="Accept")
+        await accepted.followups(1)
+        fake.archive(thread_id, locked=True)  # by a moderator
+        clock.now += 1.5 * DAY
+        await bot.get_cog("TimersCog").tick()  # type: ignore[union-attr]
+    # alice's reminder could not be posted: Discord said why, and the bot noted it.
+    assert refusals(fake) == [(400, "Thread is archived")]
+    warned = [r.getMessage() for r in caplog.records if r.levelno == logging.WARNING]
+    assert f"cannot post in channel {thread_id}: Thread is archived" in warned
