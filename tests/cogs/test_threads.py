@@ -29,8 +29,8 @@ def players(fake: FakeDiscord) -> Players:
 
 async def threads_on(fake: FakeDiscord) -> None:
     admin = fake.user("root", permissions=MANAGE_GUILD)
-    shown = await fake.slash(admin, "admin settings", threads=True)
-    assert "New games start in a thread of their own." in shown.message.text
+    changed = await fake.slash(admin, "admin settings", threads=True)
+    assert "New games start in a thread of their own." in (await changed.shown()).text
 
 
 async def refused_play(fake: FakeDiscord, alice: FakeUser, bob: FakeUser, channel: int) -> str:
@@ -100,7 +100,7 @@ async def offer_in_busy(fake: FakeDiscord, players: Players, channel: int) -> st
     challenge = await fake.slash(
         alice, "play", game="hokito", opponent=bob, seed=1, seat="first", channel_id=channel
     )
-    accepted = await fake.click(bob, challenge.message, label="Accept")
+    accepted = await fake.click(bob, await challenge.shown(), label="Accept")
     await accepted.followups(1)
     busy = await fake.slash(
         carol, "play", game="hokito", opponent=alice, seed=2, channel_id=channel
@@ -142,11 +142,12 @@ async def test_a_reminder_into_a_locked_thread_is_a_warning_not_an_error(
     clock = Clock()
     async with hilltop(fake, storage, clock) as bot:
         await threads_on(fake)
-        await fake.slash(alice, "play", game="hokito", opponent=bob, seed=1, seat="first")
+        played = await fake.slash(alice, "play", game="hokito", opponent=bob, seed=1, seat="first")
+        await played.shown()  # said in the channel once the game is in its thread
         [thread_id] = fake.threads_of(fake.channel_id)
         [challenge] = fake.channel_messages(thread_id)
         accepted = await fake.click(bob, challenge, label="Accept")
-        await accepted.followups(1)
+        await accepted.followups(1)  # the first board
         fake.archive(thread_id, locked=True)  # by a moderator
         clock.now += 1.5 * DAY
         await bot.get_cog("TimersCog").tick()  # type: ignore[union-attr]
