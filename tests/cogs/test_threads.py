@@ -101,7 +101,7 @@ async def offer_in_busy(fake: FakeDiscord, players: Players, channel: int) -> st
         alice, "play", game="hokito", opponent=bob, seed=1, seat="first", channel_id=channel
     )
     accepted = await fake.click(bob, await challenge.shown(), label="Accept")
-    await accepted.followups(1)
+    await accepted.followups(1, within=30)
     busy = await fake.slash(
         carol, "play", game="hokito", opponent=alice, seed=2, channel_id=channel
     )
@@ -110,7 +110,7 @@ async def offer_in_busy(fake: FakeDiscord, players: Players, channel: int) -> st
     pressed = await fake.click(carol, offer, label="Start it in a new thread")
     await fake.wait_until(
         lambda: not fake.message(offer.id).content.startswith("Starting"),
-        within=10,
+        within=30,
         what="the offer to say how it went",
     )
     assert pressed.callback is not None
@@ -147,7 +147,7 @@ async def test_a_reminder_into_a_locked_thread_is_a_warning_not_an_error(
         [thread_id] = fake.threads_of(fake.channel_id)
         [challenge] = fake.channel_messages(thread_id)
         accepted = await fake.click(bob, challenge, label="Accept")
-        await accepted.followups(1)  # the first board
+        await accepted.followups(1, within=30)  # the first board
         fake.archive(thread_id, locked=True)  # by a moderator
         clock.now += 1.5 * DAY
         await bot.get_cog("TimersCog").tick()  # type: ignore[union-attr]
