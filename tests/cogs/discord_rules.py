@@ -51,7 +51,7 @@ LIMITS: dict[str, Limit] = {
     # --- autocomplete ------------------------------------------------------------------
     "choices": Limit(0, 25, "choices of an autocomplete answer"),
     "choice.name": Limit(1, 100, "characters of a choice's name"),
-    "choice.value": Limit(1, 100, "characters of a choice's string value"),
+    "choice.value": Limit(0, 100, "characters of a choice's string value"),
     # --- threads -----------------------------------------------------------------------
     "thread.name": Limit(1, 100, "characters of a thread's name"),
     # --- application commands ----------------------------------------------------------

@@ -15,6 +15,7 @@ import pytest
 from cogs.client import HilltopBot
 from data.storage import Storage
 from engine.hillbert_par import ParResult
+from host.live import Loaded
 from host.model import Channel, User
 from host.setup import GameSetup
 from tests.cogs.fake_discord import (
@@ -80,7 +81,7 @@ SETUPS = (
 
 @dataclass
 class Seen:
-    """What the test has done, to say so when Discord refused something."""
+    """What the test has done: the interactions, and the kinds of decision met."""
 
     exchanges: list[Exchange] = field(default_factory=list)
     #: The kinds of decision already looked at closely, per game.
@@ -150,9 +151,8 @@ class Player:
                 panel = answer
 
 
-async def live_state(bot: HilltopBot, game_id: int) -> Any:
-    loaded = await bot.service.live.locked_load(game_id)
-    return loaded
+async def live_state(bot: HilltopBot, game_id: int) -> Loaded:
+    return await bot.service.live.locked_load(game_id)
 
 
 async def look_closely(
@@ -163,7 +163,6 @@ async def look_closely(
     a preview or a move) and its actions (hint, moves, follow)."""
     fake = player.fake
     board = await player.slash(user, "board", channel_id=channel)
-    assert board is not None
     await player.slash(user, "moves", channel_id=channel)
     for typed in ("", "a"):
         hint = await fake.autocomplete(user, "move", "text", channel_id=channel, text=typed)
@@ -182,11 +181,12 @@ async def look_closely(
         answer = await player.click(user, board, custom_id)
         if answer.ephemeral:
             await player.walk(user, answer, commit=commit)
-        if await board_moved_on(player.bot, fake, channel, board):
+        if board_moved_on(fake, channel, board):
             return  # a builder played a move: this board is stale
 
 
-async def board_moved_on(bot: HilltopBot, fake: FakeDiscord, channel: int, board: Message) -> bool:
+def board_moved_on(fake: FakeDiscord, channel: int, board: Message) -> bool:
+    """A newer public message with controls than `board` is in the channel."""
     latest = [m for m in fake.channel_messages(channel) if not m.ephemeral and m.components()]
     return bool(latest) and latest[-1].id != board.id
 
@@ -247,9 +247,8 @@ async def play_a_game(
     loaded = await live_state(bot, game_id)
     if loaded.record.is_live:
         board = await player.slash(alice, "board", channel_id=channel)
-        assert board is not None
         confirm = await player.click(alice, board, board.find(label="Resign")["custom_id"])
-        assert confirm is not None and confirm.ephemeral
+        assert confirm.ephemeral
         await player.click(alice, confirm, confirm.find(label="Yes, resign")["custom_id"])
     end = [m for m in fake.channel_messages(channel) if "Rematch" in m.labels()]
     if end and setup.people == 2:
@@ -274,12 +273,10 @@ async def look_back(player: Player, user: FakeUser, channel: int, game_id: int, 
     """A finished game's record (and its download), its replay, and its positions stepped
     through privately: every one both ways when `full`, else the ends and one step."""
     record = await player.slash(user, "game", id=game_id, channel_id=channel)
-    assert record is not None
     await player.click(user, record, record.find(label="Download log")["custom_id"])
     replay = await player.slash(user, "replay", id=game_id, channel_id=channel)
-    assert replay is not None
     panel = await player.click(user, replay, replay.find(label="Step through")["custom_id"])
-    assert panel is not None and panel.ephemeral
+    assert panel.ephemeral
     last = int(panel.text.split(" of ")[-1].split()[0])
     assert f"ply 0 of {last}" in panel.text
     ways = ["▶"] * last + ["◀"] * last if full else ["⏭", "◀", "⏮", "▶"]
