@@ -11,11 +11,12 @@ what the bot accepted, and the CPU and requests it took.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import itertools
 import random
 import sqlite3
 import time
-from collections.abc import Awaitable, Sequence
+from collections.abc import AsyncIterator, Awaitable, Sequence
 from contextlib import closing
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -204,6 +205,18 @@ class Run:
         return ", ".join([*parts, *([extra] if extra else []), cores()])
 
 
+@contextlib.asynccontextmanager
+async def finishing(task: asyncio.Future[Any]) -> AsyncIterator[None]:
+    """A block that runs beside `task`: should it fail, `task` is cancelled and waited
+    for, so that no move of a run outlives the fake Discord it talks to."""
+    try:
+        yield
+    finally:
+        if not task.done():
+            task.cancel()
+        await asyncio.gather(task, return_exceptions=True)
+
+
 def requests_of(exchange: Exchange) -> int:
     """Requests the bot made for one interaction: callbacks (refused ones too), follow-ups,
     edits, deletes."""
@@ -224,6 +237,8 @@ class Driver:
         #: computers move inside the bot; otherwise the driver plays its own moves.
         self.from_db = False
         self._tasks: set[asyncio.Future[object]] = set()
+        #: Errors of finished tasks that the run does not count, raised by `_drain`.
+        self._failures: list[BaseException] = []
 
     # --- starting games ------------------------------------------------------------------
     async def open_tables(self, channels: Sequence[int], setups: Sequence[Setup]) -> list[Table]:
@@ -332,15 +347,23 @@ class Driver:
         if probe is not None:
             self._spawn(self._probe(probe, run, start + seconds))
         due = start
-        while (due := due + arrivals.expovariate(rate)) < start + seconds:
-            await asyncio.sleep(max(0.0, due - time.perf_counter()))
-            run.arrivals += 1
-            run.arrived_at.append(due)
-            idle = [t for t in arrivals.choice(shares) if t.seat_to_move() is not None]
-            if not idle:
-                run.skipped += 1
-                continue
-            self._spawn(self._move(self.rng.choice(idle), run))
+        try:
+            while (due := due + arrivals.expovariate(rate)) < start + seconds:
+                await asyncio.sleep(max(0.0, due - time.perf_counter()))
+                run.arrivals += 1
+                run.arrived_at.append(due)
+                idle = [t for t in arrivals.choice(shares) if t.seat_to_move() is not None]
+                if not idle:
+                    run.skipped += 1
+                    continue
+                self._spawn(self._move(self.rng.choice(idle), run))
+        except BaseException:
+            # Cut short: nothing of this run may outlive it; its own error is the one told.
+            for task in self._tasks:
+                task.cancel()
+            with contextlib.suppress(Exception):
+                await asyncio.shield(self._drain())
+            raise
         await self._drain()
         run.elapsed = max(seconds, time.perf_counter() - start)
         run.bot_cpu = bot.cpu() - cpu_before
@@ -352,14 +375,24 @@ class Driver:
     def _spawn(self, work: Awaitable[object]) -> None:
         task = asyncio.ensure_future(work)
         self._tasks.add(task)
-        task.add_done_callback(self._tasks.discard)
+        task.add_done_callback(self._finished)
+
+    def _finished(self, task: asyncio.Future[object]) -> None:
+        self._tasks.discard(task)
+        if not task.cancelled() and (error := task.exception()) is not None:
+            self._failures.append(error)
 
     async def _drain(self) -> None:
-        """Every move and game start in flight, each bounded by its own time limits."""
+        """Every move and game start in flight finished, each bounded by its own time
+        limits, and its outcome retrieved: a task that failed in a way the run does not
+        count makes this raise its error once all are done."""
         while self._tasks:
             _, late = await asyncio.wait(set(self._tasks), timeout=DRAIN_WITHIN)
             for task in late:
                 task.cancel()
+        failures, self._failures = self._failures, []
+        if failures:
+            raise failures[0]
 
     async def _move(self, table: Table, run: Run) -> None:
         seat = table.seat_to_move()

@@ -45,7 +45,7 @@ from bench.discord_load import (
     paced_rows,
     step_holds,
 )
-from bench.load_driver import Driver, Run, Table
+from bench.load_driver import Driver, Run, Table, finishing
 from bench.procstat import CpuTimes
 from tests.cogs.fake_discord import Exchange, FakeDiscord, FakeUser
 from tests.postgres_server import PostgresServer
@@ -195,22 +195,23 @@ class ShardedBench:
         run_task = asyncio.ensure_future(
             self.driver.offer(self.tables, self.config.rate, self.config.fault_seconds, self.bots)
         )
-        await asyncio.sleep(self.config.fault_at)
-        # Killed with moves of its in flight: sent, not yet answered.
-        for _ in range(2000):
-            if any(t.busy for t in mine):
-                break
-            await asyncio.sleep(0.001)
-        in_flight = sum(t.busy for t in mine)
-        victim.kill()
-        for table in mine:
-            table.paused = True
-        began = time.perf_counter()
-        await victim.start(self.driver.admin)
-        restarted = time.perf_counter() - began
-        for table in mine:
-            table.paused = False
-        run = await run_task
+        async with finishing(run_task):
+            await asyncio.sleep(self.config.fault_at)
+            # Killed with moves of its in flight: sent, not yet answered.
+            for _ in range(2000):
+                if any(t.busy for t in mine):
+                    break
+                await asyncio.sleep(0.001)
+            in_flight = sum(t.busy for t in mine)
+            victim.kill()
+            for table in mine:
+                table.paused = True
+            began = time.perf_counter()
+            await victim.start(self.driver.admin)
+            restarted = time.perf_counter() - began
+            for table in mine:
+                table.paused = False
+            run = await run_task
         check = await stored_plies(self.url, self.tables)
         figure = f"{PREFIX}after SIGKILL to one in the middle of the load and a new one"
         self.emit(check_row(check, len(self.tables), figure))
@@ -236,13 +237,14 @@ class ShardedBench:
                 self.bots,
             )
         )
-        await asyncio.sleep(self.config.fault_at)
-        await asyncio.to_thread(self.server.stop_server, "fast")
-        down = time.perf_counter()
-        await asyncio.sleep(self.config.outage)
-        await asyncio.to_thread(self.server.start_server)
-        back = time.perf_counter()
-        run = await run_task
+        async with finishing(run_task):
+            await asyncio.sleep(self.config.fault_at)
+            await asyncio.to_thread(self.server.stop_server, "fast")
+            down = time.perf_counter()
+            await asyncio.sleep(self.config.outage)
+            await asyncio.to_thread(self.server.start_server)
+            back = time.perf_counter()
+            run = await run_task
         check = await stored_plies(self.url, self.tables)
         told = [e for e, _ in run.moves if e.reply_ephemeral and UNREACHABLE in _said(self.fake, e)]
         after = sorted(t for t in run.accepted_at if t >= back)

@@ -36,6 +36,8 @@ log = logging.getLogger("hilltop.discord")
 #: Seconds a reply waits for the computer players' answer: a quick answer joins the
 #: reply; a longer search is posted when done, so a move is never answered slowly.
 COMPUTER_WAIT = 0.2
+#: Discord's code for a message refused in an archived thread that is locked.
+ARCHIVED_THREAD = 50083
 #: Discord allows one IDENTIFY per bucket of shards this often.
 IDENTIFY_SECONDS = 5.0
 
@@ -156,7 +158,14 @@ class HilltopBot(commands.AutoShardedBot):
         if not isinstance(channel, discord.abc.Messageable):
             return
         for reply in replies:
-            message = await channel.send(**message_parts(reply))
+            try:
+                message = await channel.send(**message_parts(reply))
+            except discord.HTTPException as exc:
+                if not (isinstance(exc, discord.Forbidden) or exc.code == ARCHIVED_THREAD):
+                    raise
+                # Not ours to mend: a server took a permission away, or locked the thread.
+                log.warning("cannot post in channel %s: %s", where.channel_id, exc.text)
+                return
             self.posted(reply, message.channel.id, message.id)
 
     def posted(self, reply: Reply, channel_id: int, message_id: int) -> None:

@@ -89,6 +89,34 @@ SEAT_OPTIONS = [app_commands.Choice(name=s.value, value=s.value) for s in SeatCh
 LEVEL_OPTIONS = [app_commands.Choice(name=level, value=level) for level in LEVELS]
 
 
+class ThreadRefused(Exception):
+    """Discord would not give a game a thread: for a permission the bot lacks (named as
+    Discord's client names it, in the user's language), or for another reason."""
+
+    def __init__(self, permission: str | None, reason: str) -> None:
+        super().__init__(reason)
+        self.permission = permission
+        self.reason = reason
+
+
+async def new_thread(
+    interaction: discord.Interaction[Any], channel: discord.TextChannel, title: str
+) -> discord.Thread:
+    """A public thread for a game, in which the bot may post."""
+    if not interaction.app_permissions.send_messages_in_threads:
+        # Found before the thread is made: it would hold a game nobody could see.
+        raise ThreadRefused(str(t("Send Messages in Threads")), "Missing Permissions")
+    try:
+        return await channel.create_thread(name=title[:100], type=discord.ChannelType.public_thread)
+    except discord.Forbidden as exc:
+        # A channel the bot cannot see is "Missing Access" (50001); otherwise it lacks
+        # the permission to make threads (50013 "Missing Permissions").
+        lacking = t("View Channels") if exc.code == 50001 else t("Create Public Threads")
+        raise ThreadRefused(str(lacking), exc.text) from exc
+    except discord.HTTPException as exc:
+        raise ThreadRefused(None, exc.text or str(exc.status)) from exc
+
+
 class ThreadOffer(discord.ui.View):
     """Offered when /play is used in a channel that already has a game."""
 
@@ -122,18 +150,22 @@ class ThreadOffer(discord.ui.View):
             content=str(t("Starting your game in a new thread…")), view=None
         )
         try:
-            thread = await channel.create_thread(
-                name=self.title[:100], type=discord.ChannelType.public_thread
-            )
-        except discord.HTTPException:
-            await interaction.edit_original_response(
-                content=str(
-                    t(
-                        "I may not create threads here. Ask an admin to allow it, or use "
-                        "another channel."
-                    )
+            thread = await new_thread(interaction, channel, self.title)
+        except ThreadRefused as exc:
+            if exc.permission is not None:
+                text = t(
+                    "I may not start a game in a thread here: I lack the {permission} "
+                    "permission in this channel. Ask an admin to grant it, or use another "
+                    "channel.",
+                    permission=exc.permission,
                 )
-            )
+            else:
+                text = t(
+                    "Discord would not make a thread in this channel ({reason}). Try "
+                    "another channel.",
+                    reason=exc.reason,
+                )
+            await interaction.edit_original_response(content=str(text))
             return
         try:
             replies = await self.start(Channel(thread.id, interaction.guild_id, thread.name))
@@ -247,15 +279,23 @@ class GamesCog(commands.Cog):
         """This server starts every game in a thread of its own: make it, start the game
         there, and say where in the channel."""
         try:
-            thread = await channel.create_thread(
-                name=title[:100], type=discord.ChannelType.public_thread
-            )
-        except discord.HTTPException:
+            thread = await new_thread(interaction, channel, title)
+        except ThreadRefused as exc:
+            if exc.permission is not None:
+                raise ServiceError(
+                    t(
+                        "This server starts games in threads, but I lack the {permission} "
+                        "permission in this channel. Ask an admin to grant it, or to turn "
+                        "threads off with /admin settings threads:False.",
+                        permission=exc.permission,
+                    )
+                ) from None
             raise ServiceError(
                 t(
-                    "This server starts games in threads, but I may not create threads here. "
-                    "Ask an admin to allow it, or to turn it off with /admin settings "
-                    "threads:False."
+                    "This server starts games in threads, but Discord would not make one in "
+                    "this channel ({reason}). Use another channel, or ask an admin to turn "
+                    "threads off with /admin settings threads:False.",
+                    reason=exc.reason,
                 )
             ) from None
         replies = await start(Channel(thread.id, interaction.guild_id, thread.name))

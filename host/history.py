@@ -28,6 +28,9 @@ from render.core import RenderContext
 PAGE_SIZE = 10
 #: Discord's limit for an attachment.
 MAX_REPLAY_BYTES = 8 * 1024 * 1024
+#: The buttons of a replay stepped through: label, and the way it goes (carried in its
+#: payload, so that no two buttons of a panel share a custom_id).
+STEPS = (("⏮", "first"), ("◀", "back"), ("▶", "next"), ("⏭", "last"))
 
 
 class History:
@@ -219,9 +222,12 @@ class History:
         state, ctx, _ = frames[ply]
         board = await self.presenter.painter.board(state, ctx, None)
         actions = []
-        for label, target in (("⏮", 0), ("◀", ply - 1), ("▶", ply + 1), ("⏭", last)):
-            payload = Payload(Action.REPLAY, game_id, max(0, min(last, target)))
-            still = target == ply or not 0 <= target <= last
+        for label, way in STEPS:
+            to = {"first": 0, "back": ply - 1, "next": ply + 1, "last": last}[way]
+            # Each button names its way: Discord refuses a message whose buttons share a
+            # custom_id, disabled ones too (⏮ and ◀ both lead to 0 from the second position).
+            payload = Payload(Action.REPLAY, game_id, max(0, min(last, to)), (way,))
+            still = to == ply or not 0 <= to <= last
             actions.append(Choice(payload, label, disabled=still))
         game = game_of(record.game)
         return [

@@ -1,7 +1,9 @@
-"""The benchmark's own parts: CPU accounting, the crash check, sampled positions."""
+"""The benchmark's own parts: CPU accounting, the crash check, sampled positions, the
+load driver's tasks."""
 
 from __future__ import annotations
 
+import asyncio
 import os
 import sqlite3
 import subprocess
@@ -10,11 +12,14 @@ import time
 from contextlib import closing
 from pathlib import Path
 
+import pytest
+
 from bench.discord_load import HOKITO, check_plies
-from bench.load_driver import Table
-from bench.procstat import cpu_times
+from bench.load_driver import Driver, Run, Table, finishing
+from bench.procstat import CpuTimes, cpu_times
 from bench.strength import sample_positions
 from engine import registry
+from tests.cogs.fake_discord import FakeDiscord
 
 
 def test_cpu_of_a_child_is_counted_apart_while_it_runs_and_after_it_ends() -> None:
@@ -61,3 +66,57 @@ def test_every_sampled_position_has_a_seat_to_act() -> None:
         p.to_text() != hillbert.new_state(s + 1, 1, None).to_text()
         for s, p in enumerate(sample_positions(hillbert, 1, 4))
     )
+
+
+class IdleBot:
+    """A bot under load that is always idle and costs nothing."""
+
+    async def idle(self) -> None:
+        pass
+
+    def cpu(self) -> CpuTimes:
+        return CpuTimes(0.0, 0.0)
+
+
+def hokito_tables(driver: Driver) -> list[Table]:
+    table = Table(driver.fake.text_channel("hokito"), HOKITO)
+    table.follow(registry.get("hokito").new_state(1, 2, None))
+    table.games.append([0, 0])
+    return [table]
+
+
+def driver_without_discord() -> Driver:
+    return Driver(FakeDiscord(), None, seed=1)
+
+
+async def test_a_move_that_fails_unexpectedly_fails_its_run_once_every_move_is_done() -> None:
+    driver = driver_without_discord()
+    finished: list[str] = []
+
+    async def play(table: Table, seat: int, run: Run) -> None:
+        await asyncio.sleep(0)
+        finished.append("move")
+        raise ConnectionResetError("Cannot write to closing transport")
+
+    driver._play = play  # type: ignore[method-assign]
+    # A rate this high makes the first arrival due within the run, whatever the draw.
+    with pytest.raises(ConnectionResetError):
+        await driver.offer(hokito_tables(driver), 10_000.0, 0.05, IdleBot())
+    assert finished and driver._tasks == set()
+
+
+async def test_a_block_beside_a_run_that_fails_cancels_the_run_and_waits_for_it() -> None:
+    driver = driver_without_discord()
+    moving = asyncio.Event()
+
+    async def play(table: Table, seat: int, run: Run) -> None:
+        moving.set()
+        await asyncio.Event().wait()  # an answer that never comes
+
+    driver._play = play  # type: ignore[method-assign]
+    run = asyncio.ensure_future(driver.offer(hokito_tables(driver), 10_000.0, 60.0, IdleBot()))
+    with pytest.raises(RuntimeError, match="did not come back"):
+        async with finishing(run):
+            await moving.wait()
+            raise RuntimeError("the bot did not come back")
+    assert run.cancelled() and driver._tasks == set()

@@ -13,11 +13,14 @@ interaction goes to a connection of the shard that owns its guild (shard 0 outsi
 
 It checks what Discord checks and a mocked interaction cannot: one answer per interaction
 within 3 s, the callback types each interaction type allows, the limits of messages,
-components, embeds, autocomplete choices and command schemas. A breach gets the error
-Discord would return and is kept in `rejections`. Messages behave as users see them: the
-first followup after a deferred reply fills the "thinking…" message, keeping the
-deferral's visibility and pinging nobody (edits never ping); ephemeral messages ping nobody
-and only their recipient can use their components.
+components, embeds, attachments, autocomplete choices, threads and command schemas, and
+the bot's permissions in each channel (`deny_bot` takes some away). Every rule is a row of
+`tests/cogs/discord_rules.py`, which the checks read. A breach gets the status, code and
+form errors Discord would return and is kept in `rejections`. Threads are channels of
+their own: made from a channel that can hold them, archived (`archive`), and posted in.
+Messages behave as users see them: the first followup after a deferred reply fills the
+"thinking…" message, keeping the deferral's visibility and pinging nobody (edits never
+ping); ephemeral messages ping nobody and only their recipient can use their components.
 
 `serving()` runs a fake with discord.py pointed at it; `running()` logs a client in and
 keeps it connected for the length of a block. A load driver uses `dispatch_slash` and
@@ -45,6 +48,8 @@ import discord
 import yarl
 from aiohttp import WSMsgType, hdrs, web
 
+from tests.cogs import discord_rules as rules
+
 Json = dict[str, Any]
 ClientT = TypeVar("ClientT", bound=discord.Client)
 
@@ -57,13 +62,22 @@ LOADING = 1 << 7
 SUPPRESS_NOTIFICATIONS = 1 << 12
 SENDABLE_FLAGS = SUPPRESS_EMBEDS | EPHEMERAL | SUPPRESS_NOTIFICATIONS
 #: Permission bits.
-MANAGE_GUILD = 1 << 5
-#: View channel, send messages, embed links, attach files, read history, use commands.
-MEMBER_PERMISSIONS = (1 << 10) | (1 << 11) | (1 << 14) | (1 << 15) | (1 << 16) | (1 << 31)
+MANAGE_GUILD = rules.PERMISSIONS["Manage Server"]
+MEMBER_PERMISSIONS = rules.permissions(
+    "View Channels",
+    "Send Messages",
+    "Embed Links",
+    "Attach Files",
+    "Read Message History",
+    "Use Application Commands",
+)
+#: What the bot is invited with (the README's invite link).
+BOT_PERMISSIONS = MEMBER_PERMISSIONS | rules.permissions(
+    "Create Public Threads", "Send Messages in Threads"
+)
 #: Discord forgets an interaction that is not answered within this many seconds.
-CALLBACK_DEADLINE = 3.0
+CALLBACK_DEADLINE = rules.CALLBACK_SECONDS
 HEARTBEAT_INTERVAL_MS = 41_250
-COMMAND_NAME = re.compile(r"^[-_a-z0-9]{1,32}$")
 USER_MENTION = re.compile(r"<@!?(\d+)>")
 MULTIPART_BOUNDARY = re.compile(r'boundary="?([^";]+)"?')
 DISPOSITION_PARAMETER = re.compile(r'(\w+)="([^"]*)"')
@@ -347,6 +361,17 @@ class Exchange:
             raise AssertionError(f"callback type {self.callback_type} left no message")
         return self.fake.message(self.original_id)
 
+    async def shown(self, *, within: float = 5.0) -> Message:
+        """The answer as the user sees it once it is visible: the reply itself, or after a
+        deferral the message that filled in or replaced the "thinking…" one."""
+        try:
+            await asyncio.wait_for(self.replied.wait(), within)
+        except TimeoutError:
+            raise AssertionError(f"no visible answer to {self.payload['data']}") from None
+        if self.reply_id is None:
+            raise AssertionError(f"the answer to {self.payload['data']} shows no message")
+        return self.fake.message(self.reply_id)
+
     async def followups(self, count: int, *, within: float = 5.0) -> list[Message]:
         """The first `count` followup messages, waiting for them to arrive."""
         await self.fake.wait_until(
@@ -358,17 +383,39 @@ class Exchange:
 
 
 class Rejected(Exception):
-    """Discord's answer to a request it refuses."""
+    """Discord's answer to a request it refuses: its status, code and message, and for
+    an invalid form body the errors by field path."""
 
-    def __init__(self, status: int, code: int, message: str) -> None:
+    def __init__(self, status: int, code: int, message: str, errors: Json | None = None) -> None:
         super().__init__(message)
         self.status = status
         self.code = code
         self.message = message
+        self.errors = errors
+
+    def body(self) -> Json:
+        form = rules.ERRORS["invalid form body"].message
+        body: Json = {"message": form if self.errors else self.message, "code": self.code}
+        if self.errors is not None:
+            body["errors"] = self.errors
+        return body
 
 
-def _invalid(reason: str) -> Rejected:
-    return Rejected(400, 50035, f"Invalid Form Body: {reason}")
+def _refused(name: str) -> Rejected:
+    """One of Discord's refusals, by its name in `rules.ERRORS`."""
+    error = rules.ERRORS[name]
+    return Rejected(error.status, error.code, error.message)
+
+
+def _invalid(path: str, code: str, **values: Any) -> Rejected:
+    """50035 Invalid Form Body for the field at `path` ("components.0.components.1.custom_id"),
+    nested as Discord nests it; the reason kept names the path and Discord's words."""
+    said = rules.FORM_ERRORS[code].format(**values)
+    errors: Json = {"_errors": [{"code": code, "message": said}]}
+    for key in reversed([k for k in path.split(".") if k]):
+        errors = {key: errors}
+    form = rules.ERRORS["invalid form body"]
+    return Rejected(form.status, form.code, f"{form.message}: {path}: {said}", errors)
 
 
 def _json(data: Any, status: int = 200) -> web.Response:
@@ -432,6 +479,8 @@ class FakeDiscord:
         self.channels: dict[int, Json] = {}
         #: Users who take no direct messages from the bot.
         self.closed_dms: set[int] = set()
+        #: The bot's permissions where they differ from BOT_PERMISSIONS, by channel.
+        self.bot_permissions: dict[int, int] = {}
         #: Each guild's "general" text channel, by guild id.
         self.general_channels = {g: self.text_channel("general", g) for g in self.guild_ids}
         self.channel_id = self.general_channels[self.guild_id]
@@ -443,8 +492,9 @@ class FakeDiscord:
         self.global_commands: list[Json] | None = None
         self.guild_commands: dict[int, list[Json]] = {}
         self.sessions: list[Session] = []
-        #: An interaction for a shard no bot is connected as: lost (never answered), as
-        #: on Discord, rather than an error here (for loads that kill a bot process).
+        #: An interaction for a shard no bot is connected as, or whose connection is
+        #: going away: lost (never answered), as on Discord, rather than an error here
+        #: (for loads that kill a bot process).
         self.lose_unrouted = False
         self.heartbeats = 0
         #: Messages now in the channels, by id.
@@ -458,7 +508,10 @@ class FakeDiscord:
 
     # === life cycle ========================================================================
     async def start(self) -> None:
-        app = web.Application()
+        # Room for every file a message may carry: the limits are Discord's, checked below.
+        app = web.Application(
+            client_max_size=(rules.LIMITS["attachments"].most + 1) * rules.MAX_UPLOAD_BYTES
+        )
         app.router.add_get(GATEWAY_PATH, self._gateway)
         message = "/webhooks/{app}/{token}/messages/{message}"
         routes: list[tuple[str, str, Handler]] = [
@@ -477,6 +530,7 @@ class FakeDiscord:
             ("POST", "/channels/{channel}/messages", self._channel_message),
             ("PATCH", "/channels/{channel}/messages/{message}", self._edit_channel_message),
             ("POST", "/channels/{channel}/threads", self._thread),
+            ("POST", "/channels/{channel}/messages/{message}/threads", self._thread),
         ]
         for method, path, handler in routes:
             app.router.add_route(method, API + path, self._wrap(handler))
@@ -526,7 +580,9 @@ class FakeDiscord:
         self.users[user.id] = user
         return user
 
-    def text_channel(self, name: str, guild_id: int | None = None) -> int:
+    def text_channel(
+        self, name: str, guild_id: int | None = None, *, kind: int = rules.TEXT
+    ) -> int:
         """A new text channel in `guild_id` (by default the first guild). GUILD_CREATE lists
         the channels made before the bot connects; interactions carry their channel in
         full, so later ones work too."""
@@ -536,7 +592,7 @@ class FakeDiscord:
         channel_id = self.new_id()
         self.channels[channel_id] = {
             "id": str(channel_id),
-            "type": 0,
+            "type": kind,
             "guild_id": str(guild),
             "name": name,
             "position": sum(c.get("guild_id") == str(guild) for c in self.channels.values()),
@@ -591,7 +647,12 @@ class FakeDiscord:
                 raise
             return exchange  # as on Discord: nobody answers, the user sees it fail
         self._exchanges[exchange.token] = exchange
-        await session.dispatch("INTERACTION_CREATE", payload)
+        try:
+            await session.dispatch("INTERACTION_CREATE", payload)
+        except ConnectionResetError:
+            # The connection is going away (its bot was killed) but is not closed yet.
+            if not self.lose_unrouted:
+                raise
         return exchange
 
     async def interact(self, payload: Json, *, within: float = 5.0) -> Exchange:
@@ -719,7 +780,7 @@ class FakeDiscord:
             "channel": channel,
             "token": f"interaction-token-{interaction_id}",
             "version": 1,
-            "app_permissions": str(MEMBER_PERMISSIONS),
+            "app_permissions": str(self.bot_permissions_in(int(channel["id"]))),
             "locale": "en-US",
             "attachment_size_limit": 10 * 1024 * 1024,
         }
@@ -814,8 +875,8 @@ class FakeDiscord:
             "unavailable": False,
             "member_count": len(self.users),
             "roles": [{**everyone, "permissions": str(MEMBER_PERMISSIONS)}],
-            "channels": [c for c in channels if c["type"] == 0],
-            "threads": [c for c in channels if c["type"] in (10, 11, 12)],
+            "channels": [c for c in channels if c["type"] not in rules.THREADS],
+            "threads": [c for c in channels if c["type"] in rules.THREADS],
             "members": [self.bot_user.member()],
         }
 
@@ -831,7 +892,7 @@ class FakeDiscord:
     ) -> Json:
         flags = int(body.get("flags") or 0)
         if flags & ~SENDABLE_FLAGS or (exchange is None and flags & EPHEMERAL):
-            raise _invalid(f"flags {flags} cannot be set on this message")
+            raise _invalid("flags", "MESSAGE_FLAGS_INVALID")
         if not loading:
             _check_message(body, uploads, new=True)
         message_id = self.new_id()
@@ -931,7 +992,7 @@ class FakeDiscord:
                 response = await handler(request, call)
             except Rejected as exc:
                 self.rejections.append((call, exc.message))
-                response = _json({"message": exc.message, "code": exc.code}, exc.status)
+                response = _json(exc.body(), exc.status)
             call.status = response.status
             await self._notify()
             return response
@@ -986,7 +1047,7 @@ class FakeDiscord:
     async def _callback(self, request: web.Request, call: Call) -> web.StreamResponse:
         exchange = self._exchanges.get(request.match_info["token"])
         if exchange is None or exchange.id != int(request.match_info["id"]):
-            raise Rejected(404, 10062, "Unknown interaction")
+            raise _refused("unknown interaction")
         try:
             response = self._answer(exchange, call)
         except Rejected as exc:
@@ -1000,12 +1061,12 @@ class FakeDiscord:
 
     def _answer(self, exchange: Exchange, call: Call) -> web.StreamResponse:
         if exchange.callback is not None:
-            raise Rejected(400, 40060, "Interaction has already been acknowledged.")
+            raise _refused("already acknowledged")
         if call.at - exchange.sent_at > self.callback_deadline:
-            raise Rejected(404, 10062, "Unknown interaction")
+            raise _refused("unknown interaction")
         kind = call.json.get("type")
         if kind not in ALLOWED_CALLBACKS[exchange.type]:
-            raise _invalid(f"callback type {kind} is not valid for a {exchange.type.name}")
+            raise _invalid("type", "INTERACTION_RESPONSE_TYPE_INVALID")
         data: Json = dict(call.json.get("data") or {})
         channel_id = int(exchange.payload["channel_id"])
         message: Json | None = None
@@ -1018,7 +1079,7 @@ class FakeDiscord:
         elif kind in (CallbackType.DEFERRED_UPDATE, CallbackType.UPDATE_MESSAGE):
             target = int(exchange.payload["message"]["id"])
             if target not in self.messages:
-                raise Rejected(404, 10008, "Unknown Message")
+                raise _refused("unknown message")
             exchange.original_id = target
             if kind == CallbackType.UPDATE_MESSAGE:
                 message = self._edit_message(target, data, call.uploads)
@@ -1044,9 +1105,9 @@ class FakeDiscord:
         """The interaction whose token the webhook request carries; usable once answered."""
         exchange = self._exchanges.get(request.match_info["token"])
         if int(request.match_info["app"]) != self.application_id or exchange is None:
-            raise Rejected(404, 10015, "Unknown Webhook")
+            raise _refused("unknown webhook")
         if exchange.callback is None:
-            raise Rejected(404, 10015, "Unknown Webhook")
+            raise _refused("unknown webhook")
         exchange.calls.append(call)
         return exchange
 
@@ -1074,7 +1135,7 @@ class FakeDiscord:
         else:
             message_id = None
         if message_id is None or message_id not in self.messages:
-            raise Rejected(404, 10008, "Unknown Message")
+            raise _refused("unknown message")
         if call.method == "GET":
             return _json(self.messages[message_id])
         if call.method == "DELETE":
@@ -1092,7 +1153,7 @@ class FakeDiscord:
     def _channel(self, request: web.Request) -> Json:
         channel = self.channels.get(int(request.match_info["channel"]))
         if channel is None:
-            raise Rejected(404, 10003, "Unknown Channel")
+            raise _refused("unknown channel")
         return channel
 
     async def _get_channel(self, request: web.Request, call: Call) -> web.StreamResponse:
@@ -1130,32 +1191,96 @@ class FakeDiscord:
     async def _channel_message(self, request: web.Request, call: Call) -> web.StreamResponse:
         channel = self._channel(request)
         if channel.get("recipient_id") in self.closed_dms:
-            raise Rejected(403, 50007, "Cannot send messages to this user")
+            raise _refused("closed direct messages")
         channel_id = int(channel["id"])
+        if "guild_id" in channel:
+            thread = channel["type"] in rules.THREADS
+            self._need(channel_id, "post in a thread" if thread else "post a message")
+            if call.uploads:
+                self._need(channel_id, "attach files")
+            if thread and channel["thread_metadata"]["archived"]:
+                # A message unarchives a thread, unless it was locked by a moderator.
+                if channel["thread_metadata"].get("locked"):
+                    raise _refused("archived thread")
+                channel["thread_metadata"]["archived"] = False
         return _json(self._new_message(channel_id, call.json, call.uploads, exchange=None))
 
     async def _edit_channel_message(self, request: web.Request, call: Call) -> web.StreamResponse:
         """A bot edits its own message in a channel (an ephemeral one it cannot reach)."""
-        channel_id = self._channel(request)["id"]
+        channel = self._channel(request)
         message = self.messages.get(int(request.match_info["message"]))
-        if message is None or message["channel_id"] != channel_id or message["flags"] & EPHEMERAL:
-            raise Rejected(404, 10008, "Unknown Message")
+        if (
+            message is None
+            or message["channel_id"] != channel["id"]
+            or message["flags"] & EPHEMERAL
+        ):
+            raise _refused("unknown message")
         if message["author"]["id"] != str(self.application_id):
-            raise Rejected(403, 50005, "Cannot edit a message authored by another user")
+            raise _refused("another's message")
+        if channel.get("thread_metadata", {}).get("archived"):
+            raise _refused("archived thread")
         return _json(self._edit_message(int(message["id"]), call.json, call.uploads))
 
+    def bot_permissions_in(self, channel_id: int) -> int:
+        """The bot's permissions in a channel (a thread's are its parent's; in a direct
+        message, all it was invited with)."""
+        channel = self.channels[channel_id]
+        if "guild_id" not in channel:
+            return BOT_PERMISSIONS
+        if channel["type"] in rules.THREADS:
+            channel_id = int(channel["parent_id"])
+        return self.bot_permissions.get(channel_id, BOT_PERMISSIONS)
+
+    def deny_bot(self, channel_id: int, *names: str) -> None:
+        """Take permissions from the bot in a channel, as a server's admin may."""
+        self.bot_permissions[channel_id] = self.bot_permissions_in(channel_id) & ~rules.permissions(
+            *names
+        )
+
+    def _need(self, channel_id: int, what: str) -> None:
+        has = self.bot_permissions_in(channel_id)
+        for permission, refusal in rules.NEEDS[what]:
+            if not has & rules.PERMISSIONS[permission]:
+                raise _refused(refusal)
+
+    def archive(self, thread_id: int, *, locked: bool = False) -> None:
+        """A thread archived (after its inactivity, or by a moderator who may lock it)."""
+        metadata = self.channels[thread_id]["thread_metadata"]
+        metadata["archived"] = True
+        metadata["locked"] = locked
+
+    def threads_of(self, channel_id: int) -> list[int]:
+        """The threads made in a channel, oldest first."""
+        wanted = str(channel_id)
+        return [i for i, c in self.channels.items() if c.get("parent_id") == wanted]
+
     async def _thread(self, request: web.Request, call: Call) -> web.StreamResponse:
+        """A thread made in a channel (POST /channels/{channel}/threads), or from one of its
+        messages (…/messages/{message}/threads, a public thread, once per message)."""
         parent = self._channel(request)
         if "guild_id" not in parent:
-            raise Rejected(400, 50024, "Cannot execute action on this channel type")
+            raise _refused("direct message channel")
+        parent_id = int(parent["id"])
+        self._need(parent_id, "create a thread")
+        from_message = request.match_info.get("message")
+        if from_message is not None:
+            message = self.messages.get(int(from_message))
+            if message is None or message["channel_id"] != parent["id"]:
+                raise _refused("unknown message")
+            if message.get("thread") is not None:
+                raise _refused("thread exists")
+        kinds = rules.THREAD_TYPES_IN.get(int(parent["type"]), ())
+        default = kinds[0] if kinds else rules.PUBLIC_THREAD
+        kind = default if from_message is not None else int(call.json.get("type") or default)
+        if kind not in kinds:
+            raise _refused("channel type")
         name = str(call.json.get("name") or "")
-        if not 1 <= len(name) <= 100:
-            raise _invalid("a thread name has 1 to 100 characters")
+        _length(name, "thread.name", "name")
         thread_id = self.new_id()
         archiving = int(call.json.get("auto_archive_duration") or 1440)
         thread: Json = {
             "id": str(thread_id),
-            "type": int(call.json.get("type") or 11),
+            "type": kind,
             "guild_id": parent["guild_id"],
             "parent_id": parent["id"],
             "owner_id": str(self.application_id),
@@ -1164,13 +1289,18 @@ class FakeDiscord:
             "member_count": 1,
             "thread_metadata": {
                 "archived": False,
+                "locked": False,
                 "auto_archive_duration": archiving,
                 "archive_timestamp": _now(),
             },
         }
         self.channels[thread_id] = thread
-        session = self.session_for(int(parent["guild_id"]))
-        await session.dispatch("THREAD_CREATE", {**thread, "newly_created": True})
+        if from_message is not None:
+            self.messages[int(from_message)]["thread"] = thread
+        shard = self.shard_of(int(parent["guild_id"]))
+        for session in self.sessions:
+            if session.shard_id == shard and not session.socket.closed:
+                await session.dispatch("THREAD_CREATE", {**thread, "newly_created": True})
         return _json(thread)
 
     # === gateway ===========================================================================
@@ -1275,113 +1405,155 @@ def _option(schema: Json, value: Any, resolved: Json, focused: bool) -> Json:
 
 
 def _check_commands(commands: Any) -> None:
-    if not isinstance(commands, list) or len(commands) > 100:
-        raise _invalid("a list of at most 100 commands is expected")
+    if not isinstance(commands, list):
+        raise _invalid("", "BASE_TYPE_MAX_LENGTH", **_bounds("commands"))
+    _length(commands, "commands", "")
     keys = [(int(c.get("type", 1)), str(c.get("name"))) for c in commands]
-    if duplicates := sorted({name for kind, name in keys if keys.count((kind, name)) > 1}):
-        raise _invalid(f"application command names must be unique: {duplicates}")
-    for command in commands:
+    for index, key in enumerate(keys):
+        if keys.index(key) != index:
+            raise _invalid(f"{index}.name", "APPLICATION_COMMANDS_DUPLICATE_NAME")
+    for index, command in enumerate(commands):
         if command.get("type", 1) == 1:
-            _check_described(command, f"/{command.get('name')}")
-            _check_options(command.get("options") or [], f"/{command['name']}")
+            _check_described(command, f"{index}")
+            _check_options(command.get("options") or [], f"{index}.options")
 
 
 def _check_described(entry: Json, where: str) -> None:
-    if not COMMAND_NAME.match(str(entry.get("name", ""))):
-        raise _invalid(f"{where}: names are 1-32 lowercase letters, digits, - or _")
-    if not 1 <= len(str(entry.get("description") or "")) <= 100:
-        raise _invalid(f"{where}: a description has 1 to 100 characters")
+    if not re.match(rules.COMMAND_NAME, str(entry.get("name", ""))):
+        raise _invalid(f"{where}.name", "APPLICATION_COMMAND_INVALID_NAME")
+    _length(str(entry.get("description") or ""), "command.description", f"{where}.description")
 
 
 def _check_options(options: list[Json], where: str) -> None:
+    _length(options, "command.options", where)
     names = [o.get("name") for o in options]
-    if len(options) > 25 or len(set(names)) != len(names):
-        raise _invalid(f"{where}: at most 25 options, with distinct names")
     optional_seen = False
-    for option in options:
-        here = f"{where} {option.get('name')}"
+    for index, option in enumerate(options):
+        here = f"{where}.{index}"
+        if names.index(option.get("name")) != index:
+            raise _invalid(f"{here}.name", "APPLICATION_COMMANDS_DUPLICATE_NAME")
         _check_described(option, here)
         if option.get("type") in (OptionType.SUB_COMMAND, OptionType.SUB_COMMAND_GROUP):
-            _check_options(option.get("options") or [], here)
+            _check_options(option.get("options") or [], f"{here}.options")
             continue
         if option.get("required") and optional_seen:
-            raise _invalid(f"{here}: required options must come before optional ones")
+            raise _invalid(f"{here}.required", "APPLICATION_COMMAND_OPTIONS_ORDER_INVALID")
         optional_seen = optional_seen or not option.get("required")
         choices = option.get("choices") or []
-        if len(choices) > 25 or (choices and option.get("autocomplete")):
-            raise _invalid(f"{here}: at most 25 choices, and not with autocomplete")
+        _length(choices, "command.choices", f"{here}.choices")
+        if choices and option.get("autocomplete"):
+            raise _invalid(f"{here}.autocomplete", "BASE_TYPE_CHOICES", choices="false")
 
 
 def _check_choices(choices: Any) -> None:
-    if not isinstance(choices, list) or len(choices) > 25:
-        raise _invalid("autocomplete answers a list of at most 25 choices")
-    for choice in choices:
-        name, value = str(choice.get("name", "")), choice.get("value")
-        if not 1 <= len(name) <= 100 or (isinstance(value, str) and len(value) > 100):
-            raise _invalid(f"choice {choice}: name 1-100 characters, value at most 100")
+    if not isinstance(choices, list):
+        raise _invalid("data.choices", "BASE_TYPE_MAX_LENGTH", **_bounds("choices"))
+    _length(choices, "choices", "data.choices")
+    for index, choice in enumerate(choices):
+        here = f"data.choices.{index}"
+        _length(str(choice.get("name", "")), "choice.name", f"{here}.name")
+        if isinstance(value := choice.get("value"), str):
+            _length(value, "choice.value", f"{here}.value")
 
 
 def _check_message(body: Json, uploads: tuple[Upload, ...], *, new: bool) -> None:
     content = str(body.get("content") or "")
     embeds = body.get("embeds") or []
     components = body.get("components") or []
-    if len(content) > 2000:
-        raise _invalid("content has at most 2000 characters")
+    _length(content, "content", "content")
     if new and not (content or embeds or components or uploads):
-        raise Rejected(400, 50006, "Cannot send an empty message")
-    if len(embeds) > 10:
-        raise _invalid("at most 10 embeds")
-    if (total := sum(_embed_size(e) for e in embeds)) > 6000:
-        raise _invalid(f"embeds hold {total} characters; at most 6000")
+        raise _refused("empty message")
+    _length(embeds, "embeds", "embeds")
+    total = sum(_embed_size(e, f"embeds.{i}") for i, e in enumerate(embeds))
+    if total > rules.LIMITS["embeds.characters"].most:
+        raise _invalid("embeds", "EMBED_SIZE_EXCEEDED")
+    _length(uploads, "attachments", "files")
+    for upload in uploads:
+        if upload.size > rules.MAX_UPLOAD_BYTES:
+            raise _refused("too large")
     _check_components(components)
 
 
-def _embed_size(embed: Json) -> int:
+def _embed_size(embed: Json, where: str) -> int:
     """The characters Discord counts, once each part is within its own limit."""
     parts = [
-        (str(embed.get("title") or ""), 0, 256),
-        (str(embed.get("description") or ""), 0, 4096),
-        (str((embed.get("footer") or {}).get("text") or ""), 0, 2048),
-        (str((embed.get("author") or {}).get("name") or ""), 0, 256),
+        (str(embed.get("title") or ""), "embed.title", f"{where}.title"),
+        (str(embed.get("description") or ""), "embed.description", f"{where}.description"),
+        (
+            str((embed.get("footer") or {}).get("text") or ""),
+            "embed.footer.text",
+            f"{where}.footer.text",
+        ),
+        (
+            str((embed.get("author") or {}).get("name") or ""),
+            "embed.author.name",
+            f"{where}.author.name",
+        ),
     ]
     fields = embed.get("fields") or []
-    if len(fields) > 25:
-        raise _invalid("an embed has at most 25 fields")
-    for entry in fields:
-        parts += [(str(entry.get("name") or ""), 1, 256), (str(entry.get("value") or ""), 1, 1024)]
-    for text, least, most in parts:
-        if not least <= len(text) <= most:
-            raise _invalid(f"embed part {text[:40]!r} must have {least} to {most} characters")
+    _length(fields, "embed.fields", f"{where}.fields")
+    for index, entry in enumerate(fields):
+        here = f"{where}.fields.{index}"
+        parts += [
+            (str(entry.get("name") or ""), "embed.field.name", f"{here}.name"),
+            (str(entry.get("value") or ""), "embed.field.value", f"{here}.value"),
+        ]
+    for text, limit, path in parts:
+        _length(text, limit, path)
     return sum(len(text) for text, _, _ in parts)
 
 
+SELECTS = (3, 5, 6, 7, 8)
+
+
 def _check_components(rows: list[Json]) -> None:
-    if len(rows) > 5:
-        raise _invalid("at most 5 action rows")
-    custom_ids: list[str] = []
-    for row in rows:
+    _length(rows, "components", "components")
+    seen: set[str] = set()
+    for r, row in enumerate(rows):
         items = row.get("components") or []
-        selects = [c for c in items if c.get("type") in (3, 5, 6, 7, 8)]
-        if row.get("type") != 1 or not 1 <= len(items) <= (1 if selects else 5):
-            raise _invalid(f"{row}: an action row holds 1-5 buttons or a single select")
-        for item in items:
-            if len(str(item.get("label") or "")) > 80:
-                raise _invalid(f"{item}: a button label has at most 80 characters")
-            options = item.get("options") or []
-            if item.get("type") == 3 and not 1 <= len(options) <= 25:
-                raise _invalid(f"{item}: a select has 1 to 25 options")
-            if any(
-                not 1 <= len(str(o.get(k) or "")) <= 100
-                for o in options
-                for k in ("label", "value")
-            ):
-                raise _invalid(f"{item}: option labels and values have 1 to 100 characters")
-            if len(str(item.get("placeholder") or "")) > 150:
-                raise _invalid(f"{item}: a placeholder has at most 150 characters")
-            if item.get("style") != 5:
-                custom_ids.append(str(item.get("custom_id") or ""))
-    if any(not 1 <= len(c) <= 100 for c in custom_ids) or len(set(custom_ids)) != len(custom_ids):
-        raise _invalid(f"custom_ids have 1 to 100 characters and differ: {custom_ids}")
+        where = f"components.{r}.components"
+        selects = [c for c in items if c.get("type") in SELECTS]
+        _length(items, "row.selects" if selects else "row.buttons", where)
+        if selects and len(items) > 1:
+            raise _invalid(where, "COMPONENT_LAYOUT_WIDTH_EXCEEDED")
+        for i, item in enumerate(items):
+            here = f"{where}.{i}"
+            if item.get("type") == 2:
+                _length(str(item.get("label") or ""), "button.label", f"{here}.label")
+            else:
+                _length(
+                    str(item.get("placeholder") or ""), "select.placeholder", f"{here}.placeholder"
+                )
+            if item.get("type") == 3:
+                options = item.get("options") or []
+                _length(options, "select.options", f"{here}.options")
+                for o, option in enumerate(options):
+                    for key in ("label", "value", "description"):
+                        path = f"{here}.options.{o}.{key}"
+                        if key != "description" or key in option:
+                            _length(str(option.get(key) or ""), f"option.{key}", path)
+            if item.get("style") == 5:  # a link button has a url instead
+                continue
+            custom_id = str(item.get("custom_id") or "")
+            _length(custom_id, "custom_id", f"{here}.custom_id")
+            # Disabled components count too.
+            if custom_id in seen:
+                raise _invalid(f"{here}.custom_id", "COMPONENT_CUSTOM_ID_DUPLICATED")
+            seen.add(custom_id)
+
+
+def _bounds(limit: str) -> dict[str, int]:
+    found = rules.LIMITS[limit]
+    return {"least": found.least, "most": found.most}
+
+
+def _length(value: Any, limit: str, path: str) -> None:
+    """`value`'s length within `rules.LIMITS[limit]`, or Discord's form error for it."""
+    bounds = rules.LIMITS[limit]
+    if bounds.least <= len(value) <= bounds.most:
+        return
+    code = "BASE_TYPE_MAX_LENGTH" if bounds.least == 0 else "BASE_TYPE_BAD_LENGTH"
+    raise _invalid(path, code, **_bounds(limit))
 
 
 # === discord.py against the fake ===========================================================

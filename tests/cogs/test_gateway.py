@@ -366,19 +366,28 @@ async def test_a_deferred_board_still_pings_the_player_to_move(
     assert bob.id in {user for m in messages for user in m.pinged}
 
 
+@pytest.mark.parametrize("defer_after", [respond_module.DEFER_AFTER, 0.0])
 async def test_a_computer_answer_that_takes_a_while_comes_as_its_own_post(
-    fake: FakeDiscord, bot: HilltopBot, players: Players
+    fake: FakeDiscord,
+    bot: HilltopBot,
+    players: Players,
+    monkeypatch: pytest.MonkeyPatch,
+    defer_after: float,
 ) -> None:
     alice = players.alice
+    # Each reply is read once it shows, whether the bot answered at once or after a
+    # "thinking…" (as it does when the machine is busy): 0.0 always defers.
+    monkeypatch.setattr(respond_module, "DEFER_AFTER", defer_after)
     bot.service.computers.wait = 0.0  # every computer answer takes "a while" here
     started = await fake.slash(
         alice, "play", game="hokito", opponent=fake.bot_user, seed=1, seat="first"
     )
-    assert "alice (Black) to move" in started.message.text
+    assert "alice (Black) to move" in (await started.shown()).text
     moved = await fake.slash(alice, "move", text="b2-b1")
-    assert "alice played b2-b1" in moved.message.text
-    assert "hilltop (White, normal computer) is thinking…" in moved.message.text
-    assert moved.message.pinged == ()  # nothing for alice to do yet
+    reply = await moved.shown()
+    assert "alice played b2-b1" in reply.text
+    assert "hilltop (White, normal computer) is thinking…" in reply.text
+    assert reply.pinged == ()  # nothing for alice to do yet
 
     def answered() -> bool:
         return any(f"{WHITE_COMPUTER} played" in m.text for m in fake.channel_messages())

@@ -1,0 +1,408 @@
+"""Every kind of reply the bot makes, posted through a fake Discord that refuses what
+Discord refuses (`tests/cogs/discord_rules.py`): each game played from seeded positions
+through its start, its middle and its end, with its boards, move builders and previews,
+and every private panel and list. Discord must accept all of it."""
+
+from __future__ import annotations
+
+import random
+from collections.abc import AsyncIterator
+from dataclasses import dataclass, field
+from typing import Any
+
+import pytest
+
+from cogs.client import HilltopBot
+from data.storage import Storage
+from engine.hillbert_par import ParResult
+from host.live import Loaded
+from host.model import Channel, User
+from host.setup import GameSetup
+from tests.cogs.fake_discord import (
+    MANAGE_GUILD,
+    Exchange,
+    FakeDiscord,
+    FakeUser,
+    Message,
+    serving,
+)
+from tests.cogs.test_gateway import Clock, Players, hilltop
+from tests.cogs.test_gateway import nothing_logged_an_error as nothing_logged_an_error
+
+#: The positions looked at closely, by the number of decisions made before them: the
+#: start, the first reply, the middle and the last before the game is resigned (games
+#: that end sooner end by their rules). A position is looked at closely too when it
+#: asks for a kind of decision not seen before (Everest's roll-off, flight, damage).
+LOOK_AT = (0, 1, 5)
+#: Presses at most through one private panel (a move builder, a plan builder).
+PANEL_PRESSES = 8
+#: The decision before which a draw and a takeback are asked for, and declined.
+OFFERS_AT = 2
+
+
+ROLL_OFF = (
+    "everest n=2 cap=30 round=30 stage=pick step=1 pos=h2,g5 aside=-,2 dmg=0,0 peak=- "
+    "plans=3W+AN+s0E,s0S+5N+4E pick=act:0 result=- rng=15:6 "
+    "ev=reveal,step.1,dice.3.3,dice.0.0,dice.5.2"
+)
+ROUND_END = (
+    "everest n=2 cap=30 round=11 stage=end step=3 pos=off,e6 aside=-,- dmg=0,1 peak=- "
+    "plans=s0W+4W+3E,3W+AN+2S end=-,h chosen=-,- result=- rng=1:0 "
+    "ev=reveal,step.1,move.1.g5.e5.W,snow.0.a2.a2.W.2,step.2,off.0.a2.W,move.1.e5.e6.N,"
+    "fall.1.e6,step.3,move.1.e6.e6.S"
+)
+
+
+@dataclass(frozen=True, slots=True)
+class Setup:
+    game: str
+    #: People in the game (alice first), and computer seats after them.
+    people: int
+    computers: int = 0
+    #: Decisions made before the last person resigns.
+    decisions: int = 10
+    seed: int = 1
+    #: A position to start from (the game's notation), for a decision rare in play.
+    position: str | None = None
+
+
+SETUPS = (
+    Setup("hokito", 2),
+    Setup("molehill", 2),
+    Setup("hollowtown", 2),
+    Setup("everest", 1, 3, decisions=4),
+    # A roll-off won by alice, who picks its outcome (the roll-off browser).
+    Setup("everest", 2, decisions=3, position=ROLL_OFF),
+    # bob, hurt, chooses to heal or stay at the end of a round.
+    Setup("everest", 2, decisions=3, position=ROUND_END),
+    Setup("hillbert", 1),
+)
+
+
+@dataclass
+class Seen:
+    """What the test has done: the interactions, and the kinds of decision met."""
+
+    exchanges: list[Exchange] = field(default_factory=list)
+    #: The kinds of decision already looked at closely, per game.
+    kinds: set[tuple[str, str]] = field(default_factory=set)
+
+
+@pytest.fixture
+async def fake() -> AsyncIterator[FakeDiscord]:
+    async with serving() as server:
+        yield server
+
+
+async def fixed_par(seed: int) -> ParResult:
+    return ParResult(100, 250, ())
+
+
+async def shown(exchange: Exchange, seen: Seen) -> Message:
+    """The answer as it shows, once it does."""
+    seen.exchanges.append(exchange)
+    return await exchange.shown(within=120)
+
+
+class Player:
+    """The people of the test, pressing and typing through the fake."""
+
+    def __init__(self, fake: FakeDiscord, bot: HilltopBot, seen: Seen) -> None:
+        self.fake = fake
+        self.bot = bot
+        self.seen = seen
+
+    async def slash(self, who: FakeUser, command: str, /, **options: Any) -> Message:
+        exchange = await self.fake.slash(who, command, within=10, **options)
+        return await shown(exchange, self.seen)
+
+    async def click(self, user: FakeUser, message: Message, custom_id: str) -> Message:
+        exchange = await self.fake.click(user, message, custom_id=custom_id, within=10)
+        return await shown(exchange, self.seen)
+
+    async def choose(self, user: FakeUser, message: Message, select: dict[str, Any]) -> None:
+        value = select["options"][0]["value"]
+        exchange = await self.fake.choose(user, message, select["custom_id"], [value])
+        await shown(exchange, self.seen)
+
+    async def walk(self, user: FakeUser, panel: Message | None, *, commit: bool) -> None:
+        """Through a private panel, pressing its first choice each time (never Back), until
+        it is done or PANEL_PRESSES presses; without `commit`, it stops at the preview,
+        before the button that would play the move."""
+        for _ in range(PANEL_PRESSES):
+            if panel is None or not panel.ephemeral:
+                return
+            panel = self.fake.message(panel.id)
+            usable = [
+                c
+                for c in panel.components()
+                if not c.get("disabled")
+                and c.get("label") not in ("Back", "Cancel")
+                and (commit or ":play:" not in str(c.get("custom_id")))
+            ]
+            if not usable:
+                return
+            first = usable[0]
+            if first["type"] == 3:
+                await self.choose(user, panel, first)
+                continue
+            answer = await self.click(user, panel, first["custom_id"])
+            if answer.id != panel.id:
+                panel = answer
+
+
+async def live_state(bot: HilltopBot, game_id: int) -> Loaded:
+    return await bot.service.live.locked_load(game_id)
+
+
+async def look_closely(
+    player: Player, user: FakeUser, channel: int, rng: random.Random, *, commit: bool
+) -> None:
+    """Everything one person can ask of a position: the board again, the legal moves,
+    autocomplete, and each of the board's controls: its move builders (walked through to
+    a preview or a move) and its actions (hint, moves, follow)."""
+    fake = player.fake
+    board = await player.slash(user, "board", channel_id=channel)
+    await player.slash(user, "moves", channel_id=channel)
+    for typed in ("", "a"):
+        hint = await fake.autocomplete(user, "move", "text", channel_id=channel, text=typed)
+        player.seen.exchanges.append(hint)
+    for component in board.components():
+        label = str(component.get("label", ""))
+        custom_id = str(component.get("custom_id", ""))
+        if component.get("disabled") or label in ("Resign",) or ":claim:" in custom_id:
+            continue
+        if component["type"] == 3:
+            await player.choose(user, board, component)
+            continue
+        builder = any(f":{a}:" in custom_id for a in ("pick", "group+"))
+        if builder and rng.random() < 0.5:
+            continue  # some of a position's builders are enough
+        answer = await player.click(user, board, custom_id)
+        if answer.ephemeral:
+            await player.walk(user, answer, commit=commit)
+        if board_moved_on(fake, channel, board):
+            return  # a builder played a move: this board is stale
+
+
+def board_moved_on(fake: FakeDiscord, channel: int, board: Message) -> bool:
+    """A newer public message with controls than `board` is in the channel."""
+    latest = [m for m in fake.channel_messages(channel) if not m.ephemeral and m.components()]
+    return bool(latest) and latest[-1].id != board.id
+
+
+async def play_a_game(
+    player: Player,
+    storage: Storage,
+    setup: Setup,
+    users: list[FakeUser],
+    channel: int,
+    seed: int,
+) -> int:
+    """A game from its start to its end, through Discord; its id."""
+    fake, bot = player.fake, player.bot
+    alice = users[0]
+    if setup.people == 2:
+        where = {"position": setup.position} if setup.position else {}
+        await player.slash(
+            alice,
+            "play",
+            game=setup.game,
+            opponent=users[1],
+            seed=seed,
+            seat="first",
+            channel_id=channel,
+            **where,
+        )
+        [challenge] = [m for m in fake.channel_messages(channel) if "Accept" in m.labels()]
+        await player.click(users[1], challenge, challenge.find(label="Accept")["custom_id"])
+    else:
+        extra = {"computers": setup.computers, "level": "easy"} if setup.computers else {}
+        await player.slash(alice, "play", game=setup.game, seed=seed, channel_id=channel, **extra)
+    record = await storage.games.live_game_in_channel(channel)
+    assert record is not None, f"{setup.game} did not start"
+    game_id = record.id
+    by_id = {u.id: u for u in users}
+    rng = random.Random(seed)
+    for decision in range(setup.decisions):
+        loaded = await live_state(bot, game_id)
+        state = loaded.state
+        if not loaded.record.is_live or not state.to_act:
+            return game_id
+        people = [s for s in sorted(state.to_act) if loaded.record.seats[s].user.id in by_id]
+        assert people, f"{setup.game}: nobody to act at decision {decision}"
+        seat = people[0]
+        user = by_id[loaded.record.seats[seat].user.id]
+        kind = (setup.game, str(getattr(state, "stage", "")))
+        if decision in (*LOOK_AT, setup.decisions - 1) or kind not in player.seen.kinds:
+            player.seen.kinds.add(kind)
+            await look_closely(player, user, channel, rng, commit=decision == 1)
+            again = await live_state(bot, game_id)
+            if again.record.ply != loaded.record.ply or not again.record.is_live:
+                continue  # a builder played the move
+        if decision == OFFERS_AT and setup.people == 2 and not setup.position:
+            await offers(player, user, by_id, channel)
+        moves = state.move_texts(seat)
+        await player.slash(user, "move", text=moves[rng.randrange(len(moves))], channel_id=channel)
+    loaded = await live_state(bot, game_id)
+    if loaded.record.is_live:
+        board = await player.slash(alice, "board", channel_id=channel)
+        confirm = await player.click(alice, board, board.find(label="Resign")["custom_id"])
+        assert confirm.ephemeral
+        await player.click(alice, confirm, confirm.find(label="Yes, resign")["custom_id"])
+    end = [m for m in fake.channel_messages(channel) if "Rematch" in m.labels()]
+    if end and setup.people == 2:
+        pressed = await fake.click(users[1], end[-1], label="Rematch", within=10)
+        player.seen.exchanges.append(pressed)
+        [challenge] = await pressed.followups(1, within=30)
+        await player.click(alice, challenge, challenge.find(label="Decline")["custom_id"])
+    return game_id
+
+
+async def offers(player: Player, user: FakeUser, by_id: dict[int, FakeUser], channel: int) -> None:
+    """`user`, to move, offers a draw; the other asks to take back their move; both are
+    declined by the buttons of the offer."""
+    other = next(u for u in by_id.values() if u.id != user.id)
+    for asker, answerer, command in ((user, other, "draw"), (other, user, "takeback")):
+        offer = await player.slash(asker, command, channel_id=channel)
+        if "Decline" in offer.labels():
+            await player.click(answerer, offer, offer.find(label="Decline")["custom_id"])
+
+
+async def look_back(player: Player, user: FakeUser, channel: int, game_id: int, full: bool) -> None:
+    """A finished game's record (and its download), its replay, and its positions stepped
+    through privately: every one both ways when `full`, else the ends and one step."""
+    record = await player.slash(user, "game", id=game_id, channel_id=channel)
+    await player.click(user, record, record.find(label="Download log")["custom_id"])
+    replay = await player.slash(user, "replay", id=game_id, channel_id=channel)
+    panel = await player.click(user, replay, replay.find(label="Step through")["custom_id"])
+    assert panel.ephemeral
+    last = int(panel.text.split(" of ")[-1].split()[0])
+    assert f"ply 0 of {last}" in panel.text
+    ways = ["▶"] * last + ["◀"] * last if full else ["⏭", "◀", "⏮", "▶"]
+    ply = 0
+    for way in ways:
+        panel = player.fake.message(panel.id)
+        await player.click(user, panel, panel.find(label=way)["custom_id"])
+        ply = {"▶": ply + 1, "◀": ply - 1, "⏭": last, "⏮": 0}[way]
+        assert f"ply {ply} of {last}" in player.fake.message(panel.id).text
+
+
+async def turn_pages(player: Player, user: FakeUser, message: Message) -> None:
+    """A private list's pages by its buttons: forward twice and back once (paged lists),
+    or each page once (a game's rules)."""
+    labels = [c.get("label") for c in message.components()]
+    presses = ["▶", "▶", "◀"] if "▶" in labels else labels
+    for label in presses:
+        now = player.fake.message(message.id)
+        found = [c for c in now.components() if c.get("label") == label]
+        if found and not found[0].get("disabled"):
+            await player.click(user, now, found[0]["custom_id"])
+
+
+async def finish_quickly(
+    bot: HilltopBot, fake: FakeDiscord, alice: FakeUser, bob: FakeUser, *, games: int
+) -> None:
+    """Games started and ended by an admin, without Discord: /history gets pages."""
+    here = Channel(fake.channel_id, fake.guild_id, "general")
+    first, second = User(alice.id, alice.name), User(bob.id, bob.name)
+    admin = User(fake.owner.id, fake.owner.name, is_admin=True)
+    for seed in range(games):
+        await bot.service.start(here, first, GameSetup("hokito", seed=seed + 1), [second])
+        await bot.service.accept(here, second)
+        await bot.service.admin_end(here, admin)
+
+
+async def test_discord_accepts_every_reply_of_every_game_and_every_panel(
+    fake: FakeDiscord, sqlite_storage: Storage
+) -> None:
+    storage = sqlite_storage
+    alice, bob, carol = Players(fake.user("alice"), fake.user("bob"), fake.user("carol"))
+    admin = fake.user("root", permissions=MANAGE_GUILD)
+    channels = [fake.text_channel(s.game) for s in SETUPS]
+    seen = Seen()
+    async with hilltop(fake, storage, Clock()) as bot:
+        bot.service.computers.wait = None  # computer answers join the reply they follow
+        bot.daily.par.runner = fixed_par
+        player = Player(fake, bot, seen)
+        finished = []
+        for setup, channel in zip(SETUPS, channels, strict=True):
+            users = [alice, bob][: setup.people]
+            game_id = await play_a_game(player, storage, setup, users, channel, seed=setup.seed)
+            finished.append((setup.game, channel, game_id))
+        # After the games: what is looked back on, and the lists and pages.
+        general = fake.channel_id
+        for game, channel, game_id in finished:
+            await look_back(player, carol, channel, game_id, full=game == "hokito")
+        for command in ("games here", "games mine", "help", "notify"):
+            await player.slash(alice, command, channel_id=general)
+        await finish_quickly(bot, fake, alice, bob, games=5)
+        history = await player.slash(alice, "history", channel_id=general)
+        assert "▶" in history.labels(), "/history has pages"
+        await turn_pages(player, alice, history)
+        await player.slash(alice, "history", user=bob, game="hokito", channel_id=general)
+        for game in dict.fromkeys(s.game for s in SETUPS):
+            rules = await player.slash(carol, "rules", game=game, channel_id=general)
+            await turn_pages(player, carol, rules)
+            await player.slash(alice, "ratings", game=game, channel_id=general)
+        await player.slash(alice, "profile", channel_id=general)
+        await player.slash(alice, "profile", user=bob, opponent=alice, channel_id=general)
+        await player.slash(carol, "daily", channel_id=general)
+        for _ in range(3):
+            typed = await fake.autocomplete(carol, "daily", "move", channel_id=general, move="")
+            seen.exchanges.append(typed)
+            turn = typed.choices[0]["value"]
+            await player.slash(carol, "daily", move=turn, channel_id=general)
+        await player.slash(carol, "daily-replay", channel_id=general)
+        for period in ("today", "week", "all"):
+            await player.slash(carol, "leaderboard", period=period, channel_id=general)
+        await player.slash(carol, "stats", channel_id=general)
+        await player.slash(admin, "admin settings", channel_id=general)
+    refused = [(c.method, c.path, reason) for c, reason in fake.rejections]
+    assert refused == [], "Discord would have refused these requests"
+    # Every decision of Everest was met: plans (their builder), a roll-off's pick (its
+    # browser) and a round's end.
+    assert {("everest", kind) for kind in ("plan", "pick", "end")} <= seen.kinds
+    # The controls met: builders and previews, the board's actions, offers, pages.
+    pressed = {
+        str(e.payload["data"]["custom_id"]).split(":")[1]
+        for e in seen.exchanges
+        if "custom_id" in e.payload["data"]
+    }
+    assert {
+        "pick",
+        "step",
+        "play",
+        "group+",
+        "open",
+        "hint",
+        "moves",
+        "follow",
+        "resign",
+        "resign!",
+        "rematch",
+        "decline",
+        "draw-",
+        "undo-",
+        "replay",
+        "download",
+        "history",
+        "rules",
+    } <= pressed
+
+
+async def test_a_replay_is_stepped_through_from_the_first_position_to_the_last_and_back(
+    fake: FakeDiscord, sqlite_storage: Storage
+) -> None:
+    alice, bob = fake.user("alice"), fake.user("bob")
+    channel = fake.text_channel("hokito")
+    seen = Seen()
+    async with hilltop(fake, sqlite_storage, Clock()) as bot:
+        player = Player(fake, bot, seen)
+        setup = Setup("hokito", 2, decisions=4)
+        game_id = await play_a_game(player, sqlite_storage, setup, [alice, bob], channel, seed=3)
+        # Each position once forward, once back: ⏮ and ◀ lead to the same position from
+        # the second one, ▶ and ⏭ from the one before the last, yet are different buttons.
+        await look_back(player, bob, channel, game_id, full=True)
+    refused = [(c.method, c.path, reason) for c, reason in fake.rejections]
+    assert refused == [], "Discord would have refused these requests"
