@@ -847,6 +847,12 @@ class PlanSpace(Sequence[Plan]):
     def __len__(self) -> int:
         return self._length
 
+    @property
+    def templates(self) -> tuple[tuple[int, ...], ...]:
+        """Each block of plans, as actions facing north: the plans follow in blocks of
+        4**slots, one per choice of directions (`itertools.product` order)."""
+        return self._templates
+
     @overload
     def __getitem__(self, index: int) -> Plan: ...
 
@@ -2717,17 +2723,24 @@ def plan_ranking(square: int, coins: int) -> tuple[int, ...]:
     best first by the value of their climb, as `_climbs` ranks them for the computer
     player. Many plans share a climb (the other slots roar or throw), so equal values
     take one plan of each climb before a second of any: the first choices differ."""
+    space = _plan_space(coins)
+    slots = min(3, coin_count(coins))
+    directions = list(itertools.product(range(4), repeat=slots))
     values: dict[Climb, float] = {}
     seen: dict[Climb, int] = {}
     keys: list[tuple[float, int, int]] = []
-    for index, plan in enumerate(_plan_space(coins)):
-        climb = tuple((a >> 3, a & 3) for a in plan.actions if not a & SNOW and a >> 3)
-        value = values.get(climb)
-        if value is None:
-            value = values[climb] = _climb_value(square, climb)
-        nth = seen.get(climb, 0)
-        seen[climb] = nth + 1
-        keys.append((-value, nth, index))
+    index = 0
+    for template in space.templates:
+        movers = [(i, a >> 3) for i, a in enumerate(template) if not a & SNOW and a >> 3]
+        for dirs in directions:
+            climb = tuple((coin, dirs[i]) for i, coin in movers)
+            value = values.get(climb)
+            if value is None:
+                value = values[climb] = _climb_value(square, climb)
+            nth = seen.get(climb, 0)
+            seen[climb] = nth + 1
+            keys.append((-value, nth, index))
+            index += 1
     keys.sort()
     return tuple(index for _, _, index in keys)
 

@@ -19,6 +19,7 @@ can share one database and a restart loses nothing.
 
 from __future__ import annotations
 
+import asyncio
 import time
 from collections.abc import Callable, Sequence
 from itertools import islice
@@ -318,7 +319,9 @@ class GameService:
             loaded = await self.live.started_in(channel)
         except ServiceError:
             return []
-        return _suggestions(loaded, user, typed)
+        # Ranking Everest's plans the first time from a square takes a few tenths of a
+        # second: off the event loop.
+        return await asyncio.to_thread(_suggestions, loaded, user, typed)
 
     async def suggest_in(self, game_id: int, user: User, typed: str) -> list[Suggestion]:
         loaded = self.live.cached(game_id)
@@ -327,7 +330,7 @@ class GameService:
                 loaded = await self.live.locked_load(game_id)
             except ServiceError:
                 return []
-        return _suggestions(loaded, user, typed)
+        return await asyncio.to_thread(_suggestions, loaded, user, typed)
 
     async def list_games(self, channel: Channel, user: User) -> list[Reply]:
         """`/games here`: the games of this server (or of this direct message)."""
