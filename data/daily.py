@@ -91,6 +91,10 @@ class DailyRepository(Protocol):
 
     async def day_rank(self, day: str, guild_id: int | None, user_id: int) -> BoardRow | None: ...
 
+    async def day_scores(self, day: str) -> list[int]:
+        """The scores of every finished run of `day`, everyone's, lowest first."""
+        ...
+
     async def total_board(
         self, period: str, guild_id: int | None, limit: int
     ) -> list[BoardRow]: ...
@@ -249,6 +253,17 @@ class SqliteDailyRepository:
         ):
             rows = await cur.fetchall()
         return day_rows(rows)
+
+    async def day_scores(self, day: str) -> list[int]:
+        async with (
+            self.db.read() as conn,
+            conn.execute(
+                "SELECT score FROM daily_runs WHERE day = ? AND finished_at IS NOT NULL"
+                " ORDER BY score",
+                (day,),
+            ) as cur,
+        ):
+            return [row[0] for row in await cur.fetchall()]
 
     async def day_rank(self, day: str, guild_id: int | None, user_id: int) -> BoardRow | None:
         async with self.db.read() as conn:

@@ -216,9 +216,17 @@ class GameState(ABC, Generic[M]):
         as short lines for the reply to a move; `names` are the players by seat."""
         return ()
 
-    def move_description(self, move: M) -> Text | None:
-        """What `move` does, in a few words beside its notation where moves are offered
-        to pick from (`c2-c4: by c2>c3>c4, onto W2`); None: the notation says it all."""
+    def move_description(self, seat: int, move: M) -> Text | None:
+        """What `move` of `seat` does, in a few words beside its notation where moves are
+        offered to pick from (`c2-c4: by c2>c3>c4, onto W2`); short enough that the two
+        fit in one autocomplete choice (100 characters) in every language. None: the
+        notation says it all."""
+        return None
+
+    def move_order(self, seat: int) -> Sequence[int] | None:
+        """The indices of `legal_moves(seat)`, the likeliest first, for offering moves to
+        pick from when there are too many to offer them all (Everest's plans, in the order
+        its computer player tries them); None: the order of `legal_moves`."""
         return None
 
     def move_guide(self, seat: int) -> Text | None:

@@ -88,7 +88,7 @@ from engine.core import (
 )
 from engine.digits import is_digits, read_natural
 from engine.rng import Rng
-from engine.text import Text, joined, t
+from engine.text import Text, joined, t, tn
 
 # --- the mountain -----------------------------------------------------------------------
 
@@ -847,6 +847,12 @@ class PlanSpace(Sequence[Plan]):
     def __len__(self) -> int:
         return self._length
 
+    @property
+    def templates(self) -> tuple[tuple[int, ...], ...]:
+        """Each block of plans, as actions facing north: the plans follow in blocks of
+        4**slots, one per choice of directions (`itertools.product` order)."""
+        return self._templates
+
     @overload
     def __getitem__(self, index: int) -> Plan: ...
 
@@ -1435,6 +1441,56 @@ class EverestState(GameState[Move]):
         return t(
             "{plan}: if nobody gets in the way, your yeti ends {where}.", plan=plan, where=where
         )
+
+    def move_description(self, seat: int, move: Move) -> Text | None:
+        """Where a plan leaves the yeti if nobody gets in the way (`ends on d4, height
+        5`); what a flight or an end-of-round choice does."""
+        if isinstance(move, Plan):
+            if self.stage is not Stage.PLAN or seat not in self.to_act:
+                return None
+            return self._plan_end_text(seat, move.actions)
+        if isinstance(move, Flee) and self.stage is Stage.FLEE and seat in self.to_act:
+            other = _occupant(self.pos, NEXT[self.pos[seat]][move.direction])
+            name = DIRS[move.direction] if other is None else SEAT_TITLES[other]
+            if self._flee_choice(seat).roll == 1:
+                return t("roar back at {name}", name=name)
+            return t("run from {name} ({d})", name=name, d=DIR_NAMES[OPPOSITE[move.direction]])
+        if isinstance(move, Heal):
+            return t("go home and get every coin back")
+        if isinstance(move, Stay):
+            return t("stay where you are, without the coins set aside")
+        if isinstance(move, Aside):
+            kept = self.available(seat) & ~move.coins
+            return t("plan with {coins} next round", coins=coins_text(kept, " ") or "-")
+        return None
+
+    def _plan_end_text(self, seat: int, actions: Sequence[int]) -> Text:
+        after = self.plan_preview(seat, actions)
+        end = after.pos[seat]
+        if end == OFF:
+            where = t("ends off the board")
+        elif end == self.pos[seat]:
+            where = t(
+                "stays on {square}, height {height}", square=square_name(end), height=HEIGHTS[end]
+            )
+        elif end in PEAK:
+            where = t("ends on the peak, {square}", square=square_name(end))
+        else:
+            where = t(
+                "ends on {square}, height {height}", square=square_name(end), height=HEIGHTS[end]
+            )
+        taken = after.damage[seat] - self.damage[seat]
+        if not taken:
+            return where
+        return tn("{where}, +{n} damage", "{where}, +{n} damage", n=taken, where=where)
+
+    def move_order(self, seat: int) -> Sequence[int] | None:
+        """Plans in the order the computer player tries them: by where a lone yeti
+        ends (high ground, the peak most, no falls), one plan of each climb before a
+        second of any."""
+        if self.stage is not Stage.PLAN or seat not in self.to_act or self.pos[seat] == OFF:
+            return None
+        return plan_ranking(self.pos[seat], self.available(seat))
 
     # --- computer players and deadlines ---------------------------------------------------
     def evaluate(self, seat: int) -> float:
@@ -2650,6 +2706,45 @@ def _climbs(square: int, coins: int) -> tuple[tuple[float, Climb], ...]:
     extend(square, (), 0, 0)
     found.sort(key=lambda item: -item[0])
     return tuple(found)
+
+
+def _climb_value(square: int, climb: Climb) -> float:
+    """The value `_climbs` gives `climb` from `square`: where a lone yeti ends."""
+    here, falls = square, 0
+    for coin, d in climb:
+        if here == OFF:
+            break
+        here, fell = WALKS[here][d][coin]
+        falls += fell
+    return _spot_value(here, falls)
+
+
+@lru_cache(maxsize=256)
+def plan_ranking(square: int, coins: int) -> tuple[int, ...]:
+    """The indices of the plans of `coins` (`PlanSpace` order) for a yeti on `square`,
+    best first by the value of their climb, as `_climbs` ranks them for the computer
+    player. Many plans share a climb (the other slots roar or throw), so equal values
+    take one plan of each climb before a second of any: the first choices differ."""
+    space = _plan_space(coins)
+    slots = min(3, coin_count(coins))
+    directions = list(itertools.product(range(4), repeat=slots))
+    values: dict[Climb, float] = {}
+    seen: dict[Climb, int] = {}
+    keys: list[tuple[float, int, int]] = []
+    index = 0
+    for template in space.templates:
+        movers = [(i, a >> 3) for i, a in enumerate(template) if not a & SNOW and a >> 3]
+        for dirs in directions:
+            climb = tuple((coin, dirs[i]) for i, coin in movers)
+            value = values.get(climb)
+            if value is None:
+                value = values[climb] = _climb_value(square, climb)
+            nth = seen.get(climb, 0)
+            seen[climb] = nth + 1
+            keys.append((-value, nth, index))
+            index += 1
+    keys.sort()
+    return tuple(index for _, _, index in keys)
 
 
 def _plausible_plan(state: EverestState, seat: int, rng: Rng) -> tuple[Plan, Rng]:

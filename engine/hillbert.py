@@ -684,6 +684,34 @@ class HillbertState(GameState[Turn]):
             return options
         return replace(options, preview=describe(self.resolve(options.complete)[1]))
 
+    def move_description(self, seat: int, move: Turn) -> Text | None:
+        """`2 rows down, eats 1 food, Medium after`: what the turn scores, eats and
+        leaves him, or how near it brings the end."""
+        if seat != 0 or self.is_over:
+            return None
+        after, report = self.resolve(move)
+        parts = [tn("{n} row down", "{n} rows down", n=report.scrolled)]
+        if report.eaten:
+            parts.append(tn("eats {n} food", "eats {n} food", n=len(report.eaten)))
+        else:
+            parts.append(t("eats nothing"))
+        if report.blocked_by:
+            parts.append(t("stopped"))
+        if after.is_over:
+            parts.append(t("starves: the run ends"))
+        elif after.hungry:
+            parts.append(
+                t(
+                    "{size}, hungry {n} of {limit}",
+                    size=SIZE_NAMES[after.size],
+                    n=after.hungry,
+                    limit=HUNGER_LIMIT,
+                )
+            )
+        else:
+            parts.append(t("{size} after", size=SIZE_NAMES[after.size]))
+        return joined(parts, ", ")
+
     def evaluate(self, seat: int) -> float:
         if self.is_over:
             return float(self.score)

@@ -1,11 +1,15 @@
-"""Par for a Hillbert seed: the score a bounded search reaches on that seed's hill.
+"""Par for a Hillbert seed: what a careful player reaches on that seed's hill.
 
-The hill is a pure function of the seed (RULES.md 4(b) 24), so a search that knows the
-seed sees exactly what a player will meet. `par` runs a beam search: every turn it expands
-each kept position by all its legal turns, merges identical positions, and keeps the
-`beam_width` most promising ones. The result depends only on the seed and the width, not
-on the machine, unless `max_seconds` runs out first (a safety cap; the default width stays
-far below it). `greedy` is a one-turn lookahead player to compare against.
+A careful player sees what a person sees (the board, never the rows below it) and looks
+one turn ahead: it eats when it can, then goes furthest, then ends biggest. Each run is
+played to its end by the hunger rule every player's run ends by (RULES.md 4(a) 6), so
+par is a result a good run can reach. (A search that picks, among many lines, those that
+the rows below happen to feed keeps Hillbert going for thousands of rows on most hills:
+a best no person reaches.) Players alike in skill end far apart on one hill, as one turn
+of luck early on keeps them fed or not, so par is the median of `PAR_RUNS` careful runs
+that differ only in how they break ties between equally good turns; its line is that
+median run's. The result depends only on the seed; `max_turns` and `max_seconds` are
+safety caps that no run on an ordinary hill comes near.
 """
 
 from __future__ import annotations
@@ -14,98 +18,85 @@ import time
 from dataclasses import dataclass
 
 from engine.hillbert import HillbertState, Turn, new_hill
+from engine.rng import Rng, hash64
 
-DEFAULT_BEAM_WIDTH = 16
+#: Careful runs per hill; par is the median run (an odd count, so one run is the median).
+PAR_RUNS = 7
+#: Safety caps: a run stops after this many turns, the search after this many seconds.
+DEFAULT_MAX_TURNS = 20_000
 DEFAULT_MAX_SECONDS = 60.0
-#: A search can keep Hillbert fed for thousands of turns on most seeds, so lines stop
-#: at this many turns; par is then the best score reached within them.
-DEFAULT_MAX_TURNS = 250
 
 
 @dataclass(frozen=True, slots=True)
 class ParResult:
-    """The best line found: its final score, its number of turns and the turns played."""
+    """The par run: its final score, its number of turns and the turns played."""
 
     score: int
     turns: int
     moves: tuple[str, ...]
 
 
-def _promise(state: HillbertState) -> tuple[int, int, int, int]:
-    """Sort key for the beam: points first, then reserves against starving."""
-    size_left = state.turns_to_starve
-    open_cells = sum(row.count(".") + row.count("o") for row in state.board[:4])
-    return (state.score + 3 * size_left, size_left, open_cells, -state.turns)
+def _value(state: HillbertState, move: Turn) -> tuple[bool, int, int]:
+    after, report = state.resolve(move)
+    return (report.ate, after.score, after.size)
 
 
-def _key(state: HillbertState) -> tuple[object, ...]:
-    return (state.board, state.size, state.col, state.score, state.hungry, state.jumped)
+def careful_move(state: HillbertState, rng: Rng | None = None) -> tuple[Turn, Rng | None]:
+    """The turn that eats if it can, then goes furthest, then ends biggest, judged from
+    what the player sees; equally good turns are told apart by `rng` (None: the first)."""
+    view = state.view(0)
+    moves = view.legal_moves(0)
+    values = [_value(view, move) for move in moves]
+    best = max(values)
+    tied = [move for move, value in zip(moves, values, strict=True) if value == best]
+    if rng is None or len(tied) == 1:
+        return tied[0], rng
+    return rng.choice(tied)
 
 
-@dataclass(slots=True)
-class _Line:
-    state: HillbertState
-    parent: _Line | None
-    move: Turn | None
+def greedy_move(state: HillbertState) -> Turn:
+    """The careful turn, ties broken by the order of the legal turns."""
+    return careful_move(state)[0]
 
-    def moves(self) -> tuple[str, ...]:
-        out: list[str] = []
-        line: _Line | None = self
-        while line is not None and line.move is not None:
-            out.append(str(line.move))
-            line = line.parent
-        return tuple(reversed(out))
+
+def careful_run(
+    seed: int,
+    run: int | None = None,
+    *,
+    max_turns: int = DEFAULT_MAX_TURNS,
+    deadline: float | None = None,
+) -> ParResult:
+    """A careful player's run on `seed`'s hill to its end; `run` numbers the way it
+    breaks ties (None: always the first of the equally good turns)."""
+    state = new_hill(seed)
+    rng = None if run is None else Rng(hash64(seed, run))
+    moves: list[str] = []
+    while not state.is_over and state.turns < max_turns:
+        if deadline is not None and time.monotonic() > deadline:
+            break
+        move, rng = careful_move(state, rng)
+        moves.append(str(move))
+        state = state.play(0, move)
+    return ParResult(state.score, state.turns, tuple(moves))
 
 
 def par(
     seed: int,
     *,
-    beam_width: int = DEFAULT_BEAM_WIDTH,
-    max_seconds: float = DEFAULT_MAX_SECONDS,
+    runs: int = PAR_RUNS,
     max_turns: int = DEFAULT_MAX_TURNS,
+    max_seconds: float = DEFAULT_MAX_SECONDS,
 ) -> ParResult:
-    """The best score a beam search of `beam_width` finds on `seed`'s hill within
-    `max_turns` turns."""
-    if beam_width < 1:
-        raise ValueError(f"beam_width must be at least 1, not {beam_width}")
+    """Par of `seed`'s hill: the median of `runs` careful runs (by score, then turns)."""
+    if runs < 1:
+        raise ValueError(f"runs must be at least 1, not {runs}")
     deadline = time.monotonic() + max_seconds
-    start = _Line(new_hill(seed), None, None)
-    best = start
-    beam = [start]
-    while beam and time.monotonic() < deadline:
-        children: dict[tuple[object, ...], _Line] = {}
-        for line in beam:
-            state = line.state
-            for move in state.legal_moves(0):
-                child = state.play(0, move)
-                key = _key(child)
-                if key not in children:
-                    children[key] = _Line(child, line, move)
-        beam = []
-        for line in children.values():
-            state = line.state
-            if (state.score, -state.turns) > (best.state.score, -best.state.turns):
-                best = line
-            if not state.is_over and state.turns < max_turns:
-                beam.append(line)
-        beam.sort(key=lambda line: _promise(line.state), reverse=True)
-        del beam[beam_width:]
-    return ParResult(best.state.score, best.state.turns, best.moves())
-
-
-def greedy_move(state: HillbertState) -> Turn:
-    """The turn that eats if it can, then goes furthest, then ends biggest."""
-
-    def value(move: Turn) -> tuple[bool, int, int]:
-        after, report = state.resolve(move)
-        return (report.ate, after.score, after.size)
-
-    return max(state.legal_moves(0), key=value)
+    found = [careful_run(seed, run, max_turns=max_turns, deadline=deadline) for run in range(runs)]
+    found.sort(key=lambda result: (result.score, -result.turns))
+    return found[(runs - 1) // 2]
 
 
 def greedy(seed: int, *, max_turns: int = DEFAULT_MAX_TURNS) -> int:
-    """The score of the one-turn greedy player on `seed`'s hill within `max_turns` turns."""
-    state = new_hill(seed)
-    while not state.is_over and state.turns < max_turns:
-        state = state.play(0, greedy_move(state))
-    return state.score
+    """The score of the careful player that always takes the first of its equally good
+    turns, on `seed`'s hill."""
+    return careful_run(seed, max_turns=max_turns).score

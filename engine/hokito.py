@@ -494,7 +494,7 @@ class HokitoState(GameState[HokitoMove]):
     def move_tokens(self, move: HokitoMove) -> tuple[str, ...]:
         return (SQUARE_NAMES[move.origin], SQUARE_NAMES[move.destination])
 
-    def move_description(self, move: HokitoMove) -> Text:
+    def move_description(self, seat: int, move: HokitoMove) -> Text:
         route = move.path_text
         target = self.board[move.destination]
         if not target:

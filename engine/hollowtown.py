@@ -711,6 +711,50 @@ class HollowtownState(GameState[HollowtownMove]):
             return f"{arrow} {token}{gain}".strip()
         return token
 
+    def move_description(self, seat: int, move: HollowtownMove) -> Text | None:
+        """What an action costs and what it brings: `costs 2 buttons; the tile grows 2 a
+        Harvest`, `collects 3 buttons`, `costs 1 button; beehive price 2 → 3`."""
+        if seat != self.seat_to_act:
+            return None
+        ty, action = move.tile, move.action
+        if action == "buy":
+            price = _buttons(self.prices[ty])
+            if self.stock[ty] > 1 and self.prices[ty]:
+                return t(
+                    "costs {price}; the tile grows {n} a Harvest", price=price, n=self.prices[ty]
+                )
+            if self.stock[ty] > 1:
+                return t("costs {price}; the tile grows nothing at price 0", price=price)
+            return t(
+                "costs {price}; the last {type} tile, it grows nothing",
+                price=price,
+                type=TYPE_TITLES[ty],
+            )
+        if action == "move":
+            pile = self.piles[move.cell]
+            if pile:
+                return tn("collects {n} button", "collects {n} buttons", n=pile)
+            return t("collects nothing")
+        if action in ("inc", "dec"):
+            old = self.prices[ty]
+            new = old + 1 if action == "inc" else old - 1
+            return t(
+                "costs 1 button; {type} price {old} → {new}",
+                type=TYPE_TITLES[ty],
+                old=old,
+                new=new,
+            )
+        if action == "steal":
+            return tn(
+                "takes {n} button from the {type} row",
+                "takes {n} buttons from the {type} row",
+                n=self.prices[ty],
+                type=TYPE_TITLES[ty],
+            )
+        if ty >= 0:
+            return t("takes 1 button from the {type} row", type=TYPE_TITLES[ty])
+        return t("takes 1 button from the Bank")
+
     def option_prompt(self, prefix: tuple[str, ...]) -> Text:
         if not prefix:
             return t("Choose an action.")

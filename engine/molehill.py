@@ -58,7 +58,7 @@ from engine.core import (
 )
 from engine.digits import read_natural
 from engine.rng import Rng
-from engine.text import Text, t, tn
+from engine.text import Text, joined, t, tn
 
 COLS = 9
 ROWS = 7
@@ -722,6 +722,56 @@ class MoleHillState(GameState[Move]):
             "Next turn it can move to {n} square.", "Next turn it can move to {n} squares.", n=steps
         )
         return t("{reach} {next}", reach=reach, next=next_turn)
+
+    def move_description(self, seat: int, move: Move) -> Text | None:
+        """What a rod leaves the mole (`mole reaches 38 of 42 squares, 3 ways on next
+        turn`); what a mole's square scores and where it can go on from there."""
+        if seat not in self.to_act:
+            return None
+        if isinstance(move, Rod):
+            return self._rod_words(move.edge)
+        return self._square_words(move.square)
+
+    def _rod_words(self, edge: int) -> Text:
+        before, after = self.reach_with_rod(edge)
+        if not after:
+            return t("closes the mole in: round {round} ends", round=self.round_no)
+        if after == before:
+            reach = tn(
+                "mole still reaches {n} square",
+                "mole still reaches all {n} squares",
+                n=after.bit_count(),
+            )
+        else:
+            reach = tn(
+                "mole reaches {n} of {before} square",
+                "mole reaches {n} of {before} squares",
+                n=after.bit_count(),
+                before=before.bit_count(),
+            )
+        steps = len(_targets(self.path, self.rods | 1 << edge))
+        ways = tn("{n} way on next turn", "{n} ways on next turn", n=steps)
+        return joined((reach, ways), ", ")
+
+    def _square_words(self, square: int) -> Text:
+        path = (*self.path, square)
+        gain = round_score(path, self.red, self.white) - self.round_score()
+        parts = [tn("+{n} point", "+{n} points", n=gain)]
+        if square in self.red:
+            parts.append(t("red flower"))
+        elif square in self.white:
+            parts.append(t("white flower"))
+        if len(path) == PIECES:
+            parts.append(t("last piece: the round ends"))
+        elif square == CENTRE:
+            parts.append(t("the centre: then anywhere"))
+        else:
+            ways = len(_targets(path, self.rods))
+            if ways:
+                parts.append(tn("then {n} way on", "then {n} ways on", n=ways))
+            else:
+                parts.append(t("then stuck: the round ends"))
+        return joined(parts, ", ")
 
     def move_options(self, seat: int, prefix: tuple[str, ...] = ()) -> MoveOptions[Move]:
         """The mole picks a square in one step. The gardener picks a free side of the

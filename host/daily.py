@@ -4,8 +4,9 @@ Today's hill comes from the date and a deployment secret, so it is the same for 
 and nobody can compute tomorrow's. A run is a game bound to a user and a day (not to a
 channel) and is played in private. When it ends, the result is checked by replaying the
 seed and the move log in the engine before it reaches any leaderboard; then a
-spoiler-free summary is posted for the channel, and par (the bot's own best score on that
-hill, searched once a day in another process and stored) is shown to the player.
+spoiler-free summary is posted for the channel, and par (what a careful player reaches on
+that hill, computed once a day in another process and stored) is shown to the player beside
+the spread of the day's runs.
 
 A run counts for the day it started on. Its hill closes at 01:00 UTC the day after: a run
 still going at midnight can be finished until then, and a run not over by then is scored
@@ -40,7 +41,7 @@ from host.daily_calendar import (
 )
 from host.daily_par import DailyPar, ParRunner, ProcessParRunner
 from host.daily_replays import DailyReplays
-from host.daily_results import Replayed, replay_log, size_strip
+from host.daily_results import Replayed, replay_log, size_legend, size_strip
 from host.live import Loaded
 from host.model import SCOPES, Channel, Reply, ServiceError, Suggestion, User, offered_move
 from host.service import GameService
@@ -421,6 +422,7 @@ class DailyService:
                         )
                     ),
                     size_strip(replayed.sizes),
+                    str(size_legend()) if replayed.sizes else "",
                     str(tn("🔥 Streak: {n} day", "🔥 Streak: {n} days", n=streak))
                     if streak > 1
                     else "",

@@ -1,20 +1,22 @@
-"""Par: the bot's own best score on a daily hill within a turn limit, searched once a day
-in a worker process so it never slows the event loop, and stored, so that every process
-(the console included) reads the same par. It is shown to a player after their run."""
+"""Par: what a careful player reaches on a daily hill under the rules every run ends by
+(`engine.hillbert_par`), computed once a day in a worker process so it never slows the
+event loop, and stored, so that every process (the console included) reads the same par.
+It is shown to a player after their run, beside the spread of the day's runs."""
 
 from __future__ import annotations
 
 import asyncio
 import logging
+import statistics
 import time
 from collections.abc import Awaitable, Callable
 from concurrent.futures import ProcessPoolExecutor
 from datetime import date
 
 from data.daily import DailyRepository
-from engine.hillbert import result_text, turns_text
-from engine.hillbert_par import DEFAULT_MAX_TURNS, ParResult, par
-from engine.text import t, tn
+from engine.hillbert import result_text, rows_text
+from engine.hillbert_par import ParResult, par
+from engine.text import Text, t, tn
 from host.model import Reply
 from host.workers import worker_pool
 
@@ -56,6 +58,20 @@ class ProcessParRunner:
         for worker in workers:
             worker.terminate()
         self._pool = None
+
+
+def spread_text(scores: list[int]) -> Text:
+    """The day's runs beside par: `The hill's runs so far: best 97 rows, median 70 rows
+    (12 runs).`"""
+    if not scores:
+        return t("Nobody has finished this hill yet.")
+    return tn(
+        "The hill's runs so far: best {best}, median {median} ({n} run).",
+        "The hill's runs so far: best {best}, median {median} ({n} runs).",
+        n=len(scores),
+        best=rows_text(max(scores)),
+        median=rows_text(statistics.median_low(scores)),
+    )
 
 
 class DailyPar:
@@ -105,17 +121,16 @@ class DailyPar:
             if score == par_score
             else tn("{n} row short of par.", "{n} rows short of par.", n=par_score - score)
         )
-        return Reply(
-            text=str(
-                t(
-                    "Par (the bot's best on this hill within {limit}): {result}. {verdict}",
-                    limit=turns_text(DEFAULT_MAX_TURNS),
-                    result=result_text(par_score, par_turns),
-                    verdict=verdict,
-                )
+        lines = [
+            t(
+                "Par: {result}, what a careful player reaches on this hill looking one turn "
+                "ahead. {verdict}",
+                result=result_text(par_score, par_turns),
+                verdict=verdict,
             ),
-            ephemeral=True,
-        )
+            spread_text(await self.daily.day_scores(day)),
+        ]
+        return Reply(text="\n".join(str(line) for line in lines), ephemeral=True)
 
     def start(self, day: date) -> None:
         """Begin the day's par search early, so it is ready when the first run ends."""

@@ -1,4 +1,4 @@
-"""Replays of a closed daily hill: its par run (the bot's best line) and the day's winning
+"""Replays of a closed daily hill: its par run (a careful player's line) and the day's winning
 run, as animated pictures. Never before the day's runs close, so nothing is spoiled."""
 
 from __future__ import annotations
@@ -123,7 +123,7 @@ class DailyReplays:
             title=str(t("Daily Hillbert {day}: par", day=hill.isoformat())),
             text=str(
                 t(
-                    "The bot's best line on this hill: {result}.",
+                    "The par run, a careful player's on this hill: {result}.",
                     result=result_text(end.scores()[0], len(moves)),
                 )
             ),

@@ -1,6 +1,5 @@
-"""A daily run's result: recomputed from its seed and move log before it is ranked, told
-in words and emoji, and par, the bot's own best score on the hill, searched in a worker
-process."""
+"""A daily run's result: recomputed from its seed and move log before it is ranked, and
+told in words and a strip of emoji with its legend."""
 
 from __future__ import annotations
 
@@ -10,15 +9,17 @@ from typing import Any
 
 from data.repository import GameRecord, MoveRecord
 from engine.core import MoveError
-from engine.hillbert import GAME, HillbertState
+from engine.hillbert import BIG, GAME, MEDIUM, SMALL, HillbertState
+from engine.text import Text, t
 
-SIZE_EMOJI = {1: "🟩", 2: "🟨", 3: "🟥"}
+#: Red for Small, the size he starves at; green for Big, well fed.
+SIZE_EMOJI = {1: "🟥", 2: "🟨", 3: "🟩"}
 STRIP_LENGTH = 24
 
 
 def size_strip(sizes: str, length: int = STRIP_LENGTH) -> str:
-    """An emoji per stretch of the run: his largest size in it (green Small, yellow
-    Medium, red Big)."""
+    """An emoji per stretch of the run: his largest size in it (red Small, yellow
+    Medium, green Big; `size_legend` says so in words)."""
     if not sizes:
         return ""
     buckets = min(length, len(sizes))
@@ -27,6 +28,16 @@ def size_strip(sizes: str, length: int = STRIP_LENGTH) -> str:
         part = sizes[i * len(sizes) // buckets : (i + 1) * len(sizes) // buckets]
         out.append(SIZE_EMOJI[max(int(c) for c in part)])
     return "".join(out)
+
+
+def size_legend() -> Text:
+    """What the strip's colours mean, for the line under it."""
+    return t(
+        "{small} Small (starving) · {medium} Medium · {big} Big",
+        small=SIZE_EMOJI[SMALL],
+        medium=SIZE_EMOJI[MEDIUM],
+        big=SIZE_EMOJI[BIG],
+    )
 
 
 @dataclass(frozen=True)

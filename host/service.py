@@ -19,6 +19,7 @@ can share one database and a restart loses nothing.
 
 from __future__ import annotations
 
+import asyncio
 import time
 from collections.abc import Callable, Sequence
 from itertools import islice
@@ -338,7 +339,9 @@ class GameService:
             loaded = await self.live.started_in(channel)
         except ServiceError:
             return []
-        return _suggestions(loaded, user, typed)
+        # Ranking Everest's plans the first time from a square takes a few tenths of a
+        # second: off the event loop.
+        return await asyncio.to_thread(_suggestions, loaded, user, typed)
 
     async def suggest_in(self, game_id: int, user: User, typed: str) -> list[Suggestion]:
         loaded = self.live.cached(game_id)
@@ -347,7 +350,7 @@ class GameService:
                 loaded = await self.live.locked_load(game_id)
             except ServiceError:
                 return []
-        return _suggestions(loaded, user, typed)
+        return await asyncio.to_thread(_suggestions, loaded, user, typed)
 
     async def list_games(self, channel: Channel, user: User) -> list[Reply]:
         """`/games here`: the games of this server (or of this direct message)."""
@@ -456,25 +459,42 @@ class GameService:
         return [(v.name, f"{g.name}: {v.name}") for g in games for v in g.variants]
 
 
+#: The longest name of an autocomplete choice that Discord accepts.
+MAX_CHOICE_NAME = 100
+
+
 def _suggestions(loaded: Loaded, user: User, typed: str) -> list[Suggestion]:
+    """The moves that match `typed`, those starting with it first, each in the order the
+    game offers them (`move_order`: Everest's likeliest plans first), with what each does."""
     if loaded.record.status != "active":
         return []
     seats = [s for s in loaded.record.seats_of(user.id) if s in loaded.state.to_act]
     if not seats:
         return []
+    seat = seats[0]
     key = search_key(typed)
-    keyed = loaded.keyed_moves(seats[0])
-    found = enumerate(keyed)
-    picked = list(islice((i for i, (k, _) in found if k.startswith(key)), MAX_PICKS))
+    keyed = loaded.keyed_moves(seat)
+    order = loaded.state.move_order(seat)
+    indices: Sequence[int] = range(len(keyed)) if order is None else order
+    picked = list(islice((i for i in indices if keyed[i][0].startswith(key)), MAX_PICKS))
     if len(picked) < MAX_PICKS:
-        inside = (i for i, (k, _) in enumerate(keyed) if key in k and not k.startswith(key))
+        inside = (i for i in indices if key in keyed[i][0] and not keyed[i][0].startswith(key))
         picked += islice(inside, MAX_PICKS - len(picked))
     at = f"{OFFERED_AT}{loaded.record.ply}"
-    moves = loaded.state.legal_moves(seats[0])
+    moves = loaded.state.legal_moves(seat)
     suggestions = []
     for index in picked:
         text = keyed[index][1]
-        description = loaded.state.move_description(moves[index])
-        label = f"{text}: {description}" if description is not None else text
-        suggestions.append(Suggestion(label, text + at))
+        description = loaded.state.move_description(seat, moves[index])
+        suggestions.append(Suggestion(_choice_name(text, description), text + at))
     return suggestions
+
+
+def _choice_name(text: str, description: Text | None) -> str:
+    """`move: what it does`, the description cut short (never the move) to fit a choice."""
+    if description is None:
+        return text
+    name = f"{text}: {description}"
+    if len(name) <= MAX_CHOICE_NAME:
+        return name
+    return name[: MAX_CHOICE_NAME - 1].rstrip() + "…"

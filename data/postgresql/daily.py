@@ -166,6 +166,14 @@ class PgDailyRepository:
         )
         return day_rows(rows)
 
+    async def day_scores(self, day: str) -> list[int]:
+        rows = await self.db.fetch(
+            "SELECT score FROM daily_runs WHERE day = $1 AND finished_at IS NOT NULL"
+            " ORDER BY score",
+            (day,),
+        )
+        return [row[0] for row in rows]
+
     async def day_rank(self, day: str, guild_id: int | None, user_id: int) -> BoardRow | None:
         async with self.db.read() as conn:
             mine = await conn.fetchrow(

@@ -1113,3 +1113,43 @@ def test_notation_round_trips_along_random_playouts(seed: int, players: int, pli
         assert GAME.from_text(state.to_text()) == state
         assert all(0 <= m < 64 for m in state.aside)
         assert len(state.events) >= 0
+
+
+def test_plans_are_offered_best_climb_first_and_say_where_the_yeti_ends() -> None:
+    from engine.everest import ALL_COINS, SQUARE_BY_NAME, _climbs, plan_ranking
+
+    state = GAME.new_state(11, 2, None)
+    assert isinstance(state, EverestState)
+    assert state.pos[0] == SQUARE_BY_NAME["a2"]
+    plans = state.legal_moves(0)
+    order = state.move_order(0)
+    assert order is not None and sorted(order) == list(range(len(plans)))
+    first = [str(plans[i]) for i in order[:2]]
+    # From a2 (height 1): 4 east climbs to c2, then 2 north to c3 and 3 east over d3 to
+    # the peak square e3; or 3 north to c4 and 2 east to d4. Both reach the peak.
+    assert first == ["4E 2N 3E", "4E 3N 2E"]
+    assert str(plans[0]) == "0N AN 2N"  # the engine's own order starts with roars
+    said = [str(state.move_description(0, plans[i])) for i in order[:2]]
+    assert said == ["ends on the peak, e3", "ends on the peak, d4"]
+    # The order is the computer player's: climbs valued as `_climbs` values them.
+    values = dict((climb, value) for value, climb in _climbs(state.pos[0], ALL_COINS))
+    ranked = []
+    for i in order[:400]:
+        actions = plans[i].actions
+        climb = tuple((a >> 3, a & 3) for a in actions if not a & 4 and a >> 3)
+        ranked.append(values[climb])
+    assert ranked == sorted(ranked, reverse=True)
+    assert ranked[0] == max(values.values()) == 6.0  # height 5, +1 for the peak
+    assert plan_ranking(state.pos[0], ALL_COINS) is plan_ranking(state.pos[0], ALL_COINS)
+
+
+def test_a_flight_and_the_end_of_round_choices_are_described() -> None:
+    flee = GAME.from_text(FLEE)
+    said = {str(m): str(flee.move_description(1, m)) for m in flee.legal_moves(1)}
+    assert said == {"flee E": "run from Green (west)", "flee W": "run from Red (east)"}
+    end = GAME.from_text(END)
+    said = {str(m): str(end.move_description(0, m)) for m in end.legal_moves(0)}
+    assert said == {
+        "heal": "go home and get every coin back",
+        "stay": "stay where you are, without the coins set aside",
+    }

@@ -772,3 +772,23 @@ def test_the_preview_says_when_a_meal_finds_no_room_to_grow() -> None:
 def test_a_runs_result_has_each_word_in_its_number() -> None:
     assert str(result_text(1, 1)) == "1 row in 1 turn"
     assert str(result_text(0, 2)) == "0 rows in 2 turns"
+
+
+def test_a_turn_is_described_by_its_rows_food_and_size_after() -> None:
+    # Small Hillbert on d1, food on d2, a small obstacle on c2.
+    board = "...H.../..so.../......./......./......./......./......."
+    fed = registry.get("hillbert").from_text(
+        f"{board} score=0 turns=0 hungry=0 facing=0 jumped=0 seed=42"
+    )
+    starving = registry.get("hillbert").from_text(
+        f"{board} score=0 turns=0 hungry=2 facing=0 jumped=0 seed=42"
+    )
+
+    def said(state: object, text: str) -> str:
+        assert isinstance(state, HillbertState)
+        return str(state.move_description(0, state.parse_move(0, text)))
+
+    assert said(fed, "d") == "1 row down, eats 1 food, Medium after"
+    assert said(fed, "d l") == "1 row down, eats 1 food, stopped, Medium after"
+    assert said(fed, "D1") == "2 rows down, eats nothing, Small, hungry 1 of 3"
+    assert said(starving, "D1") == "2 rows down, eats nothing, starves: the run ends"

@@ -989,3 +989,27 @@ def test_the_harvest_is_told_when_a_move_ends_the_round() -> None:
         told += report
     assert "Harvest: the Bank pays 2 on B2 (beehive)." in told
     assert "Harvest: nothing grows this round." in told
+
+
+def test_an_action_is_described_by_its_price_and_what_it_brings() -> None:
+    state = registry.get("hollowtown").from_text(
+        "Hh,-,-/Mu2,-,Be/-,Dd,Me market=2/1,1/1,0/2 bank=5 supply=3/2 turn=hollow "
+        "round=3 lastbuy=2 rng=0:0"
+    )
+
+    def said(text: str) -> str:
+        return str(state.move_description(0, state.parse_move(0, text)))
+
+    assert said("buy mushroom B1") == "costs 2 buttons; the last mushroom tile, it grows nothing"
+    assert said("buy meadow B1") == "costs 0 buttons; the tile grows nothing at price 0"
+    assert said("move A2") == "collects 2 buttons"
+    assert said("inc mushroom") == "costs 1 button; mushroom price 2 → 3"
+    assert said("dec beehive") == "costs 1 button; beehive price 1 → 0"
+    assert state.move_description(1, state.parse_move(0, "move A2")) is None  # not Dooky's turn
+    priced = registry.get("hollowtown").from_text(
+        "Hh,-,-/Mu2,-,Be/-,Dd,Me market=1/1,1/1,1/2 bank=5 supply=3/2 turn=hollow "
+        "round=3 lastbuy=2 rng=0:0"
+    )
+    assert str(priced.move_description(0, priced.parse_move(0, "buy meadow B1"))) == (
+        "costs 1 button; the tile grows 1 a Harvest"
+    )

@@ -664,3 +664,35 @@ def test_garbage_notation_is_refused_or_round_trips(text: str) -> None:
     except NotationError:
         return
     assert GAME.from_text(state.to_text()) == state
+
+
+FLOWERS = "e1,a4,i4,e7/b2,h2,b6,h6"
+
+
+def test_a_rod_is_described_by_what_it_leaves_the_mole() -> None:
+    game = registry.get("molehill")
+    open_lawn = game.from_text(f"1g d4 - {FLOWERS} -")
+    cornered = game.from_text(f"1g b2,a1 a1n {FLOWERS} -")
+
+    def said(state: object, text: str) -> str:
+        assert isinstance(state, MoleHillState)
+        return str(state.move_description(state.gardener_seat, state.parse_move(1, text)))
+
+    assert said(open_lawn, "rod d4n") == "mole still reaches all 62 squares, 7 ways on next turn"
+    assert said(cornered, "rod a1e") == "closes the mole in: round 1 ends"
+    assert said(cornered, "rod a2e") == "mole still reaches all 61 squares, 1 way on next turn"
+
+
+def test_a_mole_square_is_described_by_its_points_and_the_ways_on() -> None:
+    game = registry.get("molehill")
+    start = game.from_text(f"1m - - {FLOWERS} -")
+    later = game.from_text(f"1m d4 d4n {FLOWERS} -")
+
+    def said(state: object, text: str) -> str:
+        assert isinstance(state, MoleHillState)
+        return str(state.move_description(0, state.parse_move(0, text)))
+
+    assert said(start, "place e1") == "+2 points, red flower, then 5 ways on"
+    assert said(start, "place a1") == "+0 points, then 3 ways on"
+    assert said(later, "e4") == "+0 points, the centre: then anywhere"
+    assert said(later, "c3") == "+0 points, then 7 ways on"

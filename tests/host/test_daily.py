@@ -24,7 +24,7 @@ from engine.hillbert_par import DEFAULT_MAX_TURNS, ParResult, greedy_move, par
 from host.daily import DailyService
 from host.daily_calendar import iso_week, next_rollover, streak_of
 from host.daily_par import ProcessParRunner
-from host.daily_results import size_strip
+from host.daily_results import size_legend, size_strip
 from host.model import Channel, Reply, ServiceError, User, offered_move
 from host.service import GameService
 from tests.host.conftest import ALICE, BOB, BOT, HERE
@@ -117,11 +117,17 @@ async def test_a_finished_run_posts_a_summary_and_par(daily: DailyService) -> No
     [summary] = public
     assert "alice finished the hill of 2026-11-22" in summary.text
     assert any(ch in summary.text for ch in "🟩🟨🟥")
+    assert "🟥 Small (starving) · 🟨 Medium · 🟩 Big" in summary.text  # the strip's legend
     assert summary.image is None  # nothing that shows the hill
-    assert any(
-        "Par (the bot's best on this hill within 250 turns): 40 rows in 120 turns" in r.text
-        for r in private
-    )
+    run = await daily.daily.run_for(ALICE.id, DAY)
+    assert run is not None and run.score is not None
+    [told] = [r for r in private if "Par:" in r.text]
+    rows = f"{run.score} row" if run.score == 1 else f"{run.score} rows"
+    assert told.text.splitlines() == [
+        "Par: 40 rows in 120 turns, what a careful player reaches on this hill looking one "
+        f"turn ahead. {40 - run.score} rows short of par.",
+        f"The hill's runs so far: best {rows}, median {rows} (1 run).",
+    ]
     assert any("Game over" in r.text for r in private)
     [done] = await daily.play(HERE, ALICE)
     assert "You have played today's hill" in done.text and done.ephemeral
@@ -257,9 +263,11 @@ def test_streak_counts_back_from_today_or_yesterday() -> None:
 
 
 def test_size_strip_and_time_helpers() -> None:
-    assert size_strip("1223") == "🟩🟨🟨🟥"
+    # Small, the size he starves at, is the red warning; Big, well fed, is green.
+    assert size_strip("1223") == "🟥🟨🟨🟩"
     assert len(size_strip("1" * 100)) == 24
-    assert size_strip("1" * 99 + "3").endswith("🟥")
+    assert size_strip("1" * 99 + "3").endswith("🟩")
+    assert str(size_legend()) == "🟥 Small (starving) · 🟨 Medium · 🟩 Big"
     assert iso_week(date(2026, 11, 22)) == "2026-W47"
     assert iso_week(date(2026, 11, 23)) == "2026-W48"
     assert next_rollover(NOON) == int(datetime(2026, 11, 23, tzinfo=UTC).timestamp())
@@ -502,9 +510,7 @@ async def test_par_stored_by_one_process_is_read_by_the_next(
     games = GameService(storage.games, bot_user=BOT, clock=clock, render_images=False)
     later = DailyService(games, storage.daily, secret="s3cret", par_runner=must_not_search)
     replies = await finish_run(later, BOB)
-    assert any(
-        "Par (the bot's best on this hill within 250 turns): 40 rows" in r.text for r in replies
-    )
+    assert any("Par: 40 rows in 120 turns, what a careful player" in r.text for r in replies)
     assert searched == []
 
 
@@ -522,6 +528,20 @@ async def test_a_count_of_one_is_singular(daily: DailyService) -> None:
     [done] = await daily.play(HERE, ann)
     assert "You have played today's hill: 1 row in 1 turn." in done.text
     assert "1 row short of par" in (await daily.par.reply(DAY, PAR[0] - 1)).text
+
+
+async def test_par_is_shown_beside_the_spread_of_the_days_runs(daily: DailyService) -> None:
+    repo = daily.daily
+    for number, score in enumerate([12, 97, 70, 55, 3], start=1):
+        user = UserRecord(300 + number, f"runner{number}")
+        await seeded_result(repo, user, DAY, score, score, NOON - 100 + number)
+    await seeded_result(repo, UserRecord(399, "yesterday"), "2026-11-21", 500, 300, NOON - 1e5)
+    told = (await daily.par.reply(DAY, 97)).text.splitlines()
+    assert told[0].endswith("You beat par!")
+    assert told[1] == "The hill's runs so far: best 97 rows, median 55 rows (5 runs)."
+    assert (await daily.par.reply(NEXT_DAY, 0)).text.splitlines()[1] == (
+        "Nobody has finished this hill yet."
+    )
 
 
 async def test_a_run_is_closed_only_where_it_stands_and_only_once(daily: DailyService) -> None:
@@ -601,7 +621,9 @@ async def test_the_par_run_replays_the_stored_line(storage: Storage, clock: Cloc
         [par_run] = await daily.replays.replay(HERE, ALICE, DAY, "par")
         line = greedy_line(daily.seed_for(date.fromisoformat(DAY)), 6)
         assert par_run.title == f"Daily Hillbert {DAY}: par"
-        assert par_run.text == f"The bot's best line on this hill: {line.score} rows in 6 turns."
+        assert par_run.text == (
+            f"The par run, a careful player's on this hill: {line.score} rows in 6 turns."
+        )
         assert gif_frames(par_run) == 7  # the start and each turn
         assert await daily.daily.par_line(DAY) == line.moves
         await daily.replays.replay(HERE, BOB, DAY, "par")
