@@ -18,7 +18,13 @@ from cogs.command_texts import CommandTranslator
 from cogs.extensions import EXTENSIONS
 from cogs.respond import channel_of, language_of, note_posted, respond, user_of
 from cogs.stale_boards import Posted, StaleBoards
-from cogs.views import PayloadButton, PayloadSelect, UnknownButton, message_parts
+from cogs.views import (
+    PayloadButton,
+    PayloadSelect,
+    UnknownButton,
+    follower_messages,
+    message_parts,
+)
 from data.daily import DailyRepository
 from data.ratings import RatingRepository
 from data.repository import GameRecord, GameRepository, Shards
@@ -167,6 +173,8 @@ class HilltopBot(commands.AutoShardedBot):
                 log.warning("cannot post in channel %s: %s", where.channel_id, exc.text)
                 return
             self.posted(reply, message.channel.id, message.id)
+            for followers in follower_messages(reply):
+                await channel.send(**followers)
 
     def posted(self, reply: Reply, channel_id: int, message_id: int) -> None:
         """A message was posted in a channel: the game's earlier board loses its controls,

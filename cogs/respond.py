@@ -18,7 +18,7 @@ from typing import Any, Protocol, TypeVar
 import discord
 
 from cogs.stale_boards import Posted, StaleBoards
-from cogs.views import message_parts
+from cogs.views import follower_messages, message_parts
 from data.repository import DatabaseUnavailableError
 from engine.text import speaking, t
 from host import i18n
@@ -253,6 +253,9 @@ async def send_replies(
         if message_id is not None and interaction.channel_id is not None:
             client: _Client = interaction.client
             client.posted(reply, interaction.channel_id, message_id)
+        if not reply.ephemeral:
+            for followers in follower_messages(reply):
+                await interaction.followup.send(**followers)
 
 
 def note_posted(boards: StaleBoards, reply: Reply, channel_id: int, message_id: int) -> None:

@@ -9,12 +9,13 @@ has moved on. A select's options carry whole payloads as their values.
 from __future__ import annotations
 
 import io
+from collections.abc import Sequence
 from typing import Any, Protocol
 
 import discord
 
 from engine.text import t
-from host.model import Choice, Reply
+from host.model import Choice, Reply, User
 from host.payloads import PATTERN, Payload
 
 BUTTON_PREFIX = "ht:"
@@ -200,10 +201,44 @@ def embed_of(reply: Reply) -> discord.Embed:
     return embed
 
 
+#: Discord's limit on a message's text.
+MAX_CONTENT = 2000
+
+
+def mention_lines(users: Sequence[User], *, prefix: str = "") -> list[str]:
+    """`users`' mentions as message texts, each within Discord's limit: as many
+    messages as it takes, never one mention cut in two."""
+    texts: list[str] = []
+    current = prefix
+    for user in users:
+        mention = f"<@{user.id}>"
+        if current != prefix and len(current) + 1 + len(mention) > MAX_CONTENT:
+            texts.append(current)
+            current = prefix
+        current = f"{current} {mention}" if current != prefix else f"{prefix}{mention}"
+    if current != prefix:
+        texts.append(current)
+    return texts
+
+
+def follower_messages(reply: Reply) -> list[dict[str, Any]]:
+    """The messages that ping a post's followers, sent after it."""
+    heading = str(t("Following this game:")) + " "
+    return [
+        {
+            "content": text,
+            "allowed_mentions": discord.AllowedMentions(everyone=False, roles=False, users=True),
+        }
+        for text in mention_lines(reply.followers, prefix=heading)
+    ]
+
+
 def message_parts(reply: Reply) -> dict[str, Any]:
     """Keyword arguments shared by send, followup and edit calls."""
+    pings = mention_lines(reply.mentions)
     parts: dict[str, Any] = {
-        "content": " ".join(u.mention for u in reply.mentions) or None,
+        # The players a post pings are a few; past Discord's limit the rest would be cut.
+        "content": pings[0] if pings else None,
         "embed": embed_of(reply),
         "allowed_mentions": discord.AllowedMentions(everyone=False, roles=False, users=True),
     }

@@ -270,8 +270,8 @@ class Console:
             self.say(text)
         if reply.fields:
             self.say("  " + " | ".join(f"{name}: {value}" for name, value in reply.fields))
-        if reply.mentions:
-            names = ", ".join(u.name for u in reply.mentions)
+        if reply.mentions or reply.followers:
+            names = ", ".join(u.name for u in (*reply.mentions, *reply.followers))
             self.say("  " + str(t("(pings {names})", names=names)))
         for index, (caption, png) in enumerate(reply.gallery, start=1):
             slug = re.sub(r"[^\w]+", "-", caption).strip("-").lower() or str(index)

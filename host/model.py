@@ -107,8 +107,12 @@ class Reply:
     picks: tuple[Choice, ...] = ()
     pick_placeholder: str = ""
     actions: tuple[Choice, ...] = ()
-    #: Users to ping.
+    #: Users to ping: the players the post asks to act (or tells of the end); a few at
+    #: most, so the post's text stays within its limits.
     mentions: tuple[User, ...] = ()
+    #: Followers of the game to ping in its channel: told by messages of their own after
+    #: the post, as many as it takes, never inside the post (there may be hundreds).
+    followers: tuple[User, ...] = ()
     #: Followers of the game who take their news by direct message (sent after the post).
     followers_direct: tuple[User, ...] = ()
     #: Replace the message whose component was used, instead of posting a new one.

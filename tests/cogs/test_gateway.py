@@ -16,6 +16,7 @@ import pytest
 
 from cogs import respond as respond_module
 from cogs.client import HilltopBot
+from data.repository import UserRecord
 from data.results import Ending
 from data.storage import Storage
 from engine import registry
@@ -640,3 +641,28 @@ async def test_a_reminder_that_cannot_be_sent_directly_is_a_ping_in_the_channel(
         assert reminder.pinged == (alice.id,) and "Reminder: alice" in reminder.text
         assert [reason for _, reason in fake.rejections] == ["Cannot send messages to this user"]
         fake.rejections.clear()
+
+
+async def test_a_game_with_hundreds_of_followers_posts_its_moves(
+    fake: FakeDiscord, storage: Storage, bot: HilltopBot, players: Players
+) -> None:
+    alice, bob, _ = players
+    await start_hokito(fake, alice, bob)
+    game = await game_id(storage, fake)
+    fans = [UserRecord(1_250_000_000_000_100_000 + n, f"fan{n}", False) for n in range(150)]
+    for fan in fans:
+        await storage.games.follow(game, fan, True)
+    moved = await fake.slash(alice, "move", text="b2-b1")
+    board = moved.message
+    assert not moved.ephemeral and "alice played b2-b1" in board.text
+    assert board.pinged == (bob.id,)  # the players' ping, as before
+    # The followers are pinged by messages of their own, each within Discord's limits.
+    pings = await moved.followups(2)
+    pinged = [user for message in pings for user in message.pinged]
+    assert sorted(pinged) == sorted(f.id for f in fans)
+    assert all(len(message.content) <= 2000 for message in pings)
+    # And the game goes on.
+    legal = await fake.autocomplete(bob, "move", "text", text="")
+    answered = await fake.slash(bob, "move", text=legal.choices[0]["value"])
+    assert not answered.ephemeral and "bob played" in answered.message.text
+    assert len(await answered.followups(2)) == 2

@@ -32,12 +32,14 @@ async def test_a_follower_is_pinged_at_each_move_and_at_the_end(service: GameSer
     [unfollow] = followed.actions
     assert unfollow.payload.action == Action.UNFOLLOW
     moved = await play_one(service, ALICE)
-    assert [u.name for u in moved.mentions] == ["bob", "carol"]  # bob's ping is unchanged
+    assert [u.name for u in moved.mentions] == ["bob"]  # bob's ping is unchanged
+    assert [u.name for u in moved.followers] == ["carol"]  # told apart from the post
     [again] = await service.board(HERE)  # a board asked for again is no move: no ping
-    assert [u.name for u in again.mentions] == []
+    assert [u.name for u in again.mentions] == [] and again.followers == ()
     [end] = await service.resign(HERE, BOB, confirmed=True)
     # The end: to the player who did not end it, and the follower; never the resigner.
-    assert [u.name for u in end.mentions] == ["alice", "carol"]
+    assert [u.name for u in end.mentions] == ["alice"]
+    assert [u.name for u in end.followers] == ["carol"]
 
 
 async def test_unfollow_stops_the_pings(service: GameService) -> None:
@@ -62,3 +64,14 @@ async def test_a_follower_who_wants_direct_messages_is_not_pinged(service: GameS
     assert where == Direct(CAROL)
     assert "(Hokito: alice vs bob), ply 1:" in message.text
     assert "Now waiting for: bob (White)." in message.text
+
+
+async def test_hundreds_of_followers_never_break_a_game(service: GameService) -> None:
+    await service.start(HERE, ALICE, GameSetup("hokito", seed=1, seat="first"), [BOB])
+    [board] = await service.accept(HERE, BOB)
+    crowd = [User(1_250_000_000_000_000_000 + n, f"fan{n}") for n in range(300)]
+    for fan in crowd:
+        await service.press(HERE, fan, follow_button(board))
+    moved = await play_one(service, ALICE)
+    assert [u.name for u in moved.mentions] == ["bob"]
+    assert len(moved.followers) == 300  # pinged by messages of their own, not the post
