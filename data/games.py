@@ -13,6 +13,7 @@ from data.db import Database
 from data.repository import (
     LIVE_STATUSES,
     GameRecord,
+    HandOver,
     LiveGameExistsError,
     MoveRecord,
     NewGame,
@@ -111,29 +112,37 @@ class SqliteGameRepository:
         result: dict[str, Any] | None,
         now: float,
         only_from: tuple[Status, ...] = LIVE_STATUSES,
+        hand_over: HandOver | None = None,
     ) -> GameRecord:
         marks = ",".join("?" * len(only_from))
         async with self.db.transaction() as conn:
             cur = await conn.execute(
                 "UPDATE games SET status = ?, result = ?, updated_at = ?, finished_at = ?,"
-                " deadline_at = NULL, remind_at = NULL, expired_at = NULL"
+                " deadline_at = NULL, remind_at = NULL, expired_at = NULL,"
+                " options = COALESCE(?, options)"
                 f" WHERE id = ? AND ply = ? AND status IN ({marks})",
-                (status, dump_json(result), now, now, game_id, expected_ply, *only_from),
+                (
+                    status,
+                    dump_json(result),
+                    now,
+                    now,
+                    None if hand_over is None else dump_json(hand_over.options),
+                    game_id,
+                    expected_ply,
+                    *only_from,
+                ),
             )
             if cur.rowcount != 1:
                 raise StalePlyError(f"game {game_id} is not live at ply {expected_ply}")
+            if hand_over is not None:
+                await _seat(conn, game_id, hand_over.seats, hand_over.user)
             return await load_game(conn, game_id)
 
     async def replace_seats(
         self, game_id: int, seats: tuple[int, ...], user: UserRecord, options: dict[str, Any]
     ) -> GameRecord:
         async with self.db.transaction() as conn:
-            await upsert_user(conn, user)
-            await conn.executemany(
-                "UPDATE seats SET user_id = ?, is_bot = ?, accepted = 1"
-                " WHERE game_id = ? AND seat = ?",
-                [(user.id, int(user.is_bot), game_id, seat) for seat in seats],
-            )
+            await _seat(conn, game_id, seats, user)
             await conn.execute(
                 "UPDATE games SET options = ? WHERE id = ?",
                 (json.dumps(options, sort_keys=True), game_id),
@@ -337,6 +346,17 @@ async def insert_game(conn: aiosqlite.Connection, new: NewGame, now: float) -> i
         ],
     )
     return game_id
+
+
+async def _seat(
+    conn: aiosqlite.Connection, game_id: int, seats: tuple[int, ...], user: UserRecord
+) -> None:
+    """`user` takes `seats` of the game, inside the caller's transaction."""
+    await upsert_user(conn, user)
+    await conn.executemany(
+        "UPDATE seats SET user_id = ?, is_bot = ?, accepted = 1 WHERE game_id = ? AND seat = ?",
+        [(user.id, int(user.is_bot), game_id, seat) for seat in seats],
+    )
 
 
 def _of_shards(shards: Shards | None) -> tuple[str, tuple[int, ...]]:

@@ -83,6 +83,16 @@ class Timer:
 
 
 @dataclass(frozen=True, slots=True)
+class HandOver:
+    """Seats that change hands as a game closes: `user` (a computer, for the last person
+    who resigned) takes `seats`, and the game's options become `options`."""
+
+    seats: tuple[int, ...]
+    user: UserRecord
+    options: dict[str, Any]
+
+
+@dataclass(frozen=True, slots=True)
 class NewGame:
     game: str
     guild_id: int | None
@@ -194,9 +204,11 @@ class GameRepository(Protocol):
         result: dict[str, Any] | None,
         now: float,
         only_from: tuple[Status, ...] = LIVE_STATUSES,
+        hand_over: HandOver | None = None,
     ) -> GameRecord:
         """Finish, abort or decline a game at `expected_ply` whose status is one of
-        `only_from` (StalePlyError else)."""
+        `only_from` (StalePlyError else, and nothing is written); with `hand_over`, its
+        seats change hands in the same transaction. `result` is stored as given."""
         ...
 
     async def replace_seats(

@@ -13,7 +13,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import replace
 from typing import Any
 
-from data.repository import StalePlyError, Status
+from data.repository import HandOver, StalePlyError, Status
 from engine.text import Text, t
 from host.computer_turns import ComputerTurns
 from host.live import LiveGames, Loaded, record_of
@@ -83,8 +83,10 @@ class Playing:
                 raise ServiceError(self.presenter.not_a_player(loaded))
             if len(loaded.record.seats) <= 2:
                 return await self.close(loaded, "finished", _resigned(loaded, seats))
-            loaded = await self._hand_over(loaded, seats)
-            if all(s.user.is_bot for s in loaded.record.seats):
+            hand_over = self._hand_over_to_computer(loaded, seats)
+            if all(s.user.is_bot for s in loaded.record.seats if s.seat not in seats):
+                # The seats change hands as the game ends, in one transaction: never a
+                # live game of computers alone.
                 return await self.close(
                     loaded,
                     "finished",
@@ -96,7 +98,12 @@ class Playing:
                         ),
                         "resigned": list(seats),
                     },
+                    hand_over,
                 )
+            record = await self.live.repository.replace_seats(
+                loaded.id, hand_over.seats, hand_over.user, hand_over.options
+            )
+            loaded = self.live.remember(replace(loaded, record=record))
         line = t(
             "{name} resigned; a computer player takes over {seat}.",
             name=user.name,
@@ -107,19 +114,15 @@ class Playing:
         pings = self.presenter.pings(loaded, before, set(seats))
         return [await self.presenter.board(loaded, [Happened(line), *answered], pings)]
 
-    async def _hand_over(self, loaded: Loaded, seats: tuple[int, ...]) -> Loaded:
-        """A computer takes over the resigner's seats; the resigner can no longer win.
-        Call under the game's lock."""
+    def _hand_over_to_computer(self, loaded: Loaded, seats: tuple[int, ...]) -> HandOver:
+        """A computer takes over the resigner's seats; the resigner can no longer win."""
         people = [loaded.record.seats[s].user.id for s in seats[:1]]
         options = replace(
             loaded.options,
             taken_over=(*loaded.options.taken_over, *seats),
             resigned=(*loaded.options.resigned, *people),
         )
-        record = await self.live.repository.replace_seats(
-            loaded.id, seats, record_of(self.bot_user), options.stored()
-        )
-        return self.live.remember(replace(loaded, record=record))
+        return HandOver(seats, record_of(self.bot_user), options.stored())
 
     async def end_by_admin(self, game_id: int, user: User) -> list[Reply]:
         async with self.live.lock(game_id):
@@ -167,12 +170,19 @@ class Playing:
             }
             return await self.close(loaded, "finished", result)
 
-    async def close(self, loaded: Loaded, status: Status, result: dict[str, Any]) -> list[Reply]:
+    async def close(
+        self,
+        loaded: Loaded,
+        status: Status,
+        result: dict[str, Any],
+        hand_over: HandOver | None = None,
+    ) -> list[Reply]:
         """End a game that is not over by its rules (resigned, ended by an admin): its
-        final board. Call under the game's lock."""
+        final board. `hand_over`: seats that change hands as it ends. Call under the
+        game's lock."""
         try:
             record = await self.live.repository.close_game(
-                loaded.id, loaded.record.ply, status, result, self.clock()
+                loaded.id, loaded.record.ply, status, result, self.clock(), hand_over=hand_over
             )
         except StalePlyError:
             raise ServiceError(t("The game moved on; try again.")) from None

@@ -29,6 +29,7 @@ from data.postgresql.db import PgDatabase, rowcount
 from data.repository import (
     LIVE_STATUSES,
     GameRecord,
+    HandOver,
     LiveGameExistsError,
     MoveRecord,
     NewGame,
@@ -134,11 +135,16 @@ class PgGameRepository:
         result: dict[str, Any] | None,
         now: float,
         only_from: tuple[Status, ...] = LIVE_STATUSES,
+        hand_over: HandOver | None = None,
     ) -> GameRecord:
         async with self.db.transaction() as conn:
+            if hand_over is not None:
+                await upsert_user(conn, hand_over.user)
+            # The game's row before its seats, in the order accept_seat takes them.
             done = await conn.execute(
                 "UPDATE games SET status = $1, result = $2, updated_at = $3, finished_at = $3,"
-                " deadline_at = NULL, remind_at = NULL, expired_at = NULL"
+                " deadline_at = NULL, remind_at = NULL, expired_at = NULL,"
+                " options = COALESCE($7, options)"
                 " WHERE id = $4 AND ply = $5 AND status = ANY($6::text[])",
                 status,
                 dump_json(result),
@@ -146,9 +152,12 @@ class PgGameRepository:
                 game_id,
                 expected_ply,
                 list(only_from),
+                None if hand_over is None else dump_json(hand_over.options),
             )
             if rowcount(done) != 1:
                 raise StalePlyError(f"game {game_id} is not live at ply {expected_ply}")
+            if hand_over is not None:
+                await _seat(conn, game_id, hand_over.seats, hand_over.user)
             return await load_game(conn, game_id)
 
     async def replace_seats(
@@ -162,14 +171,7 @@ class PgGameRepository:
                 json.dumps(options, sort_keys=True),
                 game_id,
             )
-            await conn.execute(
-                "UPDATE seats SET user_id = $1, is_bot = $2, accepted = 1"
-                " WHERE game_id = $3 AND seat = ANY($4::int[])",
-                user.id,
-                int(user.is_bot),
-                game_id,
-                list(seats),
-            )
+            await _seat(conn, game_id, seats, user)
             return await load_game(conn, game_id)
 
     async def due_games(self, now: float, shards: Shards | None = None) -> list[int]:
@@ -383,6 +385,18 @@ async def insert_game(conn: Connection, new: NewGame, now: float) -> int:
             [int(accepted) for _user, accepted in new.seats],
         )
     return int(game_id)
+
+
+async def _seat(conn: Connection, game_id: int, seats: tuple[int, ...], user: UserRecord) -> None:
+    """`user` (already stored) takes `seats` of the game, inside the caller's transaction."""
+    await conn.execute(
+        "UPDATE seats SET user_id = $1, is_bot = $2, accepted = 1"
+        " WHERE game_id = $3 AND seat = ANY($4::int[])",
+        user.id,
+        int(user.is_bot),
+        game_id,
+        list(seats),
+    )
 
 
 async def upsert_user(conn: Connection, user: UserRecord) -> None:

@@ -10,7 +10,13 @@ import asyncpg
 import pytest
 
 from data.migrations import migrations
-from data.repository import LiveGameExistsError, NewGame, StalePlyError, UserRecord
+from data.repository import (
+    HandOver,
+    LiveGameExistsError,
+    NewGame,
+    StalePlyError,
+    UserRecord,
+)
 from data.storage import Storage, open_storage
 
 ALICE = UserRecord(1, "alice")
@@ -196,6 +202,26 @@ async def test_replace_seats_with_the_options_that_say_so(storage: Storage) -> N
     assert record.options == {"level": "hard", "taken_over": [1]}
     again = await repo.get_game(game.id)
     assert again is not None and again.options == record.options
+
+
+async def test_seats_change_hands_as_the_game_closes_or_not_at_all(storage: Storage) -> None:
+    repo = storage.games
+    game = await repo.create_game(new_game(), now=1.0)
+    bot = UserRecord(99, "hilltop", is_bot=True)
+    hand_over = HandOver((0, 1), bot, {"level": "easy", "taken_over": [0, 1]})
+    result = {"winners": [], "reason": "nobody is left"}
+    with pytest.raises(StalePlyError):  # the game moved on: nothing changes hands
+        await repo.close_game(game.id, 1, "finished", result, now=2.0, hand_over=hand_over)
+    unchanged = await repo.get_game(game.id)
+    assert unchanged is not None and unchanged.status == "active"
+    assert [s.user for s in unchanged.seats] == [ALICE, BOB]
+    assert unchanged.options == {"level": "easy"}
+    closed = await repo.close_game(game.id, 0, "finished", result, now=3.0, hand_over=hand_over)
+    stored = await repo.get_game(game.id)
+    assert stored == closed
+    assert stored.status == "finished" and stored.result == result
+    assert [s.user for s in stored.seats] == [bot, bot]
+    assert stored.options == {"level": "easy", "taken_over": [0, 1]}
 
 
 async def test_reads_do_not_wait_for_an_open_write_transaction(storage: Storage) -> None:
