@@ -18,11 +18,13 @@ from data.repository import (
     MoveRecord,
     NewGame,
     SeatRecord,
+    SettingsChanges,
     Shards,
     StalePlyError,
     Status,
     Timer,
     UserRecord,
+    settings_paths,
 )
 
 GAME_COLUMNS = (
@@ -231,14 +233,27 @@ class SqliteGameRepository:
         stored = json.loads(rows[0][0]) if rows else {}
         return stored if isinstance(stored, dict) else {}
 
-    async def save_settings(
-        self, scope: Literal["guild", "user"], key: int, settings: dict[str, Any]
+    async def change_settings(
+        self, scope: Literal["guild", "user"], key: int, changes: SettingsChanges
     ) -> None:
+        settings_paths(changes)
+        if not changes:
+            return
         table, column = SETTINGS_TABLES[scope]
+        # json_set sets each path on the row as it stands (making a missing object on
+        # the way); a value that is not an object is replaced, as reading ignores it.
+        sets = ", ".join("?, json(?)" for _ in changes)
+        params = [
+            value
+            for path, change in changes.items()
+            for value in ("$" + "".join(f'."{k}"' for k in path), json.dumps(change))
+        ]
         await self.db.write(
-            f"INSERT INTO {table} ({column}, settings) VALUES (?, ?)"
-            f" ON CONFLICT ({column}) DO UPDATE SET settings = excluded.settings",
-            (key, json.dumps(settings, sort_keys=True)),
+            f"INSERT INTO {table} ({column}, settings) VALUES (?, json_set('{{}}', {sets}))"
+            f" ON CONFLICT ({column}) DO UPDATE SET settings = json_set(CASE WHEN"
+            f" json_valid({table}.settings) AND json_type({table}.settings) = 'object'"
+            f" THEN {table}.settings ELSE '{{}}' END, {sets})",
+            (key, *params, *params),
         )
 
     async def follow(self, game_id: int, user: UserRecord, on: bool) -> None:

@@ -7,6 +7,7 @@ engine's notation is stored as text, so this layer knows nothing about any game'
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol
 
@@ -70,6 +71,18 @@ class Shards:
 def shard_of(guild_id: int | None, count: int) -> int:
     """The shard that receives a server's events (direct messages: shard 0)."""
     return 0 if guild_id is None else (guild_id >> 22) % count
+
+
+#: Changes of stored settings: a value by its path, of one key ("threads",) or of a key
+#: inside an object-valued key ("deadlines", "hokito"). Keys are plain words.
+SettingsChanges = Mapping[tuple[str, ...], Any]
+
+
+def settings_paths(changes: SettingsChanges) -> None:
+    """Refuse paths the backends cannot set by key (ValueError)."""
+    for path in changes:
+        if not 1 <= len(path) <= 2 or not all(k.replace("-", "_").isidentifier() for k in path):
+            raise ValueError(f"settings path {path!r}: one or two plain keys")
 
 
 @dataclass(frozen=True, slots=True)
@@ -263,9 +276,13 @@ class GameRepository(Protocol):
         """A server's or a player's settings ({} if none were saved)."""
         ...
 
-    async def save_settings(
-        self, scope: Literal["guild", "user"], key: int, settings: dict[str, Any]
-    ) -> None: ...
+    async def change_settings(
+        self, scope: Literal["guild", "user"], key: int, changes: SettingsChanges
+    ) -> None:
+        """Set the settings at the paths of `changes` and nothing else, in one statement:
+        two processes changing different keys of the same settings at once both keep
+        their change."""
+        ...
 
     async def follow(self, game_id: int, user: UserRecord, on: bool) -> None:
         """Start or stop following a game."""

@@ -33,11 +33,13 @@ from data.repository import (
     LiveGameExistsError,
     MoveRecord,
     NewGame,
+    SettingsChanges,
     Shards,
     StalePlyError,
     Status,
     Timer,
     UserRecord,
+    settings_paths,
 )
 
 if TYPE_CHECKING:
@@ -265,14 +267,41 @@ class PgGameRepository:
         stored = json.loads(rows[0][0]) if rows else {}
         return stored if isinstance(stored, dict) else {}
 
-    async def save_settings(
-        self, scope: Literal["guild", "user"], key: int, settings: dict[str, Any]
+    async def change_settings(
+        self, scope: Literal["guild", "user"], key: int, changes: SettingsChanges
     ) -> None:
+        settings_paths(changes)
+        if not changes:
+            return
         table, column = SETTINGS_TABLES[scope]
+        # The keys given replace theirs (`||`), and so do those inside an object-valued
+        # key, on the row as it stands: ON CONFLICT DO UPDATE locks it and sees the last
+        # committed change. A value that is not an object is replaced, as reading
+        # ignores it.
+        p = _Params()
+        row_key = p(key)
+        top: dict[str, Any] = {}
+        inner: dict[str, dict[str, Any]] = {}
+        for path, value in changes.items():
+            if len(path) == 1:
+                top[path[0]] = value
+            else:
+                inner.setdefault(path[0], {})[path[1]] = value
+        merged = f"s || {p(json.dumps(top))}::jsonb"
+        for parent, keys in inner.items():
+            name = f"{p(parent)}::text"
+            merged += (
+                f" || jsonb_build_object({name}, CASE WHEN jsonb_typeof(s -> {name}) = 'object'"
+                f" THEN s -> {name} ELSE '{{}}' END || {p(json.dumps(keys))}::jsonb)"
+            )
+        stored = f"{table}.settings::jsonb"
+        current = f"CASE WHEN jsonb_typeof({stored}) = 'object' THEN {stored} ELSE '{{}}' END"
         await self.db.write(
-            f"INSERT INTO {table} ({column}, settings) VALUES ($1, $2)"
-            f" ON CONFLICT ({column}) DO UPDATE SET settings = excluded.settings",
-            (key, json.dumps(settings, sort_keys=True)),
+            f"INSERT INTO {table} ({column}, settings) VALUES ({row_key},"
+            f" (SELECT ({merged})::text FROM (SELECT '{{}}'::jsonb AS s) AS stored))"
+            f" ON CONFLICT ({column}) DO UPDATE SET settings ="
+            f" (SELECT ({merged})::text FROM (SELECT {current} AS s) AS stored)",
+            p.values,
         )
 
     async def follow(self, game_id: int, user: UserRecord, on: bool) -> None:

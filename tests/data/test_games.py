@@ -279,3 +279,43 @@ async def test_the_reader_connection_cannot_write(storage: Storage) -> None:
     async with storage.database.read() as conn:
         with pytest.raises(error, match=message):
             await conn.execute("DELETE FROM users")
+
+
+async def test_settings_change_by_key(storage: Storage) -> None:
+    repo = storage.games
+    await repo.change_settings("guild", 5, {("threads",): True, ("deadlines", "hokito"): 60})
+    await repo.change_settings("guild", 5, {("deadlines", "everest"): 120, ("language",): "pl"})
+    await repo.change_settings("guild", 5, {("deadlines", "hokito"): 90})
+    assert await repo.settings("guild", 5) == {
+        "threads": True,
+        "deadlines": {"hokito": 90, "everest": 120},
+        "language": "pl",
+    }
+    assert await repo.settings("user", 5) == {}  # a server's, not a player's
+    await storage.database.write("INSERT INTO user_settings (user_id, settings) VALUES (7, '[1]')")
+    await repo.change_settings("user", 7, {("dm",): True})  # not an object: replaced
+    assert await repo.settings("user", 7) == {"dm": True}
+    with pytest.raises(ValueError, match="plain keys"):
+        await repo.change_settings("user", 7, {("a", "b", "c"): 1})
+
+
+async def test_concurrent_changes_of_different_keys_are_all_kept(storage_target: str) -> None:
+    processes = [await open_storage(storage_target) for _ in range(2)]
+    try:
+        await asyncio.gather(
+            *(
+                processes[i % 2].games.change_settings("user", 1, {(f"key{i}",): i})
+                for i in range(20)
+            ),
+            *(
+                processes[i % 2].games.change_settings("guild", 1, {("deadlines", f"g{i}"): i})
+                for i in range(20)
+            ),
+        )
+        assert await processes[0].games.settings("user", 1) == {f"key{i}": i for i in range(20)}
+        assert await processes[1].games.settings("guild", 1) == {
+            "deadlines": {f"g{i}": i for i in range(20)}
+        }
+    finally:
+        for opened in processes:
+            await opened.close()
