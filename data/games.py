@@ -17,11 +17,12 @@ from data.repository import (
     LiveGameExistsError,
     MoveRecord,
     NewGame,
+    OneServer,
     SeatRecord,
     SettingsChanges,
-    Shards,
     StalePlyError,
     Status,
+    TimeKeeping,
     Timer,
     UserRecord,
     settings_paths,
@@ -151,7 +152,7 @@ class SqliteGameRepository:
             )
             return await load_game(conn, game_id)
 
-    async def due_games(self, now: float, shards: Shards | None = None) -> list[int]:
+    async def due_games(self, now: float, shards: TimeKeeping | None = None) -> list[int]:
         where, params = _of_shards(shards)
         rows = await self.db.fetch(
             "SELECT id FROM games WHERE deadline_at IS NOT NULL AND deadline_at <= ?"
@@ -160,7 +161,7 @@ class SqliteGameRepository:
         )
         return [row[0] for row in rows]
 
-    async def reminders_due(self, now: float, shards: Shards | None = None) -> list[int]:
+    async def reminders_due(self, now: float, shards: TimeKeeping | None = None) -> list[int]:
         where, params = _of_shards(shards)
         rows = await self.db.fetch(
             "SELECT id FROM games WHERE remind_at IS NOT NULL AND remind_at <= ?"
@@ -277,7 +278,7 @@ class SqliteGameRepository:
         )
         return [UserRecord(r[0], r[1], bool(r[2])) for r in rows]
 
-    async def stale_challenges(self, before: float, shards: Shards | None = None) -> list[int]:
+    async def stale_challenges(self, before: float, shards: TimeKeeping | None = None) -> list[int]:
         where, params = _of_shards(shards)
         rows = await self.db.fetch(
             f"SELECT id FROM games WHERE status = 'challenge' AND created_at < ?{where}"
@@ -374,11 +375,13 @@ async def _seat(
     )
 
 
-def _of_shards(shards: Shards | None) -> tuple[str, tuple[int, ...]]:
+def _of_shards(shards: TimeKeeping | None) -> tuple[str, tuple[int, ...]]:
     """The condition (and its parameters) for games in the servers of `shards`; games in
     direct messages are shard 0's."""
     if shards is None:
         return "", ()
+    if isinstance(shards, OneServer):
+        return " AND guild_id = ?", (shards.guild_id,)
     marks = ",".join("?" * len(shards.ids))
     return (
         f" AND (CASE WHEN guild_id IS NULL THEN 0 ELSE (guild_id >> 22) % ? END) IN ({marks})",

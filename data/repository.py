@@ -68,6 +68,21 @@ class Shards:
         return shard_of(guild_id, self.count) in self.ids
 
 
+@dataclass(frozen=True, slots=True)
+class OneServer:
+    """The games of one server alone: the console keeps time for the games of its own
+    server, never for those of Discord servers on the same database."""
+
+    guild_id: int
+
+    def owns(self, guild_id: int | None) -> bool:
+        return guild_id == self.guild_id
+
+
+#: The games one process keeps time for: those of its shards' servers, or of one server.
+TimeKeeping = Shards | OneServer
+
+
 def shard_of(guild_id: int | None, count: int) -> int:
     """The shard that receives a server's events (direct messages: shard 0)."""
     return 0 if guild_id is None else (guild_id >> 22) % count
@@ -231,12 +246,14 @@ class GameRepository(Protocol):
         options become `options`, in one transaction."""
         ...
 
-    async def due_games(self, now: float, shards: Shards | None = None) -> list[int]:
-        """Ids of active games whose deadline has passed (of the servers of `shards`, if given)."""
+    async def due_games(self, now: float, shards: TimeKeeping | None = None) -> list[int]:
+        """Ids of active games whose deadline has passed (of those `shards` keeps time
+        for, if given)."""
         ...
 
-    async def reminders_due(self, now: float, shards: Shards | None = None) -> list[int]:
-        """Ids of active games whose next reminder is due (of the servers of `shards`, if given)."""
+    async def reminders_due(self, now: float, shards: TimeKeeping | None = None) -> list[int]:
+        """Ids of active games whose next reminder is due (of those `shards` keeps time
+        for, if given)."""
         ...
 
     async def set_reminder(
@@ -290,7 +307,7 @@ class GameRepository(Protocol):
 
     async def followers(self, game_id: int) -> list[UserRecord]: ...
 
-    async def stale_challenges(self, before: float, shards: Shards | None = None) -> list[int]:
-        """Ids of challenges still unanswered that were made before `before` (in the
-        servers of `shards`, if given)."""
+    async def stale_challenges(self, before: float, shards: TimeKeeping | None = None) -> list[int]:
+        """Ids of challenges still unanswered that were made before `before` (of those
+        `shards` keeps time for, if given)."""
         ...

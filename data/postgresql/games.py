@@ -33,10 +33,11 @@ from data.repository import (
     LiveGameExistsError,
     MoveRecord,
     NewGame,
+    OneServer,
     SettingsChanges,
-    Shards,
     StalePlyError,
     Status,
+    TimeKeeping,
     Timer,
     UserRecord,
     settings_paths,
@@ -176,7 +177,7 @@ class PgGameRepository:
             await _seat(conn, game_id, seats, user)
             return await load_game(conn, game_id)
 
-    async def due_games(self, now: float, shards: Shards | None = None) -> list[int]:
+    async def due_games(self, now: float, shards: TimeKeeping | None = None) -> list[int]:
         p = _Params()
         rows = await self.db.fetch(
             f"SELECT id FROM games WHERE deadline_at IS NOT NULL AND deadline_at <= {p(now)}"
@@ -185,7 +186,7 @@ class PgGameRepository:
         )
         return [row[0] for row in rows]
 
-    async def reminders_due(self, now: float, shards: Shards | None = None) -> list[int]:
+    async def reminders_due(self, now: float, shards: TimeKeeping | None = None) -> list[int]:
         p = _Params()
         rows = await self.db.fetch(
             f"SELECT id FROM games WHERE remind_at IS NOT NULL AND remind_at <= {p(now)}"
@@ -326,7 +327,7 @@ class PgGameRepository:
         )
         return [UserRecord(r[0], r[1], bool(r[2])) for r in rows]
 
-    async def stale_challenges(self, before: float, shards: Shards | None = None) -> list[int]:
+    async def stale_challenges(self, before: float, shards: TimeKeeping | None = None) -> list[int]:
         p = _Params()
         rows = await self.db.fetch(
             f"SELECT id FROM games WHERE status = 'challenge' AND created_at < {p(before)}"
@@ -519,11 +520,13 @@ def _in_guild(guild_id: int | None, p: _Params) -> str:
     return "g.guild_id IS NULL" if guild_id is None else f"g.guild_id = {p(guild_id)}"
 
 
-def _of_shards(shards: Shards | None, p: _Params) -> str:
-    """The condition for games in the servers of `shards` (`Shards.owns`); games in
-    direct messages are shard 0's."""
+def _of_shards(shards: TimeKeeping | None, p: _Params) -> str:
+    """The condition for games in the servers of `shards` (`owns`); games in direct
+    messages are shard 0's."""
     if shards is None:
         return ""
+    if isinstance(shards, OneServer):
+        return f" AND guild_id = {p(shards.guild_id)}"
     return (
         " AND (CASE WHEN guild_id IS NULL THEN 0"
         f" ELSE (guild_id >> 22) % {p(shards.count)} END) = ANY({p(list(shards.ids))}::int[])"
