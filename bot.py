@@ -33,6 +33,9 @@ log = logging.getLogger("hilltop")
 HEARTBEAT_SECONDS = 20
 #: ...and `--healthcheck` calls it unhealthy once the file is older than this.
 HEARTBEAT_STALE_SECONDS = 90
+#: How long a starting bot waits for its shards to be let go (by a process of the same
+#: shards that was just stopped or killed) before it refuses to start.
+SHARD_WAIT_SECONDS = 15.0
 #: How long a stopping bot waits for the commands under way (`docker stop` allows 10 s).
 GRACE_SECONDS = 5.0
 #: discord.py runs each interaction in a task whose name starts with one of these.
@@ -167,30 +170,40 @@ async def run_console(args: argparse.Namespace) -> None:
 
 async def run_discord(token: str, args: argparse.Namespace) -> None:
     from cogs.client import HilltopBot
+    from data.repository import ShardsHeldError
     from data.storage import open_storage
 
     shards = shards_from_env()
     storage = await open_storage(args.db)
     try:
-        bot = HilltopBot(
-            storage.games,
-            storage.daily,
-            storage.ratings,
-            daily_secret=daily_secret(),
-            dev_guild_id=_int_env("DEV_GUILD_ID"),
-            shards=shards,
-        )
-        closing: list[asyncio.Task[None]] = []
-        async with bot:
-            heartbeat = asyncio.create_task(keep_heartbeat(bot, heartbeat_path()))
-            try:
-                # Closing the client ends its gateway connection (no new commands), its
-                # workers and, with them, `bot.start`.
-                with on_stop_signal(lambda: closing.append(asyncio.create_task(bot.close()))):
-                    await bot.start(token)
-            finally:
-                heartbeat.cancel()
-        await commands_under_way()
+        # One process per shard, and one shard count per database: else a server's games
+        # would be handled twice, or by nobody.
+        try:
+            hold = await storage.hold_shards(shards, wait=SHARD_WAIT_SECONDS)
+        except ShardsHeldError as exc:
+            raise SystemExit(f"Not starting: {exc}.") from None
+        try:
+            bot = HilltopBot(
+                storage.games,
+                storage.daily,
+                storage.ratings,
+                daily_secret=daily_secret(),
+                dev_guild_id=_int_env("DEV_GUILD_ID"),
+                shards=shards,
+            )
+            closing: list[asyncio.Task[None]] = []
+            async with bot:
+                heartbeat = asyncio.create_task(keep_heartbeat(bot, heartbeat_path()))
+                try:
+                    # Closing the client ends its gateway connection (no new commands),
+                    # its workers and, with them, `bot.start`.
+                    with on_stop_signal(lambda: closing.append(asyncio.create_task(bot.close()))):
+                        await bot.start(token)
+                finally:
+                    heartbeat.cancel()
+            await commands_under_way()
+        finally:
+            await hold.release()
     finally:
         await storage.close()
 

@@ -7,6 +7,9 @@ engine's notation is stored as text, so this layer knows nothing about any game'
 
 from __future__ import annotations
 
+import os
+import socket
+import time
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol
@@ -22,6 +25,31 @@ class StorageError(Exception):
 class DatabaseUnavailableError(StorageError):
     """The database cannot be reached now (down, restarting, out of connections):
     nothing of the command was written, and it may be tried again later."""
+
+
+class ShardsHeldError(StorageError):
+    """Another bot process holds a shard this one was given, or shares the servers out
+    among a different number of shards: the message says which process."""
+
+
+class ShardHold(Protocol):
+    """The shards of a bot process, held against every other process for its life."""
+
+    async def release(self) -> None: ...
+
+
+def this_process() -> str:
+    """How a shard's holder is named to a process refused it: its host, process id and
+    start time (kept within PostgreSQL's 63 characters of an application name)."""
+    started = time.strftime("%Y-%m-%d %H:%M:%SZ", time.gmtime())
+    return f"pid {os.getpid()} on {socket.gethostname()[:24]} since {started}"
+
+
+def shards_named(shards: Shards | None) -> str:
+    if shards is None:
+        return "every shard (HILLTOP_SHARDS unset)"
+    ids = ",".join(map(str, shards.ids))
+    return f"shard{'s' if len(shards.ids) > 1 else ''} {ids} of {shards.count}"
 
 
 class LiveGameExistsError(StorageError):
