@@ -41,7 +41,7 @@ class MemoryConfig:
     #: Finished games after which the bot's RSS is read.
     marks: tuple[int, ...] = (100, 1000)
     #: Seconds of load between two looks at the games finished.
-    stretch: float = 5.0
+    stretch: float = 15.0
 
 
 QUICK = MemoryConfig(channels=10, rate=40.0, marks=(4, 8), stretch=3.0)
