@@ -9,7 +9,7 @@ is what a long-running bot would keep: a process that keeps what it frees grows 
 every game, one that gives it back levels off.
 
     python -m bench.memory_load            # 1,000 games (several minutes)
-    python -m bench.memory_load --quick    # 4 and 8 games
+    python -m bench.memory_load --quick    # 1 and 2 games
 """
 
 from __future__ import annotations
@@ -44,7 +44,7 @@ class MemoryConfig:
     stretch: float = 15.0
 
 
-QUICK = MemoryConfig(channels=10, rate=40.0, marks=(4, 8), stretch=3.0)
+QUICK = MemoryConfig(channels=4, rate=40.0, marks=(1, 2), stretch=2.0)
 
 
 def rss_kib(pid: int) -> int:
@@ -90,10 +90,11 @@ async def readings(config: MemoryConfig, emit_progress: Callable[[str], None]) -
                 games = finished_games(tables)
                 if games >= marks[0]:
                     await bot.idle()
-                    found.append(Reading(games, rss_kib(bot.pid)))
-                    emit_progress(f"{games} games: bot RSS {found[-1].rss_kib / 1024:.1f} MiB")
+                    reading = Reading(games, rss_kib(bot.pid))
+                    emit_progress(f"{games} games: bot RSS {reading.rss_kib / 1024:.1f} MiB")
                     while marks and games >= marks[0]:
                         marks.pop(0)
+                        found.append(reading)  # every mark this stretch passed
             return found
         except Exception:
             if bot.log.exists():
@@ -111,9 +112,9 @@ def memory_rows(config: MemoryConfig, found: list[Reading]) -> list[str]:
     )
     rows = [
         row(
-            f"bot RSS after {config.marks[i]:,} games",
+            f"bot RSS after {config.marks[i]:,} game{'' if config.marks[i] == 1 else 's'}",
             where,
-            f"{reading.rss_kib / 1024:.1f} MiB (at {reading.games:,} games)",
+            f"{reading.rss_kib / 1024:.1f} MiB (at {reading.games:,} finished)",
             "report",
             "",
         )
@@ -164,7 +165,7 @@ def run(config: MemoryConfig) -> None:
 
 def main(argv: Sequence[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description="The bot's memory under load, as a table.")
-    parser.add_argument("--quick", action="store_true", help="a few dozen games")
+    parser.add_argument("--quick", action="store_true", help="a few games")
     parser.add_argument("--games", type=int, nargs="+", help="the marks, in games (100 1000)")
     args = parser.parse_args(argv)
     config = QUICK if args.quick else MemoryConfig()
