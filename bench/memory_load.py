@@ -63,6 +63,18 @@ def finished_games(tables: list[Table]) -> int:
     )
 
 
+async def revive(driver: Driver, tables: list[Table]) -> None:
+    """Tables left alone after an answer went missing (a machine too busy to answer in
+    Discord's time) play on from their game as stored, or start the next one: this
+    measure needs games played, not every answer in time."""
+    for table in tables:
+        if table.retired and not table.busy:
+            driver._learn(table)
+            table.retired = False
+            if table.state is not None and not table.state.to_act:
+                await driver.start_game(table)
+
+
 @dataclass(frozen=True, slots=True)
 class Reading:
     games: int
@@ -87,6 +99,7 @@ async def readings(config: MemoryConfig, emit_progress: Callable[[str], None]) -
                 stretch = await driver.offer(tables, config.rate, config.stretch, bot)
                 if not stretch.accepted:
                     raise RuntimeError(f"no move was accepted in {config.stretch:g} s of load")
+                await revive(driver, tables)
                 games = finished_games(tables)
                 if games >= marks[0]:
                     await bot.idle()
