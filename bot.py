@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import ctypes
 import logging
 import os
 import signal
@@ -33,6 +34,13 @@ log = logging.getLogger("hilltop")
 HEARTBEAT_SECONDS = 20
 #: ...and `--healthcheck` calls it unhealthy once the file is older than this.
 HEARTBEAT_STALE_SECONDS = 90
+#: How often the bot hands the memory it has freed back to the system.
+TRIM_SECONDS = 10.0
+#: glibc's mallopt() parameter for the most malloc arenas a process may have.
+_M_ARENA_MAX = -8
+#: How long a starting bot waits for its shards to be let go (by a process of the same
+#: shards that was just stopped or killed) before it refuses to start.
+SHARD_WAIT_SECONDS = 15.0
 #: How long a stopping bot waits for the commands under way (`docker stop` allows 10 s).
 GRACE_SECONDS = 5.0
 #: discord.py runs each interaction in a task whose name starts with one of these.
@@ -167,30 +175,43 @@ async def run_console(args: argparse.Namespace) -> None:
 
 async def run_discord(token: str, args: argparse.Namespace) -> None:
     from cogs.client import HilltopBot
+    from data.repository import ShardsHeldError
     from data.storage import open_storage
 
+    trim = allocator_trim()  # before any thread: each would have an arena of its own
     shards = shards_from_env()
     storage = await open_storage(args.db)
     try:
-        bot = HilltopBot(
-            storage.games,
-            storage.daily,
-            storage.ratings,
-            daily_secret=daily_secret(),
-            dev_guild_id=_int_env("DEV_GUILD_ID"),
-            shards=shards,
-        )
-        closing: list[asyncio.Task[None]] = []
-        async with bot:
-            heartbeat = asyncio.create_task(keep_heartbeat(bot, heartbeat_path()))
-            try:
-                # Closing the client ends its gateway connection (no new commands), its
-                # workers and, with them, `bot.start`.
-                with on_stop_signal(lambda: closing.append(asyncio.create_task(bot.close()))):
-                    await bot.start(token)
-            finally:
-                heartbeat.cancel()
-        await commands_under_way()
+        # One process per shard, and one shard count per database: else a server's games
+        # would be handled twice, or by nobody.
+        try:
+            hold = await storage.hold_shards(shards, wait=SHARD_WAIT_SECONDS)
+        except ShardsHeldError as exc:
+            raise SystemExit(f"Not starting: {exc}.") from None
+        try:
+            bot = HilltopBot(
+                storage.games,
+                storage.daily,
+                storage.ratings,
+                daily_secret=daily_secret(),
+                dev_guild_id=_int_env("DEV_GUILD_ID"),
+                shards=shards,
+            )
+            closing: list[asyncio.Task[None]] = []
+            async with bot:
+                heartbeat = asyncio.create_task(keep_heartbeat(bot, heartbeat_path()))
+                trimming = asyncio.create_task(keep_memory_returned(trim))
+                try:
+                    # Closing the client ends its gateway connection (no new commands),
+                    # its workers and, with them, `bot.start`.
+                    with on_stop_signal(lambda: closing.append(asyncio.create_task(bot.close()))):
+                        await bot.start(token)
+                finally:
+                    heartbeat.cancel()
+                    trimming.cancel()
+            await commands_under_way()
+        finally:
+            await hold.release()
     finally:
         await storage.close()
 
@@ -243,6 +264,31 @@ async def commands_under_way() -> None:
     if handlers:
         log.info("waiting for %d commands under way", len(handlers))
         await asyncio.wait(handlers, timeout=GRACE_SECONDS)
+
+
+def allocator_trim() -> Callable[[], int] | None:
+    """Bound the memory the C allocator keeps (glibc only; None elsewhere): at most two
+    malloc arenas (one per thread otherwise, each keeping its own free memory), and the
+    function that hands free memory back to the system. Without them a long-running bot
+    keeps growing by what it frees in pieces (messages, boards, database pages) faster
+    than it reuses them, though its Python objects do not grow."""
+    try:
+        libc = ctypes.CDLL("libc.so.6")
+        mallopt, malloc_trim = libc.mallopt, libc.malloc_trim
+    except (OSError, AttributeError):
+        return None
+    mallopt(_M_ARENA_MAX, 2)
+    return lambda: int(malloc_trim(0))
+
+
+async def keep_memory_returned(trim: Callable[[], int] | None) -> None:
+    """Hand the memory freed since the last time back to the system, every TRIM_SECONDS
+    (a few milliseconds each)."""
+    if trim is None:
+        return
+    while True:
+        await asyncio.sleep(TRIM_SECONDS)
+        trim()
 
 
 async def keep_heartbeat(bot: HilltopBot, path: Path | None) -> None:

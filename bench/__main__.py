@@ -17,7 +17,7 @@ import traceback
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 
-from bench import discord_load, sharded_load
+from bench import discord_load, memory_load, sharded_load
 from bench.common import cores, row
 from bench.engine_bench import playouts_per_second
 from bench.render_bench import games_with_renderers, render_figures, replay_figures
@@ -36,10 +36,20 @@ class Budget:
     commits: int
     load: discord_load.LoadConfig
     sharded: sharded_load.ShardedConfig
+    memory: memory_load.MemoryConfig
 
 
-FULL = Budget(2.0, 200, 200, 3, 3000, discord_load.LoadConfig(), sharded_load.ShardedConfig())
-QUICK = Budget(0.2, 20, 20, 1, 300, discord_load.QUICK, sharded_load.QUICK)
+FULL = Budget(
+    2.0,
+    200,
+    200,
+    3,
+    3000,
+    discord_load.LoadConfig(),
+    sharded_load.ShardedConfig(),
+    memory_load.MemoryConfig(),
+)
+QUICK = Budget(0.2, 20, 20, 1, 300, discord_load.QUICK, sharded_load.QUICK, memory_load.QUICK)
 
 
 def guarded(figure: str, conditions: str, rows: Callable[[], Iterator[str]]) -> Iterator[str]:
@@ -153,6 +163,8 @@ def main(argv: Sequence[str] | None = None) -> None:
     discord_load.run(budget.load)
     print()
     sharded_load.run(budget.sharded)
+    print()
+    memory_load.run(budget.memory)
 
 
 if __name__ == "__main__":

@@ -31,6 +31,7 @@ from typing import Any
 import aiosqlite
 
 from data.migrations import migrations
+from data.repository import Shards, ShardsHeldError, shards_named, this_process
 
 #: What a lock's name may keep in its file's name.
 _LOCK_NAME = re.compile(r"[^A-Za-z0-9_.-]")
@@ -139,6 +140,47 @@ class Database:
                 fcntl.flock(fd, fcntl.LOCK_UN)
         finally:
             os.close(fd)
+
+    async def hold_shards(self, shards: Shards | None, *, wait: float = 0.0) -> SqliteShardHold:
+        """Hold this file for the one bot process it may have (whatever its shards), for
+        as long as the process runs: the system lets the lock go however it ends.
+        ShardsHeldError, naming the holder, if another bot process has it; `wait` is
+        unused (a killed process's lock goes with it at once). Consoles and
+        `--recompute-ratings` share the file with the bot freely."""
+        return _hold_file(os.path.join(f"{self.path}-locks", "bot-process"), shards)
+
+
+class SqliteShardHold:
+    """The lock file of the one bot process on an SQLite file; `release` lets it go."""
+
+    def __init__(self, fd: int) -> None:
+        self._fd = fd
+
+    async def release(self) -> None:
+        if self._fd >= 0:
+            os.close(self._fd)  # closing the file lets the lock go
+            self._fd = -1
+
+
+def _hold_file(path: str, shards: Shards | None) -> SqliteShardHold:
+    """Lock `path` for this process, writing who holds it into it."""
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+    try:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            holder = os.pread(fd, 200, 0).decode(errors="replace").strip() or "unknown"
+            raise ShardsHeldError(
+                f"another bot process uses this SQLite file ({holder}): SQLite is for one "
+                "bot process; several share a PostgreSQL database (HILLTOP_DB)"
+            ) from None
+        os.ftruncate(fd, 0)
+        os.pwrite(fd, f"{this_process()}, {shards_named(shards)}\n".encode(), 0)
+    except BaseException:
+        os.close(fd)
+        raise
+    return SqliteShardHold(fd)
 
 
 def _split_sql(script: str) -> list[str]:

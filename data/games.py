@@ -13,15 +13,19 @@ from data.db import Database
 from data.repository import (
     LIVE_STATUSES,
     GameRecord,
+    HandOver,
     LiveGameExistsError,
     MoveRecord,
     NewGame,
+    OneServer,
     SeatRecord,
-    Shards,
+    SettingsChanges,
     StalePlyError,
     Status,
+    TimeKeeping,
     Timer,
     UserRecord,
+    settings_paths,
 )
 from data.results import GameResult, dump_result, load_result
 
@@ -112,36 +116,44 @@ class SqliteGameRepository:
         result: GameResult | None,
         now: float,
         only_from: tuple[Status, ...] = LIVE_STATUSES,
+        hand_over: HandOver | None = None,
     ) -> GameRecord:
         marks = ",".join("?" * len(only_from))
         async with self.db.transaction() as conn:
             cur = await conn.execute(
                 "UPDATE games SET status = ?, result = ?, updated_at = ?, finished_at = ?,"
-                " deadline_at = NULL, remind_at = NULL, expired_at = NULL"
+                " deadline_at = NULL, remind_at = NULL, expired_at = NULL,"
+                " options = COALESCE(?, options)"
                 f" WHERE id = ? AND ply = ? AND status IN ({marks})",
-                (status, dump_result(result), now, now, game_id, expected_ply, *only_from),
+                (
+                    status,
+                    dump_result(result),
+                    now,
+                    now,
+                    None if hand_over is None else dump_json(hand_over.options),
+                    game_id,
+                    expected_ply,
+                    *only_from,
+                ),
             )
             if cur.rowcount != 1:
                 raise StalePlyError(f"game {game_id} is not live at ply {expected_ply}")
+            if hand_over is not None:
+                await _seat(conn, game_id, hand_over.seats, hand_over.user)
             return await load_game(conn, game_id)
 
     async def replace_seats(
         self, game_id: int, seats: tuple[int, ...], user: UserRecord, options: dict[str, Any]
     ) -> GameRecord:
         async with self.db.transaction() as conn:
-            await upsert_user(conn, user)
-            await conn.executemany(
-                "UPDATE seats SET user_id = ?, is_bot = ?, accepted = 1"
-                " WHERE game_id = ? AND seat = ?",
-                [(user.id, int(user.is_bot), game_id, seat) for seat in seats],
-            )
+            await _seat(conn, game_id, seats, user)
             await conn.execute(
                 "UPDATE games SET options = ? WHERE id = ?",
                 (json.dumps(options, sort_keys=True), game_id),
             )
             return await load_game(conn, game_id)
 
-    async def due_games(self, now: float, shards: Shards | None = None) -> list[int]:
+    async def due_games(self, now: float, shards: TimeKeeping | None = None) -> list[int]:
         where, params = _of_shards(shards)
         rows = await self.db.fetch(
             "SELECT id FROM games WHERE deadline_at IS NOT NULL AND deadline_at <= ?"
@@ -150,7 +162,7 @@ class SqliteGameRepository:
         )
         return [row[0] for row in rows]
 
-    async def reminders_due(self, now: float, shards: Shards | None = None) -> list[int]:
+    async def reminders_due(self, now: float, shards: TimeKeeping | None = None) -> list[int]:
         where, params = _of_shards(shards)
         rows = await self.db.fetch(
             "SELECT id FROM games WHERE remind_at IS NOT NULL AND remind_at <= ?"
@@ -223,14 +235,27 @@ class SqliteGameRepository:
         stored = json.loads(rows[0][0]) if rows else {}
         return stored if isinstance(stored, dict) else {}
 
-    async def save_settings(
-        self, scope: Literal["guild", "user"], key: int, settings: dict[str, Any]
+    async def change_settings(
+        self, scope: Literal["guild", "user"], key: int, changes: SettingsChanges
     ) -> None:
+        settings_paths(changes)
+        if not changes:
+            return
         table, column = SETTINGS_TABLES[scope]
+        # json_set sets each path on the row as it stands (making a missing object on
+        # the way); a value that is not an object is replaced, as reading ignores it.
+        sets = ", ".join("?, json(?)" for _ in changes)
+        params = [
+            value
+            for path, change in changes.items()
+            for value in ("$" + "".join(f'."{k}"' for k in path), json.dumps(change))
+        ]
         await self.db.write(
-            f"INSERT INTO {table} ({column}, settings) VALUES (?, ?)"
-            f" ON CONFLICT ({column}) DO UPDATE SET settings = excluded.settings",
-            (key, json.dumps(settings, sort_keys=True)),
+            f"INSERT INTO {table} ({column}, settings) VALUES (?, json_set('{{}}', {sets}))"
+            f" ON CONFLICT ({column}) DO UPDATE SET settings = json_set(CASE WHEN"
+            f" json_valid({table}.settings) AND json_type({table}.settings) = 'object'"
+            f" THEN {table}.settings ELSE '{{}}' END, {sets})",
+            (key, *params, *params),
         )
 
     async def follow(self, game_id: int, user: UserRecord, on: bool) -> None:
@@ -254,7 +279,7 @@ class SqliteGameRepository:
         )
         return [UserRecord(r[0], r[1], bool(r[2])) for r in rows]
 
-    async def stale_challenges(self, before: float, shards: Shards | None = None) -> list[int]:
+    async def stale_challenges(self, before: float, shards: TimeKeeping | None = None) -> list[int]:
         where, params = _of_shards(shards)
         rows = await self.db.fetch(
             f"SELECT id FROM games WHERE status = 'challenge' AND created_at < ?{where}"
@@ -340,11 +365,24 @@ async def insert_game(conn: aiosqlite.Connection, new: NewGame, now: float) -> i
     return game_id
 
 
-def _of_shards(shards: Shards | None) -> tuple[str, tuple[int, ...]]:
+async def _seat(
+    conn: aiosqlite.Connection, game_id: int, seats: tuple[int, ...], user: UserRecord
+) -> None:
+    """`user` takes `seats` of the game, inside the caller's transaction."""
+    await upsert_user(conn, user)
+    await conn.executemany(
+        "UPDATE seats SET user_id = ?, is_bot = ?, accepted = 1 WHERE game_id = ? AND seat = ?",
+        [(user.id, int(user.is_bot), game_id, seat) for seat in seats],
+    )
+
+
+def _of_shards(shards: TimeKeeping | None) -> tuple[str, tuple[int, ...]]:
     """The condition (and its parameters) for games in the servers of `shards`; games in
     direct messages are shard 0's."""
     if shards is None:
         return "", ()
+    if isinstance(shards, OneServer):
+        return " AND guild_id = ?", (shards.guild_id,)
     marks = ",".join("?" * len(shards.ids))
     return (
         f" AND (CASE WHEN guild_id IS NULL THEN 0 ELSE (guild_id >> 22) % ? END) IN ({marks})",

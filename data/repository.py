@@ -7,6 +7,10 @@ engine's notation is stored as text, so this layer knows nothing about any game'
 
 from __future__ import annotations
 
+import os
+import socket
+import time
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol
 
@@ -23,6 +27,31 @@ class StorageError(Exception):
 class DatabaseUnavailableError(StorageError):
     """The database cannot be reached now (down, restarting, out of connections):
     nothing of the command was written, and it may be tried again later."""
+
+
+class ShardsHeldError(StorageError):
+    """Another bot process holds a shard this one was given, or shares the servers out
+    among a different number of shards: the message says which process."""
+
+
+class ShardHold(Protocol):
+    """The shards of a bot process, held against every other process for its life."""
+
+    async def release(self) -> None: ...
+
+
+def this_process() -> str:
+    """How a shard's holder is named to a process refused it: its host, process id and
+    start time (kept within PostgreSQL's 63 characters of an application name)."""
+    started = time.strftime("%Y-%m-%d %H:%M:%SZ", time.gmtime())
+    return f"pid {os.getpid()} on {socket.gethostname()[:24]} since {started}"
+
+
+def shards_named(shards: Shards | None) -> str:
+    if shards is None:
+        return "every shard (HILLTOP_SHARDS unset)"
+    ids = ",".join(map(str, shards.ids))
+    return f"shard{'s' if len(shards.ids) > 1 else ''} {ids} of {shards.count}"
 
 
 class LiveGameExistsError(StorageError):
@@ -69,9 +98,36 @@ class Shards:
         return shard_of(guild_id, self.count) in self.ids
 
 
+@dataclass(frozen=True, slots=True)
+class OneServer:
+    """The games of one server alone: the console keeps time for the games of its own
+    server, never for those of Discord servers on the same database."""
+
+    guild_id: int
+
+    def owns(self, guild_id: int | None) -> bool:
+        return guild_id == self.guild_id
+
+
+#: The games one process keeps time for: those of its shards' servers, or of one server.
+TimeKeeping = Shards | OneServer
+
+
 def shard_of(guild_id: int | None, count: int) -> int:
     """The shard that receives a server's events (direct messages: shard 0)."""
     return 0 if guild_id is None else (guild_id >> 22) % count
+
+
+#: Changes of stored settings: a value by its path, of one key ("threads",) or of a key
+#: inside an object-valued key ("deadlines", "hokito"). Keys are plain words.
+SettingsChanges = Mapping[tuple[str, ...], Any]
+
+
+def settings_paths(changes: SettingsChanges) -> None:
+    """Refuse paths the backends cannot set by key (ValueError)."""
+    for path in changes:
+        if not 1 <= len(path) <= 2 or not all(k.replace("-", "_").isidentifier() for k in path):
+            raise ValueError(f"settings path {path!r}: one or two plain keys")
 
 
 @dataclass(frozen=True, slots=True)
@@ -82,6 +138,16 @@ class Timer:
     started_at: float
     deadline_at: float
     remind_at: float | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class HandOver:
+    """Seats that change hands as a game closes: `user` (a computer, for the last person
+    who resigned) takes `seats`, and the game's options become `options`."""
+
+    seats: tuple[int, ...]
+    user: UserRecord
+    options: dict[str, Any]
 
 
 @dataclass(frozen=True, slots=True)
@@ -196,9 +262,11 @@ class GameRepository(Protocol):
         result: GameResult | None,
         now: float,
         only_from: tuple[Status, ...] = LIVE_STATUSES,
+        hand_over: HandOver | None = None,
     ) -> GameRecord:
         """Finish, abort or decline a game at `expected_ply` whose status is one of
-        `only_from` (StalePlyError else)."""
+        `only_from` (StalePlyError else, and nothing is written); with `hand_over`, its
+        seats change hands in the same transaction. `result` is stored as given."""
         ...
 
     async def replace_seats(
@@ -208,12 +276,14 @@ class GameRepository(Protocol):
         options become `options`, in one transaction."""
         ...
 
-    async def due_games(self, now: float, shards: Shards | None = None) -> list[int]:
-        """Ids of active games whose deadline has passed (of the servers of `shards`, if given)."""
+    async def due_games(self, now: float, shards: TimeKeeping | None = None) -> list[int]:
+        """Ids of active games whose deadline has passed (of those `shards` keeps time
+        for, if given)."""
         ...
 
-    async def reminders_due(self, now: float, shards: Shards | None = None) -> list[int]:
-        """Ids of active games whose next reminder is due (of the servers of `shards`, if given)."""
+    async def reminders_due(self, now: float, shards: TimeKeeping | None = None) -> list[int]:
+        """Ids of active games whose next reminder is due (of those `shards` keeps time
+        for, if given)."""
         ...
 
     async def set_reminder(
@@ -253,9 +323,13 @@ class GameRepository(Protocol):
         """A server's or a player's settings ({} if none were saved)."""
         ...
 
-    async def save_settings(
-        self, scope: Literal["guild", "user"], key: int, settings: dict[str, Any]
-    ) -> None: ...
+    async def change_settings(
+        self, scope: Literal["guild", "user"], key: int, changes: SettingsChanges
+    ) -> None:
+        """Set the settings at the paths of `changes` and nothing else, in one statement:
+        two processes changing different keys of the same settings at once both keep
+        their change."""
+        ...
 
     async def follow(self, game_id: int, user: UserRecord, on: bool) -> None:
         """Start or stop following a game."""
@@ -263,7 +337,7 @@ class GameRepository(Protocol):
 
     async def followers(self, game_id: int) -> list[UserRecord]: ...
 
-    async def stale_challenges(self, before: float, shards: Shards | None = None) -> list[int]:
-        """Ids of challenges still unanswered that were made before `before` (in the
-        servers of `shards`, if given)."""
+    async def stale_challenges(self, before: float, shards: TimeKeeping | None = None) -> list[int]:
+        """Ids of challenges still unanswered that were made before `before` (of those
+        `shards` keeps time for, if given)."""
         ...

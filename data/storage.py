@@ -17,7 +17,7 @@ from data.daily import DailyRepository
 from data.migrations import Backend
 from data.postgresql.db import is_postgres_url
 from data.ratings import RatingRepository
-from data.repository import GameRepository
+from data.repository import GameRepository, ShardHold, Shards
 
 if TYPE_CHECKING:
     from data.db import Database
@@ -41,6 +41,11 @@ class Storage:
 
     async def close(self) -> None:
         await self.database.close()
+
+    async def hold_shards(self, shards: Shards | None, *, wait: float = 0.0) -> ShardHold:
+        """Hold the Discord shards of this bot process against every other process for
+        its life (ShardsHeldError, naming the holder, if another has them)."""
+        return await self.database.hold_shards(shards, wait=wait)
 
 
 def default_target() -> str:

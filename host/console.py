@@ -24,10 +24,11 @@ from pathlib import Path
 from typing import TextIO
 
 from data.console import ConsoleMemoryError, ConsoleRepository
-from data.repository import DatabaseUnavailableError
+from data.repository import DatabaseUnavailableError, OneServer
 from engine.text import ENGLISH, speaking, t
 from host import i18n
 from host.console_input import (
+    CONSOLE_GUILD,
     WHOLE_NUMBER,
     Command,
     ConsoleInputError,
@@ -67,6 +68,9 @@ class Console:
         language: str = ENGLISH,
     ) -> None:
         self.service = service
+        # A console run on a bot's database keeps time only for the console's own games:
+        # a Discord game's deadline is the bot's to play and post.
+        service.timeouts.shards = OneServer(CONSOLE_GUILD)
         #: What the console speaks (`--locale`): English, or any language with a catalogue;
         #: its commands may be typed with that language's names too.
         self.language = language

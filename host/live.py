@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import weakref
 from collections import OrderedDict
 from collections.abc import Hashable, Sequence
 from dataclasses import dataclass, field, replace
@@ -152,7 +153,9 @@ class LiveGames:
 
     def __init__(self, games: GameRepository) -> None:
         self.repository = games
-        self._locks: dict[int, asyncio.Lock] = {}
+        #: Each game's lock while anyone holds it, waits for it or is about to: a lock
+        #: nobody refers to goes with its last reference (a game a day ago keeps none).
+        self._locks: weakref.WeakValueDictionary[int, asyncio.Lock] = weakref.WeakValueDictionary()
         #: Live games by id, most recently used last.
         self._cache: OrderedDict[int, Loaded] = OrderedDict()
         #: The live game of each channel whose game is cached.
@@ -162,7 +165,8 @@ class LiveGames:
         """One writer per game: held to read a game and commit to it, never for long."""
         lock = self._locks.get(game_id)
         if lock is None:
-            lock = self._locks[game_id] = asyncio.Lock()
+            lock = asyncio.Lock()
+            self._locks[game_id] = lock
         return lock
 
     def cached(self, game_id: int) -> Loaded | None:

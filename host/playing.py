@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable
 from dataclasses import replace
 
-from data.repository import StalePlyError
+from data.repository import HandOver, StalePlyError
 from data.results import Ending, GameResult
 from engine.text import Text, t
 from host.computer_turns import ComputerTurns
@@ -87,12 +87,17 @@ class Playing:
                 winners = others if len(others) == 1 else []
                 resigned = ended(loaded, Ending.RESIGNED, winners=winners, by=seats)
                 return await self.close(loaded, resigned, mover=seats[0])
-            # Whether everyone had moved is judged before the seats change hands; the
-            # resigner is named as the person, not as the computer now in the seat.
-            last = ended(loaded, Ending.RESIGNED, by=seats, actor=user)
-            loaded = await self._hand_over(loaded, seats)
-            if all(s.user.is_bot for s in loaded.record.seats):
-                return await self.close(loaded, last, mover=seats[0])
+            hand_over = self._hand_over_to_computer(loaded, seats)
+            if all(s.user.is_bot for s in loaded.record.seats if s.seat not in seats):
+                # The seats change hands as the game ends, in one transaction: never a
+                # live game of computers alone. The resigner is named as the person, not
+                # as the computer now in the seat.
+                last = ended(loaded, Ending.RESIGNED, by=seats, actor=user)
+                return await self.close(loaded, last, mover=seats[0], hand_over=hand_over)
+            record = await self.live.repository.replace_seats(
+                loaded.id, hand_over.seats, hand_over.user, hand_over.options
+            )
+            loaded = self.live.remember(replace(loaded, record=record))
         line = t(
             "{name} resigned; a computer player takes over {seat}.",
             name=user.name,
@@ -103,19 +108,15 @@ class Playing:
         pings = self.presenter.pings(loaded, before, set(seats))
         return [await self.presenter.board(loaded, [Happened(line), *answered], pings)]
 
-    async def _hand_over(self, loaded: Loaded, seats: tuple[int, ...]) -> Loaded:
-        """A computer takes over the resigner's seats; the resigner can no longer win.
-        Call under the game's lock."""
+    def _hand_over_to_computer(self, loaded: Loaded, seats: tuple[int, ...]) -> HandOver:
+        """A computer takes over the resigner's seats; the resigner can no longer win."""
         people = [loaded.record.seats[s].user.id for s in seats[:1]]
         options = replace(
             loaded.options,
             taken_over=(*loaded.options.taken_over, *seats),
             resigned=(*loaded.options.resigned, *people),
         )
-        record = await self.live.repository.replace_seats(
-            loaded.id, seats, record_of(self.bot_user), options.stored()
-        )
-        return self.live.remember(replace(loaded, record=record))
+        return HandOver(seats, record_of(self.bot_user), options.stored())
 
     async def end_by_admin(self, game_id: int, user: User) -> list[Reply]:
         async with self.live.lock(game_id):
@@ -145,14 +146,25 @@ class Playing:
             return await self.close(loaded, claimed, mover=mine[0].seat)
 
     async def close(
-        self, loaded: Loaded, result: GameResult, *, mover: int | None = None
+        self,
+        loaded: Loaded,
+        result: GameResult,
+        *,
+        mover: int | None = None,
+        hand_over: HandOver | None = None,
     ) -> list[Reply]:
         """End a game that is not over by its rules (resigned, ended by an admin): its
         final board, which tells the players who did not end it (`mover`: the seat that
-        did). Call under the game's lock."""
+        did). `hand_over`: seats that change hands as it ends. Call under the game's
+        lock."""
         try:
             record = await self.live.repository.close_game(
-                loaded.id, loaded.record.ply, result.status, result, self.clock()
+                loaded.id,
+                loaded.record.ply,
+                result.status,
+                result,
+                self.clock(),
+                hand_over=hand_over,
             )
         except StalePlyError:
             raise ServiceError(t("The game moved on; try again.")) from None

@@ -261,8 +261,11 @@ class SettingsStore:
         return settings
 
     async def save_server(self, guild_id: int, settings: ServerSettings) -> None:
-        await self.repository.save_settings("guild", guild_id, settings.to_stored())
-        keep_bounded(self._servers, guild_id, (self.clock() + self.TTL, settings))
+        """Store what `settings` changed of the settings it was made from, key by key."""
+        changes = changed_keys(ServerSettings.from_stored(settings.stored), settings)
+        await self.repository.change_settings("guild", guild_id, changes)
+        saved = replace(settings, stored=settings.to_stored())
+        keep_bounded(self._servers, guild_id, (self.clock() + self.TTL, saved))
 
     async def player(self, user_id: int, *, fresh: bool = False) -> PlayerSettings:
         """A player's settings; `fresh` reads them from the database, as a change must
@@ -275,8 +278,11 @@ class SettingsStore:
         return settings
 
     async def save_player(self, user_id: int, settings: PlayerSettings) -> None:
-        await self.repository.save_settings("user", user_id, settings.to_stored())
-        keep_bounded(self._players, user_id, (self.clock() + self.TTL, settings))
+        """Store what `settings` changed of the settings it was made from, key by key."""
+        changes = changed_keys(PlayerSettings.from_stored(settings.stored), settings)
+        await self.repository.change_settings("user", user_id, changes)
+        saved = replace(settings, stored=settings.to_stored())
+        keep_bounded(self._players, user_id, (self.clock() + self.TTL, saved))
 
     async def note_languages(
         self, guild_id: int | None, guild: str, user_id: int, own: str
@@ -294,6 +300,23 @@ class SettingsStore:
             await self.save_player(user_id, replace(fresh_player, language=own))
 
 
+def changed_keys(
+    before: ServerSettings | PlayerSettings, after: ServerSettings | PlayerSettings
+) -> dict[tuple[str, ...], Any]:
+    """The stored keys whose values differ from `before` to `after` (inside an object
+    such as the deadlines, each of its keys apart): only these are written, so a change
+    another process makes meanwhile to another key is kept."""
+    old, new = before.to_stored(), after.to_stored()
+    changes: dict[tuple[str, ...], Any] = {}
+    for key, value in new.items():
+        was = old.get(key)
+        if isinstance(value, dict) and isinstance(was, dict):
+            changes.update({(key, k): v for k, v in value.items() if was.get(k) != v})
+        elif key not in old or was != value:
+            changes[(key,)] = value
+    return changes
+
+
 #: Entries a cache of settings keeps at most; the oldest written go first.
 CACHE_SIZE = 10_000
 
@@ -308,6 +331,6 @@ def keep_bounded(cache: dict[int, Any], key: int, value: Any) -> None:
 class SettingsRepository(Protocol):
     async def settings(self, scope: Literal["guild", "user"], key: int) -> dict[str, Any]: ...
 
-    async def save_settings(
-        self, scope: Literal["guild", "user"], key: int, settings: dict[str, Any]
+    async def change_settings(
+        self, scope: Literal["guild", "user"], key: int, changes: Mapping[tuple[str, ...], Any]
     ) -> None: ...

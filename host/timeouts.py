@@ -13,7 +13,7 @@ import logging
 from collections.abc import Callable
 from dataclasses import replace
 
-from data.repository import Shards, StalePlyError
+from data.repository import StalePlyError, TimeKeeping
 from data.results import Ending, GameResult
 from engine.text import speaking, t
 from host.computer_turns import ComputerTurns
@@ -47,8 +47,9 @@ class Timeouts:
         self.presenter = presenter
         self.settings = settings
         self.clock = clock
-        #: The shards whose servers' games this process keeps time for (None: all).
-        self.shards: Shards | None = None
+        #: The games this process keeps time for: its shards' servers', or the console's
+        #: own server's (None: all).
+        self.shards: TimeKeeping | None = None
 
     async def expire_due(self) -> list[tuple[Where, list[Reply]]]:
         """Send the reminders due, play the default for every decision whose deadline has

@@ -17,6 +17,7 @@ from pathlib import Path
 
 import pytest
 
+import bot
 from tests.cogs.fake_discord import FakeDiscord, serving
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -239,3 +240,30 @@ def test_bad_shards_stop_the_bot_with_a_clear_message(
     monkeypatch.setenv("HILLTOP_SHARDS", value)
     with pytest.raises(SystemExit, match=says):
         bot.shards_from_env()
+
+
+def test_the_allocator_is_bounded_on_glibc() -> None:
+    trim = bot.allocator_trim()
+    assert trim is not None, "this machine's C library is glibc"
+    assert trim() in (0, 1)  # 1: memory was handed back to the system
+
+
+async def test_the_bot_hands_freed_memory_back_again_and_again(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(bot, "TRIM_SECONDS", 0.0)
+    trimmed = asyncio.Event()
+    calls: list[int] = []
+
+    def trim() -> int:
+        calls.append(1)
+        if len(calls) == 3:
+            trimmed.set()
+        return 0
+
+    task = asyncio.create_task(bot.keep_memory_returned(trim))
+    try:
+        await asyncio.wait_for(trimmed.wait(), timeout=30)
+    finally:
+        task.cancel()
+    assert len(calls) >= 3

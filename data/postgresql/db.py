@@ -25,7 +25,13 @@ import asyncpg
 import asyncpg.exceptions as pg
 
 from data.migrations import migrations
-from data.repository import DatabaseUnavailableError
+from data.repository import (
+    DatabaseUnavailableError,
+    Shards,
+    ShardsHeldError,
+    shards_named,
+    this_process,
+)
 
 if TYPE_CHECKING:
     from asyncpg.pool import PoolConnectionProxy
@@ -44,6 +50,26 @@ CONNECT_TIMEOUT = 5.0
 STATEMENT_TIMEOUT = 30.0
 #: The lock migrations take, so that processes starting together migrate once.
 _MIGRATION_LOCK = "hilltop:migrations"
+
+#: The advisory locks of the shards, two keys each: (SHARD_LOCKS, shard id) held by the
+#: one process handling that shard; (SHARD_COUNT_LOCKS, count) shared by every process
+#: of that count, so that processes of another count see them. ("Hill" and "Hilm".)
+SHARD_LOCKS = 0x48696C6C
+SHARD_COUNT_LOCKS = 0x48696C6D
+#: The lock processes take one at a time to check and take their shards.
+_SHARDS_LOCK = "hilltop:shards"
+#: How often a process waiting for its shards (one that just died is still letting them
+#: go) tries again.
+_SHARDS_RETRY = 0.25
+#: The first advisory lock of this database of each kind, and who holds it.
+_HELD_BY = (
+    "SELECT l.objid::bigint AS key, a.application_name AS holder, l.pid FROM pg_locks l"
+    " LEFT JOIN pg_stat_activity a ON a.pid = l.pid"
+    " WHERE l.locktype = 'advisory' AND l.objsubid = 2 AND l.granted"
+    " AND l.database = (SELECT oid FROM pg_database WHERE datname = current_database())"
+    " AND l.classid = $1::bigint::oid AND l.pid <> pg_backend_pid() {where}"
+    " ORDER BY l.objid LIMIT 1"
+)
 
 #: What the server or the network does while the database is unreachable or restarting.
 _UNREACHABLE: tuple[type[BaseException], ...] = (
@@ -203,3 +229,82 @@ class PgDatabase:
                         "SELECT pg_try_advisory_xact_lock(hashtextextended($1, 0))", name
                     )
                 )
+
+    async def hold_shards(self, shards: Shards | None, *, wait: float = 0.0) -> PgShardHold:
+        """Hold `shards` (None: every shard) for as long as this process runs, on a
+        connection of its own outside the pool: the server lets the locks go when the
+        connection ends, however the process ends. ShardsHeldError if another process
+        holds one of them, or holds shards of another count, still so after `wait`
+        seconds (a process that was just killed may not have let go of them yet)."""
+        ids, count = (shards.ids, shards.count) if shards is not None else ((0,), 1)
+        loop = asyncio.get_running_loop()
+        give_up = loop.time() + wait
+        with unavailable_as_error():
+            conn = await asyncpg.connect(
+                self.url,
+                timeout=CONNECT_TIMEOUT,
+                server_settings={"application_name": f"hilltop {this_process()}"[:63]},
+            )
+        try:
+            with unavailable_as_error():
+                while (refusal := await _take_shards(conn, shards, ids, count)) is not None:
+                    if loop.time() >= give_up:
+                        raise ShardsHeldError(refusal)
+                    await asyncio.sleep(_SHARDS_RETRY)
+        except BaseException:
+            await conn.close()
+            raise
+        return PgShardHold(conn)
+
+
+class PgShardHold:
+    """Shards held on a connection of their own; `release` lets them go."""
+
+    def __init__(self, conn: asyncpg.Connection) -> None:
+        self._conn = conn
+
+    async def release(self) -> None:
+        try:
+            await asyncio.wait_for(self._conn.close(), 5.0)
+        except Exception:
+            self._conn.terminate()  # the server lets the locks go with the connection
+
+
+async def _take_shards(
+    conn: asyncpg.Connection, shards: Shards | None, ids: tuple[int, ...], count: int
+) -> str | None:
+    """Take the shard locks of `ids` of `count`, one process at a time; None if taken,
+    else why not (and nothing is held)."""
+    async with conn.transaction():
+        await conn.execute("SELECT pg_advisory_xact_lock(hashtextextended($1, 0))", _SHARDS_LOCK)
+        other = await conn.fetchrow(
+            _HELD_BY.format(where="AND l.objid <> $2::bigint::oid"), SHARD_COUNT_LOCKS, count
+        )
+        if other is not None:
+            theirs = (
+                "one process holding every shard"
+                if other["key"] == 1
+                else (f"{other['key']} shards")
+            )
+            return (
+                f"this database's servers are handled by {theirs} ({_holder(other)}), and "
+                f"this process was given {shards_named(shards)}: give every process the "
+                "same shard count in HILLTOP_SHARDS"
+            )
+        held = await conn.fetchrow(
+            _HELD_BY.format(where="AND l.objid = ANY($2::bigint[]::oid[])"), SHARD_LOCKS, list(ids)
+        )
+        if held is not None:
+            return (
+                f"shard {held['key']} of {count} is held by another process ({_holder(held)}):"
+                " one process per shard; stop that one first, or give this one other shards"
+                " in HILLTOP_SHARDS"
+            )
+        for shard in ids:
+            await conn.execute("SELECT pg_advisory_lock($1, $2)", SHARD_LOCKS, shard)
+        await conn.execute("SELECT pg_advisory_lock_shared($1, $2)", SHARD_COUNT_LOCKS, count)
+    return None
+
+
+def _holder(row: asyncpg.Record) -> str:
+    return str(row["holder"] or f"server process {row['pid']}").removeprefix("hilltop ")

@@ -20,6 +20,7 @@ import asyncpg
 from data.games import (
     GAME_COLUMNS,
     SETTINGS_TABLES,
+    dump_json,
     game_record,
     seat_records,
     timer_values,
@@ -28,14 +29,18 @@ from data.postgresql.db import PgDatabase, rowcount
 from data.repository import (
     LIVE_STATUSES,
     GameRecord,
+    HandOver,
     LiveGameExistsError,
     MoveRecord,
     NewGame,
-    Shards,
+    OneServer,
+    SettingsChanges,
     StalePlyError,
     Status,
+    TimeKeeping,
     Timer,
     UserRecord,
+    settings_paths,
 )
 from data.results import GameResult, dump_result
 
@@ -135,11 +140,16 @@ class PgGameRepository:
         result: GameResult | None,
         now: float,
         only_from: tuple[Status, ...] = LIVE_STATUSES,
+        hand_over: HandOver | None = None,
     ) -> GameRecord:
         async with self.db.transaction() as conn:
+            if hand_over is not None:
+                await upsert_user(conn, hand_over.user)
+            # The game's row before its seats, in the order accept_seat takes them.
             done = await conn.execute(
                 "UPDATE games SET status = $1, result = $2, updated_at = $3, finished_at = $3,"
-                " deadline_at = NULL, remind_at = NULL, expired_at = NULL"
+                " deadline_at = NULL, remind_at = NULL, expired_at = NULL,"
+                " options = COALESCE($7, options)"
                 " WHERE id = $4 AND ply = $5 AND status = ANY($6::text[])",
                 status,
                 dump_result(result),
@@ -147,9 +157,12 @@ class PgGameRepository:
                 game_id,
                 expected_ply,
                 list(only_from),
+                None if hand_over is None else dump_json(hand_over.options),
             )
             if rowcount(done) != 1:
                 raise StalePlyError(f"game {game_id} is not live at ply {expected_ply}")
+            if hand_over is not None:
+                await _seat(conn, game_id, hand_over.seats, hand_over.user)
             return await load_game(conn, game_id)
 
     async def replace_seats(
@@ -163,17 +176,10 @@ class PgGameRepository:
                 json.dumps(options, sort_keys=True),
                 game_id,
             )
-            await conn.execute(
-                "UPDATE seats SET user_id = $1, is_bot = $2, accepted = 1"
-                " WHERE game_id = $3 AND seat = ANY($4::int[])",
-                user.id,
-                int(user.is_bot),
-                game_id,
-                list(seats),
-            )
+            await _seat(conn, game_id, seats, user)
             return await load_game(conn, game_id)
 
-    async def due_games(self, now: float, shards: Shards | None = None) -> list[int]:
+    async def due_games(self, now: float, shards: TimeKeeping | None = None) -> list[int]:
         p = _Params()
         rows = await self.db.fetch(
             f"SELECT id FROM games WHERE deadline_at IS NOT NULL AND deadline_at <= {p(now)}"
@@ -182,7 +188,7 @@ class PgGameRepository:
         )
         return [row[0] for row in rows]
 
-    async def reminders_due(self, now: float, shards: Shards | None = None) -> list[int]:
+    async def reminders_due(self, now: float, shards: TimeKeeping | None = None) -> list[int]:
         p = _Params()
         rows = await self.db.fetch(
             f"SELECT id FROM games WHERE remind_at IS NOT NULL AND remind_at <= {p(now)}"
@@ -264,14 +270,41 @@ class PgGameRepository:
         stored = json.loads(rows[0][0]) if rows else {}
         return stored if isinstance(stored, dict) else {}
 
-    async def save_settings(
-        self, scope: Literal["guild", "user"], key: int, settings: dict[str, Any]
+    async def change_settings(
+        self, scope: Literal["guild", "user"], key: int, changes: SettingsChanges
     ) -> None:
+        settings_paths(changes)
+        if not changes:
+            return
         table, column = SETTINGS_TABLES[scope]
+        # The keys given replace theirs (`||`), and so do those inside an object-valued
+        # key, on the row as it stands: ON CONFLICT DO UPDATE locks it and sees the last
+        # committed change. A value that is not an object is replaced, as reading
+        # ignores it.
+        p = _Params()
+        row_key = p(key)
+        top: dict[str, Any] = {}
+        inner: dict[str, dict[str, Any]] = {}
+        for path, value in changes.items():
+            if len(path) == 1:
+                top[path[0]] = value
+            else:
+                inner.setdefault(path[0], {})[path[1]] = value
+        merged = f"s || {p(json.dumps(top))}::jsonb"
+        for parent, keys in inner.items():
+            name = f"{p(parent)}::text"
+            merged += (
+                f" || jsonb_build_object({name}, CASE WHEN jsonb_typeof(s -> {name}) = 'object'"
+                f" THEN s -> {name} ELSE '{{}}' END || {p(json.dumps(keys))}::jsonb)"
+            )
+        stored = f"{table}.settings::jsonb"
+        current = f"CASE WHEN jsonb_typeof({stored}) = 'object' THEN {stored} ELSE '{{}}' END"
         await self.db.write(
-            f"INSERT INTO {table} ({column}, settings) VALUES ($1, $2)"
-            f" ON CONFLICT ({column}) DO UPDATE SET settings = excluded.settings",
-            (key, json.dumps(settings, sort_keys=True)),
+            f"INSERT INTO {table} ({column}, settings) VALUES ({row_key},"
+            f" (SELECT ({merged})::text FROM (SELECT '{{}}'::jsonb AS s) AS stored))"
+            f" ON CONFLICT ({column}) DO UPDATE SET settings ="
+            f" (SELECT ({merged})::text FROM (SELECT {current} AS s) AS stored)",
+            p.values,
         )
 
     async def follow(self, game_id: int, user: UserRecord, on: bool) -> None:
@@ -296,7 +329,7 @@ class PgGameRepository:
         )
         return [UserRecord(r[0], r[1], bool(r[2])) for r in rows]
 
-    async def stale_challenges(self, before: float, shards: Shards | None = None) -> list[int]:
+    async def stale_challenges(self, before: float, shards: TimeKeeping | None = None) -> list[int]:
         p = _Params()
         rows = await self.db.fetch(
             f"SELECT id FROM games WHERE status = 'challenge' AND created_at < {p(before)}"
@@ -384,6 +417,18 @@ async def insert_game(conn: Connection, new: NewGame, now: float) -> int:
             [int(accepted) for _user, accepted in new.seats],
         )
     return int(game_id)
+
+
+async def _seat(conn: Connection, game_id: int, seats: tuple[int, ...], user: UserRecord) -> None:
+    """`user` (already stored) takes `seats` of the game, inside the caller's transaction."""
+    await conn.execute(
+        "UPDATE seats SET user_id = $1, is_bot = $2, accepted = 1"
+        " WHERE game_id = $3 AND seat = ANY($4::int[])",
+        user.id,
+        int(user.is_bot),
+        game_id,
+        list(seats),
+    )
 
 
 async def upsert_user(conn: Connection, user: UserRecord) -> None:
@@ -477,11 +522,13 @@ def _in_guild(guild_id: int | None, p: _Params) -> str:
     return "g.guild_id IS NULL" if guild_id is None else f"g.guild_id = {p(guild_id)}"
 
 
-def _of_shards(shards: Shards | None, p: _Params) -> str:
-    """The condition for games in the servers of `shards` (`Shards.owns`); games in
-    direct messages are shard 0's."""
+def _of_shards(shards: TimeKeeping | None, p: _Params) -> str:
+    """The condition for games in the servers of `shards` (`owns`); games in direct
+    messages are shard 0's."""
     if shards is None:
         return ""
+    if isinstance(shards, OneServer):
+        return f" AND guild_id = {p(shards.guild_id)}"
     return (
         " AND (CASE WHEN guild_id IS NULL THEN 0"
         f" ELSE (guild_id >> 22) % {p(shards.count)} END) = ANY({p(list(shards.ids))}::int[])"

@@ -93,6 +93,15 @@ class PgRatingRepository:
         rows, tables = rated_again(games, rater)
         async with self.db.transaction() as conn:
             await _lock(conn)
+            # The games' rows it changes, locked first and in the order of their ids, as
+            # every writer of several games takes them (the sweep saving board links):
+            # taken in the order the games finished, two such writers could each hold a
+            # row the other waits for.
+            await conn.execute(
+                "SELECT id FROM games WHERE rated_at IS NOT NULL OR id = ANY($1::bigint[])"
+                " ORDER BY id FOR UPDATE",
+                [g.game_id for g, _ in rows],
+            )
             await conn.execute("DELETE FROM ratings")
             await conn.execute("DELETE FROM rating_changes")
             await conn.execute("UPDATE games SET rated_at = NULL WHERE rated_at IS NOT NULL")

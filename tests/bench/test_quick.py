@@ -34,6 +34,8 @@ FIGURES = {
     "PostgreSQL restarted in the middle of the load": 2,
     "PostgreSQL capacity step": 2,
     "PostgreSQL capacity:": 1,
+    "bot RSS after": 2,
+    "bot RSS growth": 1,
 }
 
 

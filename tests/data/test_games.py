@@ -10,7 +10,13 @@ import asyncpg
 import pytest
 
 from data.migrations import migrations
-from data.repository import LiveGameExistsError, NewGame, StalePlyError, UserRecord
+from data.repository import (
+    HandOver,
+    LiveGameExistsError,
+    NewGame,
+    StalePlyError,
+    UserRecord,
+)
 from data.results import Ending, GameResult
 from data.storage import Storage, open_storage
 
@@ -201,6 +207,26 @@ async def test_replace_seats_with_the_options_that_say_so(storage: Storage) -> N
     assert again is not None and again.options == record.options
 
 
+async def test_seats_change_hands_as_the_game_closes_or_not_at_all(storage: Storage) -> None:
+    repo = storage.games
+    game = await repo.create_game(new_game(), now=1.0)
+    bot = UserRecord(99, "hilltop", is_bot=True)
+    hand_over = HandOver((0, 1), bot, {"level": "easy", "taken_over": [0, 1]})
+    result = GameResult(Ending.RESIGNED, by=(0,))
+    with pytest.raises(StalePlyError):  # the game moved on: nothing changes hands
+        await repo.close_game(game.id, 1, "finished", result, now=2.0, hand_over=hand_over)
+    unchanged = await repo.get_game(game.id)
+    assert unchanged is not None and unchanged.status == "active"
+    assert [s.user for s in unchanged.seats] == [ALICE, BOB]
+    assert unchanged.options == {"level": "easy"}
+    closed = await repo.close_game(game.id, 0, "finished", result, now=3.0, hand_over=hand_over)
+    stored = await repo.get_game(game.id)
+    assert stored == closed
+    assert stored.status == "finished" and stored.result == result
+    assert [s.user for s in stored.seats] == [bot, bot]
+    assert stored.options == {"level": "easy", "taken_over": [0, 1]}
+
+
 async def test_reads_do_not_wait_for_an_open_write_transaction(storage: Storage) -> None:
     repo = storage.games
     game = await repo.create_game(new_game(), now=1.0)
@@ -256,3 +282,43 @@ async def test_the_reader_connection_cannot_write(storage: Storage) -> None:
     async with storage.database.read() as conn:
         with pytest.raises(error, match=message):
             await conn.execute("DELETE FROM users")
+
+
+async def test_settings_change_by_key(storage: Storage) -> None:
+    repo = storage.games
+    await repo.change_settings("guild", 5, {("threads",): True, ("deadlines", "hokito"): 60})
+    await repo.change_settings("guild", 5, {("deadlines", "everest"): 120, ("language",): "pl"})
+    await repo.change_settings("guild", 5, {("deadlines", "hokito"): 90})
+    assert await repo.settings("guild", 5) == {
+        "threads": True,
+        "deadlines": {"hokito": 90, "everest": 120},
+        "language": "pl",
+    }
+    assert await repo.settings("user", 5) == {}  # a server's, not a player's
+    await storage.database.write("INSERT INTO user_settings (user_id, settings) VALUES (7, '[1]')")
+    await repo.change_settings("user", 7, {("dm",): True})  # not an object: replaced
+    assert await repo.settings("user", 7) == {"dm": True}
+    with pytest.raises(ValueError, match="plain keys"):
+        await repo.change_settings("user", 7, {("a", "b", "c"): 1})
+
+
+async def test_concurrent_changes_of_different_keys_are_all_kept(storage_target: str) -> None:
+    processes = [await open_storage(storage_target) for _ in range(2)]
+    try:
+        await asyncio.gather(
+            *(
+                processes[i % 2].games.change_settings("user", 1, {(f"key{i}",): i})
+                for i in range(20)
+            ),
+            *(
+                processes[i % 2].games.change_settings("guild", 1, {("deadlines", f"g{i}"): i})
+                for i in range(20)
+            ),
+        )
+        assert await processes[0].games.settings("user", 1) == {f"key{i}": i for i in range(20)}
+        assert await processes[1].games.settings("guild", 1) == {
+            "deadlines": {f"g{i}": i for i in range(20)}
+        }
+    finally:
+        for opened in processes:
+            await opened.close()

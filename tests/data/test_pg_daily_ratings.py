@@ -632,3 +632,53 @@ async def test_two_processes_rating_one_game_rate_it_once(pg: PgDatabase, pg2: P
     assert len(await b.ratings.changes_of(game.game_id)) == 4  # two players, two scopes
     alice = await b.ratings.standing("hokito", GLOBAL, ALICE.id)
     assert alice is not None and alice.games == 1
+
+
+async def waiting_for_a_lock(watcher: asyncpg.Connection, task: asyncio.Task[Any]) -> None:
+    """Return once a session of this database waits for a lock (or `task` has ended)."""
+    deadline = time.monotonic() + 20
+    while not task.done():
+        waiting = await watcher.fetchval(
+            "SELECT count(*) FROM pg_stat_activity"
+            " WHERE datname = current_database() AND wait_event_type = 'Lock'"
+        )
+        if waiting:
+            return
+        assert time.monotonic() < deadline, "nothing waited for a lock"
+        await asyncio.sleep(0.01)
+
+
+async def test_recomputing_while_the_sweep_saves_board_links_never_deadlocks(
+    pg: PgDatabase, pg2: PgDatabase
+) -> None:
+    b = pg_backend(pg)
+    # Two games that finished in the opposite order of their ids: the recomputation
+    # rates them in the order they finished; the sweep saves links in the order of ids.
+    first = await played(b, "hokito", (ALICE, BOB), {1: 1, 2: 2}, 2000.0)
+    second = await played(b, "hokito", (ALICE, BOB), {1: 2, 2: 1}, 1000.0)
+    assert first.game_id < second.game_id
+    watcher = await asyncpg.connect(pg.url)
+    try:
+        async with pg2.transaction() as sweep:
+            # The sweep (another process) has saved the first game's link, holding its
+            # row, when the recomputation starts and comes to wait for that row...
+            await sweep.execute(
+                "UPDATE games SET board_message_id = 7 WHERE id = $1", first.game_id
+            )
+            recompute = asyncio.create_task(
+                PgRatingRepository(pg).recompute([second, first], RATER, 3000.0)
+            )
+            await waiting_for_a_lock(watcher, recompute)
+            # ...then saves the second game's link: the recomputation holds nothing it
+            # needs (rather than PostgreSQL finding a deadlock and failing one of them).
+            await asyncio.wait_for(
+                sweep.execute(
+                    "UPDATE games SET board_message_id = 8 WHERE id = $1", second.game_id
+                ),
+                timeout=30,
+            )
+        assert await asyncio.wait_for(recompute, timeout=30) == 2
+    finally:
+        await watcher.close()
+    stored = await pg.fetch("SELECT board_message_id, rated_at FROM games ORDER BY id")
+    assert [tuple(row) for row in stored] == [(7, 3000.0), (8, 3000.0)]

@@ -687,12 +687,12 @@ async def test_games_without_an_end_time_sort_as_on_sqlite(db: PgDatabase, tmp_p
 async def test_settings_round_trip(repo: PgGameRepository, db: PgDatabase) -> None:
     assert await repo.settings("guild", GUILD) == {}
     assert await repo.settings("user", ALICE.id) == {}
-    await repo.save_settings("guild", GUILD, {"timeout": 3600, "nested": {"b": [1, 2]}})
-    await repo.save_settings("user", GUILD, {"dm": False})
+    await repo.change_settings("guild", GUILD, {("timeout",): 3600, ("nested",): {"b": [1, 2]}})
+    await repo.change_settings("user", GUILD, {("dm",): False})
     assert await repo.settings("guild", GUILD) == {"timeout": 3600, "nested": {"b": [1, 2]}}
     assert await repo.settings("user", GUILD) == {"dm": False}
-    await repo.save_settings("guild", GUILD, {"timeout": 60})
-    assert await repo.settings("guild", GUILD) == {"timeout": 60}
+    await repo.change_settings("guild", GUILD, {("timeout",): 60})
+    assert await repo.settings("guild", GUILD) == {"timeout": 60, "nested": {"b": [1, 2]}}
     assert await repo.settings("guild", GUILD + 1) == {}
     await db.execute("UPDATE user_settings SET settings = '[1, 2]' WHERE user_id = $1", (GUILD,))
     assert await repo.settings("user", GUILD) == {}  # not an object: as if none were saved

@@ -22,9 +22,18 @@ from cogs.admin import AdminCog
 from cogs.games import GamesCog
 from data.storage import Storage
 from host.console import Console
-from host.console_input import NUMBER_RANGES, ConsoleInputError, bot_user, parse_line
+from host.console_input import (
+    NUMBER_RANGES,
+    ConsoleInputError,
+    bot_user,
+    console_channel,
+    console_user,
+    parse_line,
+)
 from host.daily import DailyService
+from host.model import Channel
 from host.service import GameService
+from host.setup import GameSetup
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -437,3 +446,31 @@ async def test_the_console_speaks_polish_with_polish_commands(
     # The English console is unchanged, on the same games.
     await english.run_line("bob /board")
     assert "alice (Black) to move." in english.stream.getvalue()  # type: ignore[attr-defined]
+
+
+async def test_the_console_keeps_time_only_for_its_own_games(
+    console: tuple[Console, io.StringIO, Storage],
+) -> None:
+    shell, out, storage = console
+    # Two days ago, a bot on the same database and the console each started an Everest
+    # game with a minute per decision, and posted a challenge nobody answered.
+    ago = lambda: time.time() - 2 * 24 * 3600  # noqa: E731
+    earlier = GameService(storage.games, bot_user=bot_user(), clock=ago, render_images=False)
+    discord, lobby = Channel(500, 7, "general"), Channel(501, 7, "lobby")
+    mine, my_lobby = console_channel("general"), console_channel("lobby")
+    alice, bob = console_user("alice"), console_user("bob")
+    for channel, other in ((discord, lobby), (mine, my_lobby)):
+        setup = GameSetup("everest", seed=3, deadline_minutes=1)
+        await earlier.start(channel, alice, setup, [bob])
+        await earlier.accept(channel, bob)
+        await earlier.start(other, alice, GameSetup("hokito", seed=1), [bob])
+    earlier.close()
+    await shell.run_line("alice /help")  # each line first keeps the time of what is due
+    theirs = await storage.games.live_game_in_channel(discord.channel_id)
+    assert theirs is not None and theirs.ply == 0 and theirs.expired_at is None
+    challenge = await storage.games.live_game_in_channel(lobby.channel_id)
+    assert challenge is not None and challenge.status == "challenge"
+    ours = await storage.games.live_game_in_channel(mine.channel_id)
+    assert ours is not None and ours.ply == 2  # both yeti dazed: the two plans are in
+    assert await storage.games.live_game_in_channel(my_lobby.channel_id) is None
+    assert "ran out of time: dazed" in out.getvalue() and "expired" in out.getvalue()

@@ -135,3 +135,18 @@ async def test_two_processes_on_one_database_take_turns(storage_target: str) -> 
     finally:
         await db_a.close()
         await db_b.close()
+
+
+async def test_games_that_ended_keep_no_lock_in_memory(storage: Storage) -> None:
+    service = GameService(storage.games, bot_user=BOT, render_images=False)
+    for seed in range(1, 21):
+        await service.start(HERE, ALICE, GameSetup("hokito", seed=seed), [BOB])
+        await service.accept(HERE, BOB)
+        await service.resign(HERE, BOB, confirmed=True)
+    # Each game's lock lived while it was used: a bot that ran for a year of games
+    # holds none of those that ended.
+    assert len(service.live._locks) == 0
+    held = service.live.lock(99)
+    async with held:
+        assert service.live.lock(99) is held  # one lock per game while it is in use
+        assert service.live.lock(99).locked()

@@ -6,6 +6,7 @@ import asyncio
 
 import pytest
 
+from data.repository import DatabaseUnavailableError
 from data.results import Ending
 from data.storage import Storage, open_storage
 from engine import registry
@@ -536,6 +537,34 @@ async def test_resigning_a_game_of_three_hands_the_seat_to_the_computer(
     assert record.seats[1].user.is_bot and 1 not in record.seats_of(BOB.id)
     with pytest.raises(ServiceError, match="not playing"):
         await service.move(HERE, BOB, "4E 2N sAE")
+
+
+async def test_an_outage_as_the_last_person_resigns_never_leaves_a_game_of_computers(
+    storage: Storage, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    service = make_service(storage)
+    await service.start(HERE, ALICE, GameSetup("everest", seed=5), [BOB, CAROL])
+    await service.accept(HERE, BOB)
+    await service.accept(HERE, CAROL)
+    await service.resign(HERE, CAROL, confirmed=True)
+    await service.resign(HERE, ALICE, confirmed=True)
+
+    async def outage(*args: object, **kwargs: object) -> None:
+        raise DatabaseUnavailableError("the database went away")
+
+    # The database goes away as the game is closed: nothing that was to change with the
+    # close may be stored without it.
+    monkeypatch.setattr(storage.games, "close_game", outage)
+    with pytest.raises(DatabaseUnavailableError):
+        await service.resign(HERE, BOB, confirmed=True)
+    monkeypatch.undo()
+    record = await storage.games.live_game_in_channel(HERE.channel_id)
+    assert record is not None and record.status == "active"
+    assert record.seats_of(BOB.id) == (1,)
+    # Once the database is back, bob resigns again and the game ends.
+    [end] = await make_service(storage).resign(HERE, BOB, confirmed=True)
+    assert "bob resigned, and nobody is left to play." in end.text
+    assert await storage.games.live_game_in_channel(HERE.channel_id) is None
 
 
 async def test_unanswered_challenges_expire_after_a_day(storage: Storage) -> None:
