@@ -13,6 +13,7 @@ from collections.abc import Awaitable, Callable
 from engine.text import t
 from host import catalog
 from host.ai_turns import ComputerPlayers
+from host.background import OnePerUser
 from host.computer_turns import ComputerTurns
 from host.following import Following
 from host.game_lists import GameLists
@@ -52,6 +53,9 @@ class Buttons:
         self.game_lists = game_lists
         self.offers = offers
         self.history = history
+        self.hints = OnePerUser(
+            lambda: t("Your last hint is still being worked out: wait for it, then ask again.")
+        )
 
     @property
     def presenter_following(self) -> Following:
@@ -163,7 +167,8 @@ class Buttons:
             raise ServiceError(t("{game} has no hints.", game=loaded.game.name))
         if loaded.record.kind == "daily":
             raise ServiceError(t("No hints in the daily challenge: it is your own run."))
-        move = await self.players.choose(loaded.state, seat, "hard")
+        with self.hints.slot(user.id):
+            move = await self.players.hint(loaded.state, seat)
         text = t("Hint: the bot would play {move}.", move=loaded.state.move_text(move))
         return [Reply(text=str(text), ephemeral=True)]
 
