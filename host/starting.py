@@ -53,6 +53,23 @@ class Starting:
         self, channel: Channel, user: User, opponents: Sequence[User], setup: GameSetup
     ) -> list[Reply]:
         """`/play`: challenge people (or the bot) to a game in this channel."""
+        game, players, setup = self._challenged(channel, user, opponents, setup)
+        return await self._start(channel, user, game, players, setup, challenge=True)
+
+    async def check_challenge(
+        self, channel: Channel, user: User, opponents: Sequence[User], setup: GameSetup
+    ) -> Game[Any]:
+        """Refuse what `challenge` would refuse, storing nothing: a front-end that makes a
+        place for the game first (a thread of its own) makes it only for a game that can
+        start. `channel` stands for that place (its server's settings apply)."""
+        game, players, setup = self._challenged(channel, user, opponents, setup)
+        await self._prepared(channel, game, players, setup)
+        return game
+
+    def _challenged(
+        self, channel: Channel, user: User, opponents: Sequence[User], setup: GameSetup
+    ) -> tuple[Game[Any], list[User], GameSetup]:
+        """The game, its players and its set-up (a record read into its position)."""
         game = game_of(setup.game)
         setup = from_record(game, setup)
         people = [user, *opponents]
@@ -82,7 +99,7 @@ class Starting:
             )
         players = [p if not p.is_bot else self.bot_user for p in people]
         players += [self.bot_user] * setup.computers
-        return await self._start(channel, user, game, players, setup, challenge=True)
+        return game, players, setup
 
     async def admin_start(
         self, channel: Channel, user: User, players: Sequence[User], setup: GameSetup
@@ -140,26 +157,9 @@ class Starting:
         challenge: bool,
         offer: Text | None = None,
     ) -> list[Reply]:
-        self._check(game, players, setup)
-        seed = setup.seed if setup.seed is not None else secrets.randbits(48)
-        players = self._seated(game, players, setup.seat, seed)
-        if setup.position:
-            state = await self._from_position(game, setup.position, players)
-        else:
-            state = game.new_state(seed, len(players), setup.variant)
+        seed, players, state, options = await self._prepared(channel, game, players, setup)
         # Everyone who started it, and every computer, has already agreed to play.
         accepted = [not challenge or p.id == user.id or p.is_bot for p in players]
-        server = await self.settings.server(channel.guild_id)
-        try:
-            seconds = server.deadline_for(game.id, setup.deadline_minutes)
-        except SettingError as exc:
-            raise ServiceError(exc.text) from None
-        options = replace(
-            GameOptions.of(setup),
-            deadline_seconds=seconds,
-            remind_before=server.remind_before,
-            deadline_chosen=setup.deadline_minutes is not None,
-        )
         now = self.clock()
         timer = first_deadline(game, state, players, options, now) if all(accepted) else None
         new = NewGame(
@@ -192,6 +192,31 @@ class Starting:
         async with self.live.lock(record.id):
             loaded = self.live.remember(Loaded(record, game, state, None, None))
         return [await self._first_board(loaded)]
+
+    async def _prepared(
+        self, channel: Channel, game: Game[Any], players: list[User], setup: GameSetup
+    ) -> tuple[int, list[User], GameState[Any], GameOptions]:
+        """The checked set-up: its seed, the players in their seats, the first position
+        and the options kept with the game."""
+        self._check(game, players, setup)
+        seed = setup.seed if setup.seed is not None else secrets.randbits(48)
+        players = self._seated(game, players, setup.seat, seed)
+        if setup.position:
+            state = await self._from_position(game, setup.position, players)
+        else:
+            state = game.new_state(seed, len(players), setup.variant)
+        server = await self.settings.server(channel.guild_id)
+        try:
+            seconds = server.deadline_for(game.id, setup.deadline_minutes)
+        except SettingError as exc:
+            raise ServiceError(exc.text) from None
+        options = replace(
+            GameOptions.of(setup),
+            deadline_seconds=seconds,
+            remind_before=server.remind_before,
+            deadline_chosen=setup.deadline_minutes is not None,
+        )
+        return seed, players, state, options
 
     async def _first_board(self, loaded: Loaded) -> Reply:
         begins = Happened(self.presenter.started_line(loaded))

@@ -595,6 +595,28 @@ async def test_a_server_may_start_every_game_in_a_thread_of_its_own(
     assert board.channel_id == thread_id and "alice (Black) to move" in board.text
 
 
+async def test_with_threads_on_a_refused_play_makes_no_thread_and_a_thread_is_named_by_its_game(
+    fake: FakeDiscord, bot: HilltopBot, players: Players
+) -> None:
+    alice, bob, _ = players
+    admin = fake.user("root", permissions=MANAGE_GUILD)
+    await fake.slash(admin, "admin settings", threads=True)
+    refusals = [
+        ({"game": "nosuchgame @everyone https://example.com"}, "There is no game"),
+        ({"game": "hokito"}, "needs an opponent"),
+        ({"game": "hokito", "opponent": bob, "position": "nonsense"}, "position:"),
+        ({"game": "hokito", "opponent": alice}, "You cannot challenge yourself"),
+    ]
+    for options, why in refusals:
+        refused = await fake.slash(alice, "play", **options)
+        assert refused.ephemeral and why in refused.message.text
+    assert not [c for c in fake.calls if c.path.endswith("/threads")]
+    assert not [c for c in fake.channels.values() if c["type"] == 11]
+    await fake.slash(alice, "play", game="hokito", opponent=bob, seed=1)
+    [thread] = [c for c in fake.channels.values() if c["type"] == 11]
+    assert thread["name"] == "Hokito: alice vs bob"
+
+
 async def test_anyone_may_follow_a_board_and_is_pinged_at_the_next_move(
     fake: FakeDiscord, bot: HilltopBot, players: Players
 ) -> None:
