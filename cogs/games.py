@@ -19,7 +19,7 @@ from cogs.views import message_parts
 from engine.text import t
 from host.live import game_of
 from host.model import Channel, ChannelBusyError, Reply, ServiceError, User
-from host.records import MAX_RECORD_MOVES
+from host.records import MAX_RECORD_BYTES, MAX_RECORD_MOVES
 from host.service import GameService
 from host.setup import LEVELS, MAX_COMPUTERS, MAX_DEADLINE_MINUTES, MAX_SEED, GameSetup, SeatChoice
 
@@ -443,10 +443,6 @@ class GamesCog(commands.Cog):
             lambda: self.bot.service.my_games(user_of(interaction)),
             public=False,
         )
-
-
-#: The largest record file read (a long Everest game's record is about 30 KB).
-MAX_RECORD_BYTES = 256 * 1024
 
 
 async def record_text(attachment: discord.Attachment) -> str:
