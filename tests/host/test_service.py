@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import re
 import threading
 from collections.abc import Hashable
 from concurrent.futures import ThreadPoolExecutor
@@ -439,6 +440,26 @@ async def test_a_finished_position_cannot_start_a_game(service: GameService) -> 
     one_stack = "/".join([EMPTY_RANK] * 5 + [A1 + A2 + ",.,.,.,.,."]) + " b"  # White on top
     with pytest.raises(ServiceError, match="already over"):
         await service.start(HERE, ALICE, GameSetup("hokito", position=one_stack), [BOB])
+
+
+@pytest.mark.parametrize(
+    ("field", "why"),
+    [
+        ("pos=off,h5 dmg=0,0 peak=-", "pos: while planning every yeti stands on the mountain"),
+        ("pos=a2,h5 dmg=0,2 peak=-", "dmg: while planning no yeti has taken damage yet"),
+        ("pos=d3,e3 dmg=0,0 peak=0", "peak=0: while planning it names the yeti that stands alone"),
+    ],
+)
+async def test_an_everest_position_the_rules_never_reach_is_refused(
+    service: GameService, field: str, why: str
+) -> None:
+    position = (
+        f"everest n=2 cap=30 round=3 stage=plan step=1 {field.split()[0]} aside=-,- "
+        f"{' '.join(field.split()[1:])} plans=-,- result=- rng=1:0"
+    )
+    with pytest.raises(ServiceError, match=re.escape(why)):
+        await service.start(HERE, ALICE, GameSetup("everest", position=position), [BOB])
+    assert await service.repository.live_game_in_channel(HERE.channel_id) is None
 
 
 async def test_simultaneous_accepts_start_the_game_once(service: GameService) -> None:
