@@ -22,6 +22,7 @@ from data.repository import (
     Status,
     Timer,
     UserRecord,
+    is_stored_id,
 )
 
 GAME_COLUMNS = (
@@ -264,10 +265,14 @@ class SqliteGameRepository:
 
     # --- reads ------------------------------------------------------------------------
     async def get_game(self, game_id: int) -> GameRecord | None:
+        if not is_stored_id(game_id):
+            return None
         records = _records(await self.db.fetch(_select("g.id = ?"), (game_id,)))
         return records[0] if records else None
 
     async def game_with_moves(self, game_id: int) -> tuple[GameRecord, list[MoveRecord]] | None:
+        if not is_stored_id(game_id):
+            return None
         rows = await self.db.fetch(_select("g.id = ?", with_moves=True), (game_id,))
         if not rows:
             return None

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
 
+from data.repository import MAX_ID
 from engine.text import t
 from host import catalog
 from host.ai_turns import ComputerPlayers
@@ -69,6 +70,8 @@ class Buttons:
         return self.computers.computers
 
     async def press(self, channel: Channel, user: User, payload: Payload) -> list[Reply]:
+        if payload.game_id > MAX_ID:  # a made-up button: no row has such an id
+            raise ServiceError(t("That game does not exist."))
         return await HANDLERS[payload.action](self, channel, user, payload)
 
     # --- challenges -----------------------------------------------------------------------
@@ -150,6 +153,15 @@ class Buttons:
     async def _follow(self, channel: Channel, user: User, payload: Payload) -> list[Reply]:
         loaded = await self.live.locked_load(payload.game_id)
         on = payload.action == Action.FOLLOW
+        record = loaded.record
+        if on and (
+            channel.guild_id is None
+            or record.kind != "channel"
+            or record.guild_id != channel.guild_id
+        ):
+            # Games are followed in their own server; another server's (or a direct
+            # message's) is not told apart from one that does not exist.
+            raise ServiceError(t("There is no game {id} here.", id=payload.game_id))
         return [await self.presenter_following.follow(loaded, user, on)]
 
     # --- lists ----------------------------------------------------------------------------

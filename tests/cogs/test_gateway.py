@@ -406,6 +406,20 @@ async def test_a_button_no_payload_reads_is_refused_in_words(
     assert "/board" in pressed.message.text
 
 
+async def test_a_button_naming_a_game_id_no_database_holds_is_refused_in_words(
+    fake: FakeDiscord, bot: HilltopBot, players: Players
+) -> None:
+    alice, bob, carol = players
+    board = await start_hokito(fake, alice, bob)
+    made_up = f"ht:follow:{2**63}:0:"
+    forged = copy.deepcopy(board.payload)
+    forged["components"][0]["components"][0]["custom_id"] = made_up
+    data = {"custom_id": made_up, "component_type": 2}
+    pressed = await fake.interact(fake._component(carol, Message(forged, {}, ()), data))
+    assert pressed.data["flags"] & EPHEMERAL
+    assert pressed.message.text.strip() == "That game does not exist."
+
+
 async def test_boards_left_behind_lose_their_buttons_after_the_reply(
     fake: FakeDiscord, bot: HilltopBot, players: Players
 ) -> None:
