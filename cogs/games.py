@@ -17,8 +17,9 @@ from discord.ext import commands
 from cogs.respond import channel_of, in_users_language, respond, user_of
 from cogs.views import message_parts
 from engine.text import t
+from host.live import game_of
 from host.model import Channel, ChannelBusyError, Reply, ServiceError, User
-from host.records import MAX_RECORD_MOVES
+from host.records import MAX_RECORD_BYTES, MAX_RECORD_MOVES
 from host.service import GameService
 from host.setup import LEVELS, MAX_COMPUTERS, MAX_DEADLINE_MINUTES, MAX_SEED, GameSetup, SeatChoice
 
@@ -228,8 +229,12 @@ class GamesCog(commands.Cog):
         user = user_of(interaction)
         members = [m for m in (opponent, opponent2, opponent3) if m is not None]
 
-        async def start(channel: Channel) -> list[Any]:
-            setup = GameSetup(
+        read: list[str | None] = []
+
+        async def setup_of() -> GameSetup:
+            if not read:  # the attachment is read once
+                read.append(await record_text(record) if record is not None else None)
+            return GameSetup(
                 game,
                 computers=computers,
                 seed=seed,
@@ -238,13 +243,17 @@ class GamesCog(commands.Cog):
                 position=position,
                 level=level,
                 deadline_minutes=deadline,
-                record=await record_text(record) if record is not None else None,
+                record=read[0],
                 ply=ply,
             )
-            opponents = [player_of(interaction, m) for m in members]
-            return await self.bot.service.start(channel, user, setup, opponents)
 
-        title = f"{game}: " + " vs ".join([user.name, *(m.display_name for m in members)])
+        async def start(channel: Channel) -> list[Any]:
+            opponents = [player_of(interaction, m) for m in members]
+            return await self.bot.service.start(channel, user, await setup_of(), opponents)
+
+        def title(game_name: str) -> str:
+            """A thread's name: the game's own name (never the text typed), and who plays."""
+            return f"{game_name}: " + " vs ".join([user.name, *(m.display_name for m in members)])
 
         async def call() -> list[Any]:
             here = channel_of(interaction)
@@ -252,12 +261,15 @@ class GamesCog(commands.Cog):
             if isinstance(
                 text_channel, discord.TextChannel
             ) and await self.bot.service.new_games_in_threads(here):
-                return await self._in_new_thread(interaction, text_channel, start, title)
+                # A thread only for a game that starts: a refusal leaves nothing behind.
+                opponents = [player_of(interaction, m) for m in members]
+                name = await self.bot.service.check_start(here, user, await setup_of(), opponents)
+                return await self._in_new_thread(interaction, text_channel, start, title(name))
             try:
                 return await start(here)
             except ChannelBusyError as exc:
                 if isinstance(interaction.channel, discord.TextChannel):
-                    offer = ThreadOffer(start, title)
+                    offer = ThreadOffer(start, title(game_of(game).name))
                     if interaction.response.is_done():
                         await interaction.followup.send(str(exc.text), view=offer, ephemeral=True)
                     else:
@@ -480,10 +492,6 @@ class GamesCog(commands.Cog):
             lambda: self.bot.service.my_games(user_of(interaction)),
             public=False,
         )
-
-
-#: The largest record file read (a long Everest game's record is about 30 KB).
-MAX_RECORD_BYTES = 256 * 1024
 
 
 async def record_text(attachment: discord.Attachment) -> str:

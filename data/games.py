@@ -25,6 +25,7 @@ from data.repository import (
     TimeKeeping,
     Timer,
     UserRecord,
+    is_stored_id,
     settings_paths,
 )
 from data.results import GameResult, dump_result, load_result
@@ -290,10 +291,14 @@ class SqliteGameRepository:
 
     # --- reads ------------------------------------------------------------------------
     async def get_game(self, game_id: int) -> GameRecord | None:
+        if not is_stored_id(game_id):
+            return None
         records = _records(await self.db.fetch(_select("g.id = ?"), (game_id,)))
         return records[0] if records else None
 
     async def game_with_moves(self, game_id: int) -> tuple[GameRecord, list[MoveRecord]] | None:
+        if not is_stored_id(game_id):
+            return None
         rows = await self.db.fetch(_select("g.id = ?", with_moves=True), (game_id,))
         if not rows:
             return None

@@ -19,6 +19,15 @@ from data.results import GameResult
 Status = Literal["challenge", "active", "finished", "aborted", "declined"]
 LIVE_STATUSES: tuple[Status, ...] = ("challenge", "active")
 
+#: The largest id either database holds (a signed 64-bit integer in both).
+MAX_ID = 2**63 - 1
+
+
+def is_stored_id(value: int) -> bool:
+    """Whether `value` can be a stored row's id: one that cannot is no game, and is
+    never sent to a database, which would refuse it as out of range."""
+    return 0 < value <= MAX_ID
+
 
 class StorageError(Exception):
     """Base of the errors a repository raises."""

@@ -59,7 +59,9 @@ resolution, comma-separated `kind.field.field` (see `Event`).
 
 Numbers are written with the digits 0-9. A position whose fields disagree with each other
 or with the stage (a seat that does not exist, a stage waiting for a choice nobody has to
-make) is refused, so that every position read can be played on and drawn.
+make) is refused, so that every position read can be played on and drawn. So is one the
+rules never reach: while planning, no yeti is off the board or damaged, and `peak` names
+only a yeti alone on the peak tile.
 """
 
 from __future__ import annotations
@@ -2466,6 +2468,8 @@ def _check_consistent(s: EverestState, decided: bool) -> None:
             raise _bad(t("plans: while planning, some yeti has yet to plan (-)."))
     elif any(p is None or p == HIDDEN for p in s.plans):
         raise _bad(t("plans: once the plans are revealed every yeti has one (no - or ?)."))
+    if stage is Stage.PLAN:
+        _check_round_start(s)
     running = [y for y in seats if s.runs[y] is not None]
     if running and stage not in (Stage.FLEE, Stage.PICK):
         raise _bad(t("runs: yeti only run away while roars or a conflict are settled."))
@@ -2502,6 +2506,31 @@ def _check_consistent(s: EverestState, decided: bool) -> None:
         raise _bad(t("result: a game is over (stage=over) exactly when it has a result."))
     if decided and s.winner is None and (not s.cap or s.round != s.cap):
         raise _bad(t("result: a draw only comes in the last round of a capped game."))
+
+
+def _check_round_start(s: EverestState) -> None:
+    """While the yeti plan, nothing of the round has happened yet: every yeti stands on
+    the mountain (one that went off went home at the end of the last round), none has
+    taken damage, and `peak` is the yeti alone on the peak tile (RULES 3(b)21), if one is."""
+    if OFF in s.pos:
+        raise _bad(
+            t(
+                "pos: while planning every yeti stands on the mountain (a yeti that went "
+                "off it went home at the end of the round), so none is off."
+            )
+        )
+    if any(s.damage):
+        raise _bad(t("dmg: while planning no yeti has taken damage yet this round (all 0)."))
+    on_peak = [y for y in range(s.players) if s.pos[y] in PEAK]
+    alone = on_peak[0] if len(on_peak) == 1 else None
+    if s.peak is not None and s.peak != alone:
+        raise _bad(
+            t(
+                "peak={seat}: while planning it names the yeti that stands alone on the peak "
+                "tile (d3, e3, d4, e4), and yeti {seat} does not.",
+                seat=s.peak,
+            )
+        )
 
 
 # --- the log ----------------------------------------------------------------------------

@@ -10,9 +10,11 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
 
+from data.repository import MAX_ID
 from engine.text import t
 from host import catalog
 from host.ai_turns import ComputerPlayers
+from host.background import OnePerUser
 from host.computer_turns import ComputerTurns
 from host.following import Following
 from host.game_lists import GameLists
@@ -52,6 +54,9 @@ class Buttons:
         self.game_lists = game_lists
         self.offers = offers
         self.history = history
+        self.hints = OnePerUser(
+            lambda: t("Your last hint is still being worked out: wait for it, then ask again.")
+        )
 
     @property
     def presenter_following(self) -> Following:
@@ -65,6 +70,8 @@ class Buttons:
         return self.computers.computers
 
     async def press(self, channel: Channel, user: User, payload: Payload) -> list[Reply]:
+        if payload.game_id > MAX_ID:  # a made-up button: no row has such an id
+            raise ServiceError(t("That game does not exist."))
         return await HANDLERS[payload.action](self, channel, user, payload)
 
     # --- challenges -----------------------------------------------------------------------
@@ -146,6 +153,15 @@ class Buttons:
     async def _follow(self, channel: Channel, user: User, payload: Payload) -> list[Reply]:
         loaded = await self.live.locked_load(payload.game_id)
         on = payload.action == Action.FOLLOW
+        record = loaded.record
+        if on and (
+            channel.guild_id is None
+            or record.kind != "channel"
+            or record.guild_id != channel.guild_id
+        ):
+            # Games are followed in their own server; another server's (or a direct
+            # message's) is not told apart from one that does not exist.
+            raise ServiceError(t("There is no game {id} here.", id=payload.game_id))
         return [await self.presenter_following.follow(loaded, user, on)]
 
     # --- lists ----------------------------------------------------------------------------
@@ -163,7 +179,8 @@ class Buttons:
             raise ServiceError(t("{game} has no hints.", game=loaded.game.name))
         if loaded.record.kind == "daily":
             raise ServiceError(t("No hints in the daily challenge: it is your own run."))
-        move = await self.players.choose(loaded.state, seat, "hard")
+        with self.hints.slot(user.id):
+            move = await self.players.hint(loaded.state, seat)
         text = t("Hint: the bot would play {move}.", move=loaded.state.move_text(move))
         return [Reply(text=str(text), ephemeral=True)]
 

@@ -8,7 +8,9 @@ stable ids from their names.
 
 from __future__ import annotations
 
+import os
 import re
+import stat
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -16,7 +18,7 @@ from engine.rng import seed_from_text
 from engine.text import Text, t
 from host.i18n import CommandNames
 from host.model import Channel, User
-from host.records import MAX_RECORD_MOVES
+from host.records import MAX_RECORD_BYTES, MAX_RECORD_MOVES
 from host.service import BOT_NAME
 from host.settings import ServerChange
 from host.setup import MAX_COMPUTERS, MAX_DEADLINE_MINUTES, MAX_SEED, GameSetup
@@ -87,6 +89,9 @@ COMMANDS: dict[str, tuple[str, ...]] = {
     "press": ("button",),
     "help": (),
 }
+
+#: Every command's options.
+OPTION_NAMES = frozenset(option for options in COMMANDS.values() for option in options)
 
 #: The numeric options and their ranges: those the Discord commands declare.
 NUMBER_RANGES: dict[str, tuple[int, int]] = {
@@ -180,7 +185,12 @@ def parse_options(command: str, text: str) -> dict[str, str]:
         value = text[mark.end() : end].strip()
         options[mark.group(1)] = value
     stray = [w for w in re.findall(r"(?:^|\s)([a-z_0-9]+):", text) if w not in allowed]
-    if stray and not marks:
+    # After a known option, `word:` may be part of its value; but an option of another
+    # command is a mistake, not a value (`record:` where there is no record option).
+    misplaced = [w for w in stray if w in OPTION_NAMES]
+    if misplaced:
+        stray = misplaced
+    if stray and (misplaced or not marks):
         raise ConsoleInputError(
             t(
                 "/{command} has no option {stray!r}; options: {options}.",
@@ -295,11 +305,25 @@ def game_number(options: dict[str, str]) -> int:
 
 
 def record_file(path: str | None) -> str | None:
-    """The text of a record file named by `record:` (the console's attachment)."""
+    """The text of a record file named by `record:` (the console's attachment): a
+    regular file of at most MAX_RECORD_BYTES, as an attachment is."""
     if path is None:
         return None
     try:
-        return Path(path).expanduser().read_text(encoding="utf-8")
+        # Opened without waiting (a named pipe would wait for a writer), then looked at:
+        # a device or a pipe never ends, and is no saved record.
+        descriptor = os.open(Path(path).expanduser(), os.O_RDONLY | os.O_NONBLOCK)
+        with open(descriptor, "rb") as file:
+            if not stat.S_ISREG(os.fstat(file.fileno()).st_mode):
+                raise ConsoleInputError(
+                    t("record: {path!r} is not a file; name a saved game record.", path=path)
+                )
+            data = file.read(MAX_RECORD_BYTES + 1)
+        if len(data) > MAX_RECORD_BYTES:
+            raise ConsoleInputError(
+                t("record: the file is too large for a game record (at most 256 KB).")
+            )
+        return data.decode("utf-8")
     except (OSError, UnicodeDecodeError) as exc:
         raise ConsoleInputError(
             t("record: cannot read {path!r} ({why}).", path=path, why=str(exc))

@@ -17,8 +17,9 @@
 Each move is its seat and the move in its game's notation (an `undo` line is a
 takeback); the seat may be left out where only one seat can make the move. `/game` writes it
 for any game anyone may look at; `/play record:` reads it back and starts from any ply,
-to continue or to study. A decision made in secret (Everest's plans) is written only
-once it has been revealed.
+to continue or to study (a finished game's record, by default, from the last position
+where it was still being played). A decision made in secret (Everest's plans) is written
+only once it has been revealed. A record saved with a byte-order mark reads the same.
 """
 
 from __future__ import annotations
@@ -29,7 +30,7 @@ from typing import Any
 
 from data.repository import GameRecord, MoveRecord
 from engine.core import Game, GameState, MoveError, NotationError
-from engine.text import t
+from engine.text import Text, t
 from host import catalog
 from host.live import UNDO, replay, start_state
 from host.model import ServiceError
@@ -38,6 +39,8 @@ _HEADER = re.compile(r'^\[(?P<key>[A-Za-z0-9]+) "(?P<value>[^"\n]*)"\]$')
 _MOVE = re.compile(r"^(?P<number>[0-9]+)\.\s+(?:(?P<seat>[^:]+):\s*)?(?P<text>\S.*)$")
 #: A record read back holds at most this many moves.
 MAX_RECORD_MOVES = 5000
+#: The largest record file read (a long Everest game's record is about 30 KB).
+MAX_RECORD_BYTES = 256 * 1024
 
 
 @dataclass(frozen=True, slots=True)
@@ -107,6 +110,8 @@ def read_record(text: str) -> ParsedRecord:
     what is wrong and where."""
     headers: dict[str, str] = {}
     entries: list[tuple[str | None, str]] = []
+    # Editors on some systems save UTF-8 with a byte-order mark first: it is no text.
+    text = text.removeprefix("\ufeff")
     for number, raw in enumerate(text.splitlines(), start=1):
         line = raw.strip()
         if not line or line.startswith("("):
@@ -143,14 +148,39 @@ def read_record(text: str) -> ParsedRecord:
     return ParsedRecord(game, start, moves)
 
 
-def position_after(parsed: ParsedRecord, ply: int | None) -> GameState[Any]:
-    """The position after `ply` moves of the record (all of them if None)."""
+def position_after(parsed: ParsedRecord, ply: int | None) -> tuple[GameState[Any], Text | None]:
+    """The position a game from the record starts at: after `ply` moves of it, or by
+    default after all of them; but where the record's game is over by then, after the
+    last move before its end, with a note saying so (None otherwise). A `ply` where the
+    game is over is refused, naming the plies where it is still played."""
     count = len(parsed.moves) if ply is None else ply
     if not 0 <= count <= len(parsed.moves):
         raise ServiceError(
             t("ply: the record has {n} moves; choose from 0 to {n}.", n=len(parsed.moves))
         )
-    return replay(parsed.start, parsed.moves[:count])[-1][0]
+    reached = [state for state, _ in replay(parsed.start, parsed.moves)]
+    if reached[count].to_act:
+        return reached[count], None
+    playable = [k for k, state in enumerate(reached) if state.to_act]
+    if not playable:
+        raise ServiceError(t("record: its game is over from its first position."))
+    last = playable[-1]
+    if ply is not None:
+        raise ServiceError(
+            t(
+                "ply: the record's game is over after move {ply}; choose a ply where it is "
+                "still played, at most {last}.",
+                ply=ply,
+                last=last,
+            )
+        )
+    note = t(
+        "The record's game is over after its move {n}, so this game starts at ply {last}, "
+        "the last position where it was still played (ply: starts from another).",
+        n=count,
+        last=last,
+    )
+    return reached[last], note
 
 
 def _start(game: Game[Any], headers: dict[str, str], seats: int) -> GameState[Any]:

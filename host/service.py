@@ -155,6 +155,12 @@ class GameService:
         """`/play`: challenge people (or the bot) to a game in this channel."""
         return await self.starting.challenge(channel, user, opponents, setup)
 
+    async def check_start(
+        self, channel: Channel, user: User, setup: GameSetup, opponents: Sequence[User] = ()
+    ) -> str:
+        """What `start` would refuse, refused with nothing stored; else the game's name."""
+        return (await self.starting.check_challenge(channel, user, opponents, setup)).name
+
     async def admin_start(
         self, channel: Channel, user: User, setup: GameSetup, players: Sequence[User]
     ) -> list[Reply]:

@@ -55,8 +55,26 @@ class Starting:
         self, channel: Channel, user: User, opponents: Sequence[User], setup: GameSetup
     ) -> list[Reply]:
         """`/play`: challenge people (or the bot) to a game in this channel."""
+        game, players, setup, note = self._challenged(channel, user, opponents, setup)
+        return await self._start(channel, user, game, players, setup, challenge=True, note=note)
+
+    async def check_challenge(
+        self, channel: Channel, user: User, opponents: Sequence[User], setup: GameSetup
+    ) -> Game[Any]:
+        """Refuse what `challenge` would refuse, storing nothing: a front-end that makes a
+        place for the game first (a thread of its own) makes it only for a game that can
+        start. `channel` stands for that place (its server's settings apply)."""
+        game, players, setup, _ = self._challenged(channel, user, opponents, setup)
+        await self._prepared(channel, game, players, setup)
+        return game
+
+    def _challenged(
+        self, channel: Channel, user: User, opponents: Sequence[User], setup: GameSetup
+    ) -> tuple[Game[Any], list[User], GameSetup, Text | None]:
+        """The game, its players, its set-up (a record read into its position) and what
+        a record's reading has to tell."""
         game = game_of(setup.game)
-        setup = from_record(game, setup)
+        setup, note = from_record(game, setup)
         people = [user, *opponents]
         if len({p.id for p in people}) != len(people):
             raise ServiceError(t("You cannot challenge yourself, or the same player twice."))
@@ -84,7 +102,7 @@ class Starting:
             )
         players = [p if not p.is_bot else self.bot_user for p in people]
         players += [self.bot_user] * setup.computers
-        return await self._start(channel, user, game, players, setup, challenge=True)
+        return game, players, setup, note
 
     async def admin_start(
         self, channel: Channel, user: User, players: Sequence[User], setup: GameSetup
@@ -141,27 +159,13 @@ class Starting:
         *,
         challenge: bool,
         offer: Text | None = None,
+        note: Text | None = None,
     ) -> list[Reply]:
-        self._check(game, players, setup)
-        seed = setup.seed if setup.seed is not None else secrets.randbits(48)
-        players = self._seated(game, players, setup.seat, seed)
-        if setup.position:
-            state = await self._from_position(game, setup.position, players)
-        else:
-            state = game.new_state(seed, len(players), setup.variant)
+        """Store the game: a challenge (`offer` above it), or a game that begins at once.
+        `note` is told either way."""
+        seed, players, state, options = await self._prepared(channel, game, players, setup)
         # Everyone who started it, and every computer, has already agreed to play.
         accepted = [not challenge or p.id == user.id or p.is_bot for p in players]
-        server = await self.settings.server(channel.guild_id)
-        try:
-            seconds = server.deadline_for(game.id, setup.deadline_minutes)
-        except SettingError as exc:
-            raise ServiceError(exc.text) from None
-        options = replace(
-            GameOptions.of(setup),
-            deadline_seconds=seconds,
-            remind_before=server.remind_before,
-            deadline_chosen=setup.deadline_minutes is not None,
-        )
         now = self.clock()
         timer = first_deadline(game, state, players, options, now) if all(accepted) else None
         new = NewGame(
@@ -190,16 +194,44 @@ class Starting:
             ) from None
         log.info("game %s created: %s in channel %s", record.id, game.id, channel.channel_id)
         if record.status == "challenge":
-            return [self.presenter.challenge(record, game, offer)]
+            # A rematch (the offer) is never read from a record (the note).
+            extra = offer if offer is not None else note
+            return [self.presenter.challenge(record, game, extra)]
         async with self.live.lock(record.id):
             loaded = self.live.remember(Loaded(record, game, state, None, None))
-        return [await self._first_board(loaded)]
+        return [await self._first_board(loaded, note)]
 
-    async def _first_board(self, loaded: Loaded) -> Reply:
+    async def _prepared(
+        self, channel: Channel, game: Game[Any], players: list[User], setup: GameSetup
+    ) -> tuple[int, list[User], GameState[Any], GameOptions]:
+        """The checked set-up: its seed, the players in their seats, the first position
+        and the options kept with the game."""
+        self._check(game, players, setup)
+        seed = setup.seed if setup.seed is not None else secrets.randbits(48)
+        players = self._seated(game, players, setup.seat, seed)
+        if setup.position:
+            state = await self._from_position(game, setup.position, players)
+        else:
+            state = game.new_state(seed, len(players), setup.variant)
+        server = await self.settings.server(channel.guild_id)
+        try:
+            seconds = server.deadline_for(game.id, setup.deadline_minutes)
+        except SettingError as exc:
+            raise ServiceError(exc.text) from None
+        options = replace(
+            GameOptions.of(setup),
+            deadline_seconds=seconds,
+            remind_before=server.remind_before,
+            deadline_chosen=setup.deadline_minutes is not None,
+        )
+        return seed, players, state, options
+
+    async def _first_board(self, loaded: Loaded, note: Text | None = None) -> Reply:
+        told = [Happened(note)] if note is not None else []
         begins = Happened(self.presenter.started_line(loaded))
         loaded, answered = await self.computers.answer(loaded)
         pings = self.presenter.pings(loaded, frozenset(), set())
-        return await self.presenter.board(loaded, [begins, *answered], pings)
+        return await self.presenter.board(loaded, [*told, begins, *answered], pings)
 
     def _check(self, game: Game[Any], players: list[User], setup: GameSetup) -> None:
         try:
@@ -342,13 +374,13 @@ class Starting:
         return [self.presenter.challenge_closed(record.id, reason, edit=True)]
 
 
-def from_record(game: Game[Any], setup: GameSetup) -> GameSetup:
+def from_record(game: Game[Any], setup: GameSetup) -> tuple[GameSetup, Text | None]:
     """A set-up that gives a record: the same, starting where the record is after its
-    chosen ply."""
+    chosen ply (`position_after`), with its note."""
     if setup.record is None:
         if setup.ply is not None:
             raise ServiceError(t("ply: give it with a record: to start from."))
-        return setup
+        return setup, None
     if setup.position is not None:
         raise ServiceError(t("Give a position or a record, not both."))
     parsed = read_record(setup.record)
@@ -361,8 +393,8 @@ def from_record(game: Game[Any], setup: GameSetup) -> GameSetup:
                 id=parsed.game.id,
             )
         )
-    position = position_after(parsed, setup.ply).to_text()
-    return replace(setup, position=position, record=None, ply=None)
+    position, note = position_after(parsed, setup.ply)
+    return replace(setup, position=position.to_text(), record=None, ply=None), note
 
 
 def _seat_choice(seat: str | None, game: Game[Any]) -> SeatChoice:

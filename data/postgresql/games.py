@@ -40,6 +40,7 @@ from data.repository import (
     TimeKeeping,
     Timer,
     UserRecord,
+    is_stored_id,
     settings_paths,
 )
 from data.results import GameResult, dump_result
@@ -340,10 +341,14 @@ class PgGameRepository:
 
     # --- reads ------------------------------------------------------------------------
     async def get_game(self, game_id: int) -> GameRecord | None:
+        if not is_stored_id(game_id):
+            return None
         found = records(await self.db.fetch(select_games("g.id = $1"), (game_id,)))
         return found[0] if found else None
 
     async def game_with_moves(self, game_id: int) -> tuple[GameRecord, list[MoveRecord]] | None:
+        if not is_stored_id(game_id):
+            return None
         rows = await self.db.fetch(select_games("g.id = $1", with_moves=True), (game_id,))
         if not rows:
             return None

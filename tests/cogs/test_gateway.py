@@ -417,6 +417,20 @@ async def test_a_button_no_payload_reads_is_refused_in_words(
     assert "/board" in pressed.message.text
 
 
+async def test_a_button_naming_a_game_id_no_database_holds_is_refused_in_words(
+    fake: FakeDiscord, bot: HilltopBot, players: Players
+) -> None:
+    alice, bob, carol = players
+    board = await start_hokito(fake, alice, bob)
+    made_up = f"ht:follow:{2**63}:0:"
+    forged = copy.deepcopy(board.payload)
+    forged["components"][0]["components"][0]["custom_id"] = made_up
+    data = {"custom_id": made_up, "component_type": 2}
+    pressed = await fake.interact(fake._component(carol, Message(forged, {}, ()), data))
+    assert pressed.data["flags"] & EPHEMERAL
+    assert pressed.message.text.strip() == "That game does not exist."
+
+
 async def test_boards_left_behind_lose_their_buttons_after_the_reply(
     fake: FakeDiscord, bot: HilltopBot, players: Players
 ) -> None:
@@ -606,6 +620,28 @@ async def test_a_server_may_start_every_game_in_a_thread_of_its_own(
     accepted = await fake.click(bob, challenge, label="Accept")
     [board] = await accepted.followups(1)
     assert board.channel_id == thread_id and "alice (Black) to move" in board.text
+
+
+async def test_with_threads_on_a_refused_play_makes_no_thread_and_a_thread_is_named_by_its_game(
+    fake: FakeDiscord, bot: HilltopBot, players: Players
+) -> None:
+    alice, bob, _ = players
+    admin = fake.user("root", permissions=MANAGE_GUILD)
+    await fake.slash(admin, "admin settings", threads=True)
+    refusals = [
+        ({"game": "nosuchgame @everyone https://example.com"}, "There is no game"),
+        ({"game": "hokito"}, "needs an opponent"),
+        ({"game": "hokito", "opponent": bob, "position": "nonsense"}, "position:"),
+        ({"game": "hokito", "opponent": alice}, "You cannot challenge yourself"),
+    ]
+    for options, why in refusals:
+        refused = await fake.slash(alice, "play", **options)
+        assert refused.ephemeral and why in refused.message.text
+    assert not [c for c in fake.calls if c.path.endswith("/threads")]
+    assert not [c for c in fake.channels.values() if c["type"] == 11]
+    await fake.slash(alice, "play", game="hokito", opponent=bob, seed=1)
+    [thread] = [c for c in fake.channels.values() if c["type"] == 11]
+    assert thread["name"] == "Hokito: alice vs bob"
 
 
 async def test_anyone_may_follow_a_board_and_is_pinged_at_the_next_move(

@@ -724,8 +724,10 @@ def test_roll_off_ties_roll_again() -> None:
 
 
 def test_roll_off_includes_a_seat_off_the_board() -> None:
-    state = position("a1,e1,off", "-,-,dazed", seed=seed_for((1, 0, 5)))
-    after = play_all(state, "2E s0N sAN", "2W s0N sAN")
+    # Green walks off the edge in step 1; Red and Blue meet on c1 in step 2.
+    state = position("a1,e1,h1", seed=seed_for((1, 0, 5)))
+    after = play_all(state, "s0N 2E sAN", "s0N 2W sAN", "AE s0N s2N")
+    assert squares(after)[2] == "off" and after.step == 1
     assert events(after, "dice") == [(1, 0, 5)] and after.picker == 2
 
 
@@ -930,6 +932,14 @@ def test_notation_errors() -> None:
             GAME.from_text(bad)
 
 
+def test_a_yeti_alone_on_the_peak_while_planning_is_named_by_peak() -> None:
+    # Red stands alone on d3 as the round starts: peak=0 names it, and nobody else.
+    state = GAME.from_text(position("d3,h5", peak="0").to_text())
+    assert state.peak == 0 and state.damage == (0, 0)
+    with pytest.raises(NotationError, match=r"peak=1: .* yeti 1 does not"):
+        position("d3,h5", peak="1")
+
+
 # The round-10 end of a 2-player game whose heal event names seat 4.
 SEAT_4_HEALS = (
     "everest n=2 cap=30 round=10 stage=plan step=1 pos=a2,h5 aside=2,- dmg=0,0 peak=- "
@@ -987,6 +997,15 @@ def test_an_event_naming_a_missing_seat_is_refused() -> None:
         (SEAT_4_HEALS, "plans=-,-", "plans=dazed,dazed", "some yeti has yet to plan"),
         (SEAT_4_HEALS, "step=1", "step=2", "while planning it is 1"),
         (SEAT_4_HEALS, "peak=-", "peak=2", "not a seat"),
+        (SEAT_4_HEALS, "pos=a2,h5", "pos=off,h5", "pos: while planning every yeti stands"),
+        (SEAT_4_HEALS, "dmg=0,0", "dmg=0,1", "dmg: while planning no yeti has taken damage"),
+        (SEAT_4_HEALS, "peak=-", "peak=0", "peak=0: while planning it names the yeti"),
+        (
+            SEAT_4_HEALS,
+            "pos=a2,h5 aside=2,- dmg=0,0 peak=-",
+            "pos=d3,e4 aside=2,- dmg=0,0 peak=1",
+            "yeti 1 does not",
+        ),
     ],
 )
 def test_inconsistent_positions_are_refused_naming_the_field(

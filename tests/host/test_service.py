@@ -3,15 +3,21 @@
 from __future__ import annotations
 
 import asyncio
+import re
+import threading
+from collections.abc import Hashable
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any
 
 import pytest
 
 from data.repository import DatabaseUnavailableError
 from data.results import Ending
 from data.storage import Storage, open_storage
-from engine import registry
-from engine.core import Option
+from engine import ai, registry
+from engine.core import GameState, Option
 from host import catalog
+from host.ai_turns import PooledComputers
 from host.model import Channel, Reply, ServiceError
 from host.payloads import Action
 from host.presenter import pick_choices
@@ -442,6 +448,26 @@ async def test_a_finished_position_cannot_start_a_game(service: GameService) -> 
         await service.start(HERE, ALICE, GameSetup("hokito", position=one_stack), [BOB])
 
 
+@pytest.mark.parametrize(
+    ("field", "why"),
+    [
+        ("pos=off,h5 dmg=0,0 peak=-", "pos: while planning every yeti stands on the mountain"),
+        ("pos=a2,h5 dmg=0,2 peak=-", "dmg: while planning no yeti has taken damage yet"),
+        ("pos=d3,e3 dmg=0,0 peak=0", "peak=0: while planning it names the yeti that stands alone"),
+    ],
+)
+async def test_an_everest_position_the_rules_never_reach_is_refused(
+    service: GameService, field: str, why: str
+) -> None:
+    position = (
+        f"everest n=2 cap=30 round=3 stage=plan step=1 {field.split()[0]} aside=-,- "
+        f"{' '.join(field.split()[1:])} plans=-,- result=- rng=1:0"
+    )
+    with pytest.raises(ServiceError, match=re.escape(why)):
+        await service.start(HERE, ALICE, GameSetup("everest", position=position), [BOB])
+    assert await service.repository.live_game_in_channel(HERE.channel_id) is None
+
+
 async def test_simultaneous_accepts_start_the_game_once(service: GameService) -> None:
     await service.start(HERE, ALICE, GameSetup("everest", seed=2), [BOB, CAROL])
     results = await asyncio.gather(
@@ -595,6 +621,43 @@ async def test_practice_games_of_a_solo_game_offer_a_hint(service: GameService) 
     ]
     [duel] = await service.start(THREAD, ALICE, GameSetup("hokito", seed=4, seat="first"), [BOT])
     assert all(a.label != "Hint" for a in duel.actions)
+
+
+async def test_a_second_hint_while_the_first_is_worked_out_is_refused_and_opponents_go_on(
+    storage: Storage,
+) -> None:
+    hint_started, release_hints = threading.Event(), threading.Event()
+
+    def search(state: GameState[Any], seat: int, level: str) -> Hashable:
+        if state.game_id == "hillbert":  # hints are held until the test lets them go
+            hint_started.set()
+            release_hints.wait()
+        return ai.choose_move(state, seat, level)
+
+    computers = PooledComputers(workers=1, pool=ThreadPoolExecutor, search=search)
+    service = GameService(storage.games, bot_user=BOT, render_images=False, computers=computers)
+    try:
+        [board] = await service.start(HERE, ALICE, GameSetup("hillbert", seed=4))
+        hint = next(a for a in board.actions if a.label == "Hint")
+        first = asyncio.ensure_future(service.press(HERE, ALICE, hint.payload))
+        await asyncio.to_thread(hint_started.wait)
+        with pytest.raises(ServiceError, match="Your last hint is still being worked out"):
+            await service.press(HERE, ALICE, hint.payload)
+        # A computer opponent elsewhere answers while the hint is held.
+        setup = GameSetup("hokito", seed=1, seat="first")
+        await service.start(THREAD, BOB, setup, [BOT])
+        [answered] = await asyncio.wait_for(service.move(THREAD, BOB, "a1-b1"), 60)
+        assert "hilltop (White, normal computer) played" in answered.text
+        assert not first.done()
+        release_hints.set()
+        [reply] = await first
+        assert reply.text.startswith("Hint: the bot would play ")
+        # Once answered, the next hint is worked out again.
+        [again] = await service.press(HERE, ALICE, hint.payload)
+        assert again.text.startswith("Hint: the bot would play ")
+    finally:
+        release_hints.set()
+        service.close()
 
 
 async def test_a_roll_off_board_shows_the_outcomes_to_everyone(storage: Storage) -> None:
