@@ -65,7 +65,9 @@ class GameLists:
         names = " vs ".join(s.user.name for s in record.seats)
         place = f"<#{record.channel_id}>"
         link = self.presenter.link(record)
-        board = f" · [{t('board')}]({link})" if link else ""
+        # Outside the f-string, so that the catalogue's extraction finds the word.
+        label = t("board")
+        board = f" · [{label}]({link})" if link else ""
         if record.status == "challenge":
             text = t(
                 "{where} · {game}: {names} (challenge)", where=place, game=game.name, names=names

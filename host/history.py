@@ -70,7 +70,8 @@ class History:
                 players=players,
                 reason=reason or t("ended"),
             )
-            lines.append(str(line) + (f" [{t('board')}]({link})" if link else ""))
+            label = t("board")  # outside the f-string, where the catalogue finds it
+            lines.append(str(line) + (f" [{label}]({link})" if link else ""))
         if not lines:
             text = str(t("No finished games here yet."))
         else:
