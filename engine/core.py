@@ -213,6 +213,13 @@ class GameState(ABC, Generic[M]):
         as short lines for the reply to a move; `names` are the players by seat."""
         return ()
 
+    def move_effect(self, move: M) -> Text | None:
+        """What `move`, played from this position, did, told after its notation in the
+        reply to it (Hillbert: what he ate, whether he grew, shrank or was stopped, how
+        long before he starves); None: the notation and `report` say it all. Asked of
+        the position as everyone sees it (`view(None)`)."""
+        return None
+
     def move_description(self, move: M) -> Text | None:
         """What `move` does, in a few words beside its notation where moves are offered
         to pick from (`c2-c4: by c2>c3>c4, onto W2`); None: the notation says it all."""

@@ -455,7 +455,12 @@ class Presenter:
         name = name or self.seat_label(before, seat)
         if before.deciding_together:
             return Happened(t("{name} has made their choice.", name=name), after, secret=True)
-        line = t("{name} played {move}.", name=name, move=before.state.move_text(move))
+        played = before.state.move_text(move)
+        effect = before.state.view(None).move_effect(move)
+        if effect is None:
+            line = t("{name} played {move}.", name=name, move=played)
+        else:
+            line = t("{name} played {move}: {effect}.", name=name, move=played, effect=effect)
         return Happened(line, after)
 
     def pings(self, loaded: Loaded, before: frozenset[int], actors: set[int]) -> tuple[User, ...]:

@@ -52,6 +52,23 @@ async def test_only_a_game_that_offers_hints_has_the_button(service: GameService
     assert "Hint" not in labels(duel)
 
 
+async def test_a_move_is_told_with_what_it_did_where_the_game_says(service: GameService) -> None:
+    hill = "...H.../...o.../......./......./......./......./......."
+    position = f"{hill} score=0 turns=0 hungry=0 facing=0 jumped=0 seed=9"
+    await service.start(HERE, ALICE, GameSetup("hillbert", position=position))
+    [moved] = await service.move(HERE, ALICE, "d")
+    assert moved.text.startswith(
+        "alice played d: Hillbert ate 1 piece of food and grew to Medium; +1 point; "
+        "he starves after 4 more turns without food.\n"
+    )
+    # A game whose notation says it all keeps the plain line.
+    await service.resign(HERE, ALICE)
+    await service.start(HERE, ALICE, GameSetup("hokito", seed=1, seat="first"), [BOB])
+    await service.accept(HERE, BOB)
+    [played] = await service.move(HERE, ALICE, "a1-b1")
+    assert played.text.startswith("alice played a1-b1.\n")
+
+
 async def test_a_computers_quick_answer_and_your_own_move_are_both_drawn(storage: Storage) -> None:
     service = make_service(storage, images=True)
     await service.start(HERE, ALICE, GameSetup("hokito", seed=3, seat="first"), [BOT])
