@@ -77,11 +77,11 @@ class GameLists:
         loaded = await self.live.locked_load(record.id)
         acting = {s.user.id for s in record.seats if s.seat in loaded.state.to_act}
         text = t(
-            "{where} · {game}: {names} · ply {ply}",
+            "{where} · {game}: {names} · move {n}",
             where=place,
             game=game.name,
             names=names,
-            ply=record.ply,
+            n=record.ply,
         )
         clock = f" · <t:{int(record.deadline_at)}:R>" if record.deadline_at else ""
         deadline = record.deadline_at if record.deadline_at is not None else float("inf")

@@ -190,7 +190,7 @@ class History:
             Reply(
                 title=str(
                     t(
-                        "Game {id}: {game} · ply {ply} of {last}",
+                        "Game {id}: {game} · move {ply} of {last}",
                         id=game_id,
                         game=game.name,
                         ply=ply,

@@ -121,7 +121,7 @@ class Presenter:
             image = images.board
             gallery = await self._gallery(earlier, images)
         return Reply(
-            title=str(t("{game} · ply {ply}", game=game.name, ply=record.ply)),
+            title=str(t("{game} · move {n}", game=game.name, n=record.ply)),
             text="\n".join(lines),
             image=image,
             gallery=gallery,
@@ -273,11 +273,11 @@ class Presenter:
         lines = [
             str(
                 t(
-                    "In <#{channel}> ({game}: {players}), ply {ply}:",
+                    "In <#{channel}> ({game}: {players}), after move {n}:",
                     channel=record.channel_id,
                     game=loaded.game.name,
                     players=" vs ".join(self.names(loaded)),
-                    ply=record.ply,
+                    n=record.ply,
                 )
             ),
             what,

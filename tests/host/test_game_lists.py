@@ -26,7 +26,7 @@ async def test_mine_lists_every_server_waiting_on_you_first(service: GameService
     [mine] = await service.my_games(ALICE)
     assert mine.ephemeral and mine.title == "Your games: 1 waiting for you"
     your_turn, others = mine.text.split("\n\n")
-    assert "<#500> · Hokito: alice vs bob" in your_turn
+    assert "<#500> · Hokito: alice vs bob · move 0" in your_turn
     assert "<#800> · Mole Hill: carol vs alice" in others
     assert "<#801>" not in mine.text
     assert mine.actions == ()  # one page

@@ -152,10 +152,10 @@ async def test_a_replay_draws_every_move_and_dwells_on_the_end(storage: Storage)
     assert durations[-1] == 4000 and durations[1] == 700
     [step] = replay.actions
     [opened] = await service.press(HERE, CAROL, step.payload)
-    assert opened.ephemeral and not opened.edit and "ply 0 of 4" in opened.title
+    assert opened.ephemeral and not opened.edit and "move 0 of 4" in opened.title
     assert [a.disabled for a in opened.actions] == [True, True, False, False]
     [last] = await service.press(HERE, CAROL, opened.actions[3].payload)
-    assert last.edit and "ply 4 of 4" in last.title
+    assert last.edit and "move 4 of 4" in last.title
     assert last.image is not None and last.image != opened.image
     with pytest.raises(ServiceError, match="There is no game"):
         await service.replay(ELSEWHERE, game_id)

@@ -170,7 +170,7 @@ async def test_a_hillbert_turn_with_nothing_left_to_choose_still_asks_to_confirm
     assert "Hillbert ends on" in panel.text  # the preview, before anything is played
     assert (await service.live.in_channel(HERE)).record.ply == 0
     [done, played] = await service.press(HERE, ALICE, panel.actions[0].payload)
-    assert done.text == "Done: d lll." and played.title.endswith("ply 1")
+    assert done.text == "Done: d lll." and played.title.endswith("move 1")
 
 
 def test_a_reply_tells_moves_in_the_order_they_were_made() -> None:
@@ -271,4 +271,4 @@ async def test_a_roll_off_outcome_is_looked_at_then_picked(storage: Storage) -> 
         HERE, BOB, Payload.parse(second.actions[0].payload.encode())
     )
     assert done.text == "Done: pick 2."
-    assert "ply 1" in played.title
+    assert "move 1" in played.title
