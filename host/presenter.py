@@ -445,7 +445,14 @@ class Presenter:
 
     def started_line(self, loaded: Loaded) -> Text:
         seats = ", ".join(self.seat_label(loaded, s.seat) for s in loaded.record.seats)
-        return t("The game begins: {seats}.", seats=seats)
+        moves = loaded.options.from_record
+        if not moves:
+            if moves == 0:
+                return t("The game begins from the start of the record: {seats}.", seats=seats)
+            return t("The game begins: {seats}.", seats=seats)
+        return t(
+            "The game continues from the record, after its move {n}: {seats}.", n=moves, seats=seats
+        )
 
     def moved(
         self, before: Loaded, after: Loaded, seat: int, move: Any, name: str | None = None

@@ -343,7 +343,7 @@ class Starting:
 
 def from_record(game: Game[Any], setup: GameSetup) -> GameSetup:
     """A set-up that gives a record: the same, starting where the record is after its
-    chosen ply."""
+    chosen ply, which it keeps (the first board says where in the record it goes on)."""
     if setup.record is None:
         if setup.ply is not None:
             raise ServiceError(t("ply: give it with a record: to start from."))
@@ -360,8 +360,9 @@ def from_record(game: Game[Any], setup: GameSetup) -> GameSetup:
                 id=parsed.game.id,
             )
         )
-    position = position_after(parsed, setup.ply).to_text()
-    return replace(setup, position=position, record=None, ply=None)
+    moves = len(parsed.moves) if setup.ply is None else setup.ply
+    position = position_after(parsed, moves).to_text()
+    return replace(setup, position=position, record=None, ply=moves)
 
 
 def _seat_choice(seat: str | None, game: Game[Any]) -> SeatChoice:

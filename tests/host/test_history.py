@@ -91,6 +91,29 @@ async def test_a_games_record_downloads_and_loads_again_from_any_ply(
     assert "carol challenges alice" in again.text
 
 
+async def test_a_game_loaded_from_a_record_says_where_in_it_it_goes_on(
+    service: GameService,
+) -> None:
+    game_id = await finished_duel(service, moves=4)
+    [shown] = await service.game_record(HERE, game_id)
+    [download] = await service.press(HERE, CAROL, shown.actions[0].payload)
+    assert download.file is not None
+    record = download.file[1].decode()
+    for ply, told in (
+        (2, "The game continues from the record, after its move 2: "),
+        (None, "The game continues from the record, after its move 4: "),
+        (0, "The game begins from the start of the record: "),
+    ):
+        await service.start(HERE, CAROL, GameSetup("hokito", record=record, ply=ply), [ALICE])
+        [board] = await service.accept(HERE, ALICE)
+        assert board.text.startswith(told), board.text
+        await service.resign(HERE, ALICE)
+    # A game from the usual start still simply begins.
+    await service.start(HERE, CAROL, GameSetup("hokito", seed=3), [ALICE])
+    [board] = await service.accept(HERE, ALICE)
+    assert board.text.startswith("The game begins: ")
+
+
 async def test_a_bad_record_is_refused_with_where_it_is_wrong(service: GameService) -> None:
     game_id = await finished_duel(service, moves=2)
     [download] = await service.press(
