@@ -236,6 +236,13 @@ class GameState(ABC, Generic[M]):
         `seat_names`."""
         return None
 
+    def result_text(self, names: Sequence[str]) -> Text | None:
+        """Who won and by how much, in the players' names (`names`, by seat), for a game
+        over on the board whose scores by seat would mislead (Mole Hill: each player
+        scores as the mole of one round, whatever role they end in); None: the reason,
+        the scores by seat and the winner say it."""
+        return None
+
     def timeout_move(self, seat: int) -> M | None:
         """The documented default when `seat` lets a deadline pass (None: no default)."""
         return None

@@ -367,6 +367,9 @@ class Presenter:
             return str(t("Game over: {reason}", reason=reason))
         if loaded.game.solo:
             return str(t("Game over. {reason}", reason=reason))
+        told = loaded.state.view(None).result_text(self.names(loaded))
+        if told is not None:
+            return str(t("Game over. {result}", result=told))
         winners = result.get("winners", [])
         if len(winners) == 1:
             verdict = str(t("{name} wins.", name=self.seat_label(loaded, winners[0])))

@@ -160,6 +160,29 @@ async def test_the_end_of_mole_hills_first_round_is_told_and_its_last_lawn_drawn
     assert caption == "Round 1: the last lawn" and lawn != reply.image
 
 
+async def test_mole_hills_end_gives_each_player_the_points_of_their_round_as_the_mole(
+    service: GameService,
+) -> None:
+    # Round 2: bob, the mole, has one more rod to face before he is stuck; alice scored 16
+    # as the mole of round 1 and is the gardener now.
+    cornered = "2g b2,a1 a1n e1,a4,i4,e7/b2,h2,b6,h6 16"
+    await service.admin_start(HERE, ADMIN, GameSetup("molehill", position=cornered), [ALICE, BOB])
+    [end] = await service.move(HERE, ALICE, "rod a1e")
+    assert (
+        "Game over. alice wins, 16 to 1: alice scored 16 as the mole in round 1, bob scored 1 "
+        "as the mole in round 2." in end.text
+    )
+    assert "Gardener" not in end.text and "Mole)" not in end.text
+    assert end.fields == (("alice (First mole)", "16 points"), ("bob (First gardener)", "1 point"))
+    level = cornered.replace(" 16", " 1")
+    await service.admin_start(HERE, ADMIN, GameSetup("molehill", position=level), [ALICE, BOB])
+    [draw] = await service.move(HERE, ALICE, "rod a1e")
+    assert (
+        "Game over. It is a draw, 1 to 1: alice scored 1 as the mole in round 1, bob scored 1 "
+        "as the mole in round 2." in draw.text
+    )
+
+
 async def test_a_hillbert_turn_with_nothing_left_to_choose_still_asks_to_confirm(
     service: GameService,
 ) -> None:
