@@ -434,8 +434,7 @@ class MoleHillState(GameState[Move]):
             return None
         first, second = (names[s] if s < len(names) else SEAT_TITLES[s] for s in (0, 1))
         rounds = t(
-            "{first} scored {a} as the mole in round 1, {second} scored {b} as the mole in "
-            "round 2",
+            "{first} scored {a} as the mole in round 1, {second} scored {b} as the mole in round 2",
             first=first,
             a=self.first_score,
             second=second,

@@ -168,7 +168,7 @@ class Console:
                 o.get("game") or None,
             ),
             "game": lambda: svc.game_record(channel, game_number(o)),
-            "replay": lambda: svc.replay(channel, game_number(o)),
+            "replay": lambda: svc.replay(channel, game_number(o), o.get("speed") or "normal"),
             "games mine": lambda: svc.my_games(user),
             "notify": lambda: svc.notify(
                 user, reminders=switch(o, "reminders"), dm=switch(o, "dm")

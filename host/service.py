@@ -202,9 +202,10 @@ class GameService:
         """`/history`: finished games here, newest first (one player's, one game's)."""
         return await self.history.page(channel, whose, game)
 
-    async def replay(self, channel: Channel, game_id: int) -> list[Reply]:
-        """`/replay id:`: the game as an animated picture, and a private step-through."""
-        return await self.history.replay(channel, game_id)
+    async def replay(self, channel: Channel, game_id: int, speed: str = "normal") -> list[Reply]:
+        """`/replay id: speed:`: the game as an animated picture, and a private
+        step-through."""
+        return await self.history.replay(channel, game_id, speed)
 
     async def game_record(self, channel: Channel, game_id: int) -> list[Reply]:
         """`/game id:`: one game's record, with a button to download it."""

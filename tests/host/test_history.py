@@ -184,6 +184,15 @@ async def test_a_replay_draws_every_move_and_dwells_on_the_end(storage: Storage)
         await service.replay(ELSEWHERE, game_id)
 
 
+async def test_a_replay_may_be_asked_for_fast(storage: Storage) -> None:
+    service = make_service(storage, images=True)
+    game_id = await finished_duel(service, moves=4)
+    [fast] = await service.replay(HERE, game_id, "fast")
+    assert fast.image is not None and gif_frames(fast.image) == [300, 300, 300, 300, 2500]
+    with pytest.raises(ServiceError, match="speed: choose normal or fast"):
+        await service.replay(HERE, game_id, "slow")
+
+
 async def test_a_live_games_replay_stops_before_plans_not_revealed(storage: Storage) -> None:
     service = make_service(storage, images=True)
     [challenge] = await service.start(HERE, ALICE, GameSetup("everest", seed=1), [BOB])
