@@ -449,10 +449,10 @@ class Presenter:
     def started_line(self, loaded: Loaded) -> Text:
         seats = ", ".join(self.seat_label(loaded, s.seat) for s in loaded.record.seats)
         moves = loaded.options.from_record
-        if not moves:
-            if moves == 0:
-                return t("The game begins from the start of the record: {seats}.", seats=seats)
+        if moves is None:
             return t("The game begins: {seats}.", seats=seats)
+        if moves == 0:
+            return t("The game begins from the start of the record: {seats}.", seats=seats)
         return t(
             "The game continues from the record, after its move {n}: {seats}.", n=moves, seats=seats
         )
