@@ -19,6 +19,7 @@ from cogs.views import message_parts
 from engine.text import t
 from host.live import game_of
 from host.model import Channel, ChannelBusyError, Reply, ServiceError, User
+from host.painting import SPEEDS
 from host.records import MAX_RECORD_BYTES, MAX_RECORD_MOVES
 from host.service import GameService
 from host.setup import LEVELS, MAX_COMPUTERS, MAX_DEADLINE_MINUTES, MAX_SEED, GameSetup, SeatChoice
@@ -441,15 +442,22 @@ class GamesCog(commands.Cog):
         )
 
     @app_commands.command(name="replay")
-    @app_commands.describe(id="The game's number (from /history or a board's footer)")
+    @app_commands.describe(
+        id="The game's number (from /history or a board's footer)",
+        speed="How fast it plays: normal, or fast for a quick look",
+    )
+    @app_commands.choices(speed=[app_commands.Choice(name=s, value=s) for s in SPEEDS])
     async def replay(
-        self, interaction: discord.Interaction[Any], id: app_commands.Range[int, 1]
+        self,
+        interaction: discord.Interaction[Any],
+        id: app_commands.Range[int, 1],
+        speed: str = "normal",
     ) -> None:
         """A game as an animated picture, every move drawn; step through it privately."""
         await respond(
             interaction,
             lambda: self.bot.service.replay(
-                channel_of(interaction), id, viewer=user_of(interaction)
+                channel_of(interaction), id, speed, viewer=user_of(interaction)
             ),
         )
 

@@ -216,6 +216,13 @@ class GameState(ABC, Generic[M]):
         as short lines for the reply to a move; `names` are the players by seat."""
         return ()
 
+    def move_effect(self, move: M) -> Text | None:
+        """What `move`, played from this position, did, told after its notation in the
+        reply to it (Hillbert: what he ate, whether he grew, shrank or was stopped, how
+        long before he starves); None: the notation and `report` say it all. Asked of
+        the position as everyone sees it (`view(None)`)."""
+        return None
+
     def move_description(self, seat: int, move: M) -> Text | None:
         """What `move` of `seat` does, in a few words beside its notation where moves are
         offered to pick from (`c2-c4: by c2>c3>c4, onto W2`); short enough that the two
@@ -238,6 +245,13 @@ class GameState(ABC, Generic[M]):
         """The role `seat` plays now, for games whose roles change as they go (Mole Hill's
         mole and gardener swap for round 2); None: the seat's fixed name, its `Game`'s
         `seat_names`."""
+        return None
+
+    def result_text(self, names: Sequence[str]) -> Text | None:
+        """Who won and by how much, in the players' names (`names`, by seat), for a game
+        over on the board whose scores by seat would mislead (Mole Hill: each player
+        scores as the mole of one round, whatever role they end in); None: the reason,
+        the scores by seat and the winner say it."""
         return None
 
     def timeout_move(self, seat: int) -> M | None:

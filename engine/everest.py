@@ -2619,7 +2619,13 @@ def describe_events(events: Sequence[Event], names: Sequence[str] = ()) -> list[
                 if event.flight == Flight.HIT:
                     line = t("{who} throws a snowball {d} from {frm}: it hits {sq}.", **throw)
                 elif event.flight == Flight.SPLAT:
-                    line = t("{who} throws a snowball {d} from {frm}: it splats at {sq}.", **throw)
+                    # It bursts against the rise beyond the last square it crossed.
+                    throw["sq"] = square_name(NEXT[event.end][event.direction])
+                    line = t(
+                        "{who} throws a snowball {d} from {frm}: it splats against the slope "
+                        "up to {sq}.",
+                        **throw,
+                    )
                 else:
                     line = t(
                         "{who} throws a snowball {d} from {frm}: it flies off past {sq}.", **throw

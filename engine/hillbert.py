@@ -332,6 +332,59 @@ class TurnReport:
         return bool(self.eaten)
 
 
+#: Being stopped, by the kind of obstacle that stopped him, for players.
+STOPPED_BY = {
+    1: t("was stopped by a small obstacle"),
+    2: t("was stopped by a medium obstacle"),
+    3: t("was stopped by a big obstacle"),
+}
+
+
+def told(report: TurnReport, board: Sequence[str], after: HillbertState) -> Text:
+    """What a turn did, told once it is played: what he ate and how his size changed,
+    what he smashed, what stopped him, the rows gained and how long before he starves.
+    `board` is the hill before the turn, where the report's cells are; no cell is named,
+    since the board the player sees next has scrolled."""
+    eaten, size = len(report.eaten), SIZE_NAMES[report.size_after]
+    if not eaten:
+        shrank = report.size_after < report.size_before
+        meal = t("ate nothing and shrank to {size}", size=size) if shrank else t("ate nothing")
+    elif report.size_after > report.size_before:
+        meal = tn(
+            "ate {n} piece of food and grew to {size}",
+            "ate {n} pieces of food and grew to {size}",
+            n=eaten,
+            size=size,
+        )
+    elif report.size_before < BIG:
+        # He grows after a meal only where a bigger Hillbert fits (RULES.md 4).
+        meal = tn(
+            "ate {n} piece of food but had no room to grow",
+            "ate {n} pieces of food but had no room to grow",
+            n=eaten,
+        )
+    else:
+        meal = tn("ate {n} piece of food", "ate {n} pieces of food", n=eaten)
+    parts = [meal]
+    # A medium obstacle is two cells.
+    kinds = [OBSTACLE_KIND[board[r][c]] for r, c in report.destroyed]
+    smashed = kinds.count(1) + kinds.count(2) // 2
+    if smashed:
+        parts.append(tn("smashed {n} obstacle", "smashed {n} obstacles", n=smashed))
+    if report.blocked_by:
+        parts.append(STOPPED_BY[max(OBSTACLE_KIND[board[r][c]] for r, c in report.blocked_by)])
+    parts.append(tn("+{n} point", "+{n} points", n=report.scrolled))
+    if not after.is_over:
+        parts.append(
+            tn(
+                "he starves after {n} more turn without food",
+                "he starves after {n} more turns without food",
+                n=after.turns_to_starve,
+            )
+        )
+    return t("Hillbert {effect}", effect=joined(parts, "; "))
+
+
 def _obstacle_cells(grid: list[list[str]], r: int, c: int) -> list[tuple[int, int]]:
     """Every cell of the obstacle that covers (r, c)."""
     ch = grid[r][c]
@@ -582,6 +635,10 @@ class HillbertState(GameState[Turn]):
     def play(self, seat: int, move: Turn) -> Self:
         self.check(seat, move)
         return self._resolve(move)[0]
+
+    def move_effect(self, move: Turn) -> Text:
+        after, report = self.resolve(move)
+        return told(report, self.board, after)
 
     def resolve(self, move: Turn) -> tuple[Self, TurnReport]:
         """The state after `move` and what happened on the way (the move must be legal)."""

@@ -420,8 +420,37 @@ class MoleHillState(GameState[Move]):
             return frozenset((self.gardener_seat,))
         return frozenset()
 
-    def seat_role(self, seat: int) -> Text:
+    def seat_role(self, seat: int) -> Text | None:
+        """The mole or the gardener while the game runs; once it is over, the seat's own
+        name (the first mole, the first gardener), which its score belongs to."""
+        if self.phase == "x":
+            return None
         return t("Mole") if seat == self.mole_seat else t("Gardener")
+
+    def result_text(self, names: Sequence[str]) -> Text | None:
+        """Each player's points are those they scored as the mole of their round."""
+        outcome = self.outcome()
+        if outcome is None:
+            return None
+        first, second = (names[s] if s < len(names) else SEAT_TITLES[s] for s in (0, 1))
+        rounds = t(
+            "{first} scored {a} as the mole in round 1, {second} scored {b} as the mole in round 2",
+            first=first,
+            a=self.first_score,
+            second=second,
+            b=self.round_score(),
+        )
+        high, low = max(outcome.scores), min(outcome.scores)
+        if outcome.is_draw:
+            return t("It is a draw, {high} to {low}: {rounds}.", high=high, low=low, rounds=rounds)
+        (winner,) = outcome.winners
+        return t(
+            "{winner} wins, {high} to {low}: {rounds}.",
+            winner=(first, second)[winner],
+            high=high,
+            low=low,
+            rounds=rounds,
+        )
 
     def round_score(self) -> int:
         """The current mole's score in this round so far."""

@@ -245,7 +245,7 @@ class Buttons:
         if not self.moves.still_offered(loaded, payload.ply, user):
             raise StaleControlsError(
                 t(
-                    "This board is out of date: the game has moved on (ply {now}). Use the "
+                    "This board is out of date: the game has moved on (to move {now}). Use the "
                     "latest board, or /board to post it again.",
                     now=loaded.record.ply,
                 )

@@ -173,7 +173,9 @@ class Console:
                 viewer=user,
             ),
             "game": lambda: svc.game_record(channel, game_number(o), viewer=user),
-            "replay": lambda: svc.replay(channel, game_number(o), viewer=user),
+            "replay": lambda: svc.replay(
+                channel, game_number(o), o.get("speed") or "normal", viewer=user
+            ),
             "games mine": lambda: svc.my_games(user),
             "notify": lambda: svc.notify(
                 user, reminders=switch(o, "reminders"), dm=switch(o, "dm")

@@ -54,7 +54,7 @@ COMMANDS: dict[str, tuple[str, ...]] = {
     "rules": ("game",),
     "history": ("user", "game"),
     "game": ("id",),
-    "replay": ("id",),
+    "replay": ("id", "speed"),
     "games here": (),
     "games mine": (),
     "notify": ("reminders", "dm"),

@@ -65,7 +65,9 @@ class GameLists:
         names = " vs ".join(s.user.name for s in record.seats)
         place = f"<#{record.channel_id}>"
         link = self.presenter.link(record)
-        board = f" · [{t('board')}]({link})" if link else ""
+        # Outside the f-string, so that the catalogue's extraction finds the word.
+        label = t("board")
+        board = f" · [{label}]({link})" if link else ""
         if record.status == "challenge":
             text = t(
                 "{where} · {game}: {names} (challenge)", where=place, game=game.name, names=names
@@ -75,11 +77,11 @@ class GameLists:
         loaded = await self.live.locked_load(record.id)
         acting = {s.user.id for s in record.seats if s.seat in loaded.state.to_act}
         text = t(
-            "{where} · {game}: {names} · ply {ply}",
+            "{where} · {game}: {names} · move {n}",
             where=place,
             game=game.name,
             names=names,
-            ply=record.ply,
+            n=record.ply,
         )
         clock = f" · <t:{int(record.deadline_at)}:R>" if record.deadline_at else ""
         deadline = record.deadline_at if record.deadline_at is not None else float("inf")

@@ -17,7 +17,7 @@ from host import i18n
 from host.lists import paged
 from host.live import LiveGames, game_of, replay, start_state
 from host.model import Channel, Choice, Reply, ServiceError, User
-from host.painting import Painter
+from host.painting import NORMAL, SPEEDS, Painter, Speed
 from host.payloads import Action, Payload
 from host.presenter import Presenter
 from host.records import shown_moves, write_record
@@ -90,7 +90,8 @@ class History:
                 players=" vs ".join(names),
                 result=short_line(loaded_game, result, names),
             )
-            lines.append(str(line) + (f" [{t('board')}]({link})" if link else ""))
+            label = t("board")  # outside the f-string, where the catalogue finds it
+            lines.append(str(line) + (f" [{label}]({link})" if link else ""))
         if not lines:
             text = str(t("No finished games here yet."))
         else:
@@ -179,13 +180,21 @@ class History:
 
     # --- replays ---------------------------------------------------------------------------
     async def replay(
-        self, channel: Channel, game_id: int, viewer: User | None = None
+        self,
+        channel: Channel,
+        game_id: int,
+        speed: str = "normal",
+        viewer: User | None = None,
     ) -> list[Reply]:
         """The whole game as an animated picture, one frame per move with the move drawn
-        (Everest: each step of each round); a game in progress only as far as everyone
+        (Everest: each step of each round), at one of the `SPEEDS` (a long game is shown
+        faster, within the speed's limit); a game in progress only as far as everyone
         may see it. A button opens a private board to step through."""
+        pace = SPEEDS.get(speed)
+        if pace is None:
+            raise ServiceError(t("speed: choose normal or fast (not {speed!r}).", speed=speed))
         record, frames = await self._frames(channel, game_id, viewer)
-        gif = await animate(self.presenter.painter, frames)
+        gif = await animate(self.presenter.painter, frames, pace)
         game = game_of(record.game)
         step = Payload(Action.REPLAY, game_id, 0, ("open",))
         moves = len(frames) - 1
@@ -234,7 +243,7 @@ class History:
             Reply(
                 title=str(
                     t(
-                        "Game {id}: {game} · ply {ply} of {last}",
+                        "Game {id}: {game} · move {ply} of {last}",
                         id=game_id,
                         game=game.name,
                         ply=ply,
@@ -310,13 +319,13 @@ def frames_of(
     return frames
 
 
-async def animate(painter: Painter, frames: list[Frame]) -> bytes:
+async def animate(painter: Painter, frames: list[Frame], speed: Speed = NORMAL) -> bytes:
     """The frames as an animated GIF under Discord's attachment limit: a longer game
     shows every other move (every fourth…), keeping the moments to dwell on and the end."""
-    gif = await painter.replay(frames)
+    gif = await painter.replay(frames, speed)
     every = 2
     while len(gif) > MAX_REPLAY_BYTES and every <= len(frames):
         kept = [f for i, f in enumerate(frames) if i % every == 0 or f[2]]
-        gif = await painter.replay([*kept, frames[-1]])
+        gif = await painter.replay([*kept, frames[-1]], speed)
         every *= 2
     return gif

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import asyncio
 import io
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from concurrent.futures import Executor, ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any, TypeVar
@@ -54,27 +54,91 @@ def draw_board(state: GameState[Any], ctx: RenderContext, chooser: int | None) -
     )
 
 
-#: How long a replay shows each kind of frame, in milliseconds.
-PLY_MS = 700
-KEY_MS = 1600
-LAST_MS = 4000
+@dataclass(frozen=True, slots=True)
+class Speed:
+    """How long a replay shows each kind of frame, in milliseconds, and the longest the
+    whole replay may run (see `timing`)."""
+
+    ply_ms: int
+    #: A moment to dwell on: a move that set something off, each step of it.
+    key_ms: int
+    #: The last position, which says how the game ended.
+    last_ms: int
+    limit_ms: int
+
+
+#: The speeds a player may choose for a replay (`/replay speed:`), the first by default.
+SPEEDS = {
+    "normal": Speed(ply_ms=700, key_ms=1600, last_ms=4000, limit_ms=55_000),
+    "fast": Speed(ply_ms=300, key_ms=700, last_ms=2500, limit_ms=25_000),
+}
+NORMAL = SPEEDS["normal"]
+#: The shortest time a frame is shown: GIF viewers show a shorter delay as a long one,
+#: and a move shown for less could not be followed.
+SHORTEST_MS = 60
+
+
+def timing(keys: Sequence[bool], speed: Speed) -> list[int]:
+    """How long each of a replay's pictures is shown (`keys`: which are moments to dwell
+    on; the last is the end), 0 for a picture left out, so that the whole runs within
+    `speed.limit_ms`. A longer game's pictures are shown more briefly, by one factor, the
+    end excepted, but none for less than `SHORTEST_MS`; where even that is too long,
+    ordinary moves are left out, evenly spread, then moments to dwell on. The first and
+    the last picture always stay."""
+    count = len(keys)
+    wanted = [
+        speed.last_ms if i == count - 1 else speed.key_ms if keys[i] else speed.ply_ms
+        for i in range(count)
+    ]
+    room = speed.limit_ms - wanted[-1]
+    kept = list(range(count - 1))
+    places = room // SHORTEST_MS
+    if len(kept) > places:
+        dwell = [i for i in kept[1:] if keys[i]]
+        ordinary = [i for i in kept[1:] if not keys[i]]
+        left = places - 1
+        kept = sorted([0, *_spread(dwell, left), *_spread(ordinary, left - len(dwell))])
+
+    def length(scale: float) -> int:
+        # GIF delays are whole hundredths of a second.
+        return sum(max(SHORTEST_MS, int(wanted[i] * scale) // 10 * 10) for i in kept)
+
+    low, high = 0.0, 1.0
+    if length(high) > room:
+        for _ in range(40):
+            middle = (low + high) / 2
+            low, high = (middle, high) if length(middle) <= room else (low, middle)
+        high = low
+    shown = [0] * count
+    for i in kept:
+        shown[i] = max(SHORTEST_MS, int(wanted[i] * high) // 10 * 10)
+    shown[-1] = wanted[-1]
+    return shown
+
+
+def _spread(items: list[int], most: int) -> list[int]:
+    """At most `most` of `items`, evenly spread over them (each from the middle of its
+    share, so that none crowds the first or the last picture)."""
+    if most >= len(items):
+        return items
+    return [items[(2 * j + 1) * len(items) // (2 * most)] for j in range(max(0, most))]
 
 
 def draw_replay(
-    frames: list[tuple[GameState[Any], RenderContext, bool]],
+    frames: list[tuple[GameState[Any], RenderContext, bool]], speed: Speed = NORMAL
 ) -> bytes:
     """An animated GIF of a game: one frame per position (and, for a move that set steps
-    off, each step), with its last move drawn; `key` frames (and the last) stay longer.
-    Frames of another size are centred on the largest."""
-    pictures: list[tuple[Image.Image, int]] = []
-    for number, (state, ctx, key) in enumerate(frames):
+    off, each step), with its last move drawn; `key` frames (and the last) stay longer,
+    and the whole runs within the speed's limit (`timing`). Frames of another size are
+    centred on the largest."""
+    drawn: list[tuple[Image.Image, bool]] = []
+    for state, ctx, key in frames:
         renderer = listing_of(state).renderer
         if renderer.steps is not None and ctx.previous is not None:
-            pictures += [(step.picture, KEY_MS) for step in renderer.steps(state, ctx)]
-        last = number == len(frames) - 1
-        pictures.append(
-            (renderer.board(state, ctx), LAST_MS if last else KEY_MS if key else PLY_MS)
-        )
+            drawn += [(step.picture, True) for step in renderer.steps(state, ctx)]
+        drawn.append((renderer.board(state, ctx), key))
+    times = timing([key for _, key in drawn], speed)
+    pictures = [(picture, ms) for (picture, _), ms in zip(drawn, times, strict=True) if ms]
     width = max(p.width for p, _ in pictures)
     height = max(p.height for p, _ in pictures)
     images = []
@@ -118,11 +182,13 @@ class Painter:
     ) -> BoardImages:
         return await self._run(draw_board, state, ctx, chooser)
 
-    async def replay(self, frames: list[tuple[GameState[Any], RenderContext, bool]]) -> bytes:
+    async def replay(
+        self, frames: list[tuple[GameState[Any], RenderContext, bool]], speed: Speed = NORMAL
+    ) -> bytes:
         if self._long_work is None:
             self._long_work = self._make_long_work()
         loop = asyncio.get_running_loop()
-        job = (current_language(), draw_replay, frames)
+        job = (current_language(), draw_replay, frames, speed)
         return await loop.run_in_executor(self._long_work, in_language, *job)
 
     async def options(

@@ -123,7 +123,7 @@ class Presenter:
             image = images.board
             gallery = await self._gallery(earlier, images)
         return Reply(
-            title=str(t("{game} · ply {ply}", game=game.name, ply=record.ply)),
+            title=str(t("{game} · move {n}", game=game.name, n=record.ply)),
             text="\n".join(lines),
             image=image,
             gallery=gallery,
@@ -293,11 +293,11 @@ class Presenter:
         lines = [
             str(
                 t(
-                    "In <#{channel}> ({game}: {players}), ply {ply}:",
+                    "In <#{channel}> ({game}: {players}), after move {n}:",
                     channel=record.channel_id,
                     game=loaded.game.name,
                     players=" vs ".join(self.names(loaded)),
-                    ply=record.ply,
+                    n=record.ply,
                 )
             ),
             what,
@@ -397,6 +397,10 @@ class Presenter:
             return str(t("Game over: {reason}", reason=how))
         if loaded.game.solo:
             return str(t("Game over. {reason}", reason=how))
+        if result.ending is Ending.RULES:
+            told = loaded.state.view(None).result_text(self.names(loaded))
+            if told is not None:
+                return str(t("Game over. {result}", result=told))
         if len(result.winners) == 1:
             verdict = t("{name} wins.", name=self.seat_label(loaded, result.winners[0]))
         else:
@@ -481,7 +485,14 @@ class Presenter:
 
     def started_line(self, loaded: Loaded) -> Text:
         seats = ", ".join(self.seat_label(loaded, s.seat) for s in loaded.record.seats)
-        return t("The game begins: {seats}.", seats=seats)
+        moves = loaded.options.from_record
+        if moves is None:
+            return t("The game begins: {seats}.", seats=seats)
+        if moves == 0:
+            return t("The game begins from the start of the record: {seats}.", seats=seats)
+        return t(
+            "The game continues from the record, after its move {n}: {seats}.", n=moves, seats=seats
+        )
 
     def moved(
         self, before: Loaded, after: Loaded, seat: int, move: Any, name: str | None = None
@@ -491,7 +502,12 @@ class Presenter:
         name = name or self.seat_label(before, seat)
         if before.deciding_together:
             return Happened(t("{name} has made their choice.", name=name), after, secret=True)
-        line = t("{name} played {move}.", name=name, move=before.state.move_text(move))
+        played = before.state.move_text(move)
+        effect = before.state.view(None).move_effect(move)
+        if effect is None:
+            line = t("{name} played {move}.", name=name, move=played)
+        else:
+            line = t("{name} played {move}: {effect}.", name=name, move=played, effect=effect)
         return Happened(line, after)
 
     def pings(self, loaded: Loaded, before: frozenset[int], actors: set[int]) -> tuple[User, ...]:

@@ -148,11 +148,14 @@ def read_record(text: str) -> ParsedRecord:
     return ParsedRecord(game, start, moves)
 
 
-def position_after(parsed: ParsedRecord, ply: int | None) -> tuple[GameState[Any], Text | None]:
-    """The position a game from the record starts at: after `ply` moves of it, or by
-    default after all of them; but where the record's game is over by then, after the
-    last move before its end, with a note saying so (None otherwise). A `ply` where the
-    game is over is refused, naming the plies where it is still played."""
+def position_after(
+    parsed: ParsedRecord, ply: int | None
+) -> tuple[GameState[Any], int, Text | None]:
+    """The position a game from the record starts at, and after how many of its moves:
+    after `ply` moves, or by default after all of them; but where the record's game is
+    over by then, after the last move before its end, with a note saying so (None
+    otherwise). A `ply` where the game is over is refused, naming the plies where it is
+    still played."""
     count = len(parsed.moves) if ply is None else ply
     if not 0 <= count <= len(parsed.moves):
         raise ServiceError(
@@ -160,7 +163,7 @@ def position_after(parsed: ParsedRecord, ply: int | None) -> tuple[GameState[Any
         )
     reached = [state for state, _ in replay(parsed.start, parsed.moves)]
     if reached[count].to_act:
-        return reached[count], None
+        return reached[count], count, None
     playable = [k for k, state in enumerate(reached) if state.to_act]
     if not playable:
         raise ServiceError(t("record: its game is over from its first position."))
@@ -180,7 +183,7 @@ def position_after(parsed: ParsedRecord, ply: int | None) -> tuple[GameState[Any
         n=count,
         last=last,
     )
-    return reached[last], note
+    return reached[last], last, note
 
 
 def _start(game: Game[Any], headers: dict[str, str], seats: int) -> GameState[Any]:

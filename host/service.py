@@ -222,10 +222,16 @@ class GameService:
         return await self.history.page(channel, whose, game, viewer=viewer)
 
     async def replay(
-        self, channel: Channel, game_id: int, *, viewer: User | None = None
+        self,
+        channel: Channel,
+        game_id: int,
+        speed: str = "normal",
+        *,
+        viewer: User | None = None,
     ) -> list[Reply]:
-        """`/replay id:`: the game as an animated picture, and a private step-through."""
-        return await self.history.replay(channel, game_id, viewer)
+        """`/replay id: speed:`: the game as an animated picture, and a private
+        step-through."""
+        return await self.history.replay(channel, game_id, speed, viewer)
 
     async def game_record(
         self, channel: Channel, game_id: int, *, viewer: User | None = None

@@ -49,7 +49,8 @@ class GameSetup:
     #: A starting position in the game's notation, instead of the usual start.
     position: str | None = None
     #: A game's record (`host.records`) to start from, after `ply` of its moves (all if
-    #: None), instead of the usual start.
+    #: None), instead of the usual start. Once the record is read, `position` holds where
+    #: it stood then and `ply` how many of its moves led there.
     record: str | None = None
     ply: int | None = None
     #: How strongly the computer players play (one of `LEVELS`).
@@ -74,11 +75,15 @@ class GameOptions:
     #: The people who resigned and left their seats to a computer (user ids, in order):
     #: the rating counts them behind everyone still playing.
     resigned: tuple[int, ...] = ()
+    #: The game started from another game's record, after this many of its moves
+    #: (`/play record: ply:`); None: from the usual start or a position.
+    from_record: int | None = None
 
     @classmethod
     def of(cls, setup: GameSetup) -> Self:
         seconds = setup.deadline_minutes * 60 if setup.deadline_minutes is not None else None
-        return cls(setup.level or ai.DEFAULT_LEVEL, seconds)
+        from_record = setup.ply if setup.position is not None else None
+        return cls(setup.level or ai.DEFAULT_LEVEL, seconds, from_record=from_record)
 
     def stored(self) -> dict[str, Any]:
         """The JSON object kept in the database (the keys are the stored format)."""
@@ -93,6 +98,8 @@ class GameOptions:
             stored["deadline_chosen"] = True
         if self.resigned:
             stored["resigned"] = list(self.resigned)
+        if self.from_record is not None:
+            stored["from_record"] = self.from_record
         return stored
 
     @classmethod
@@ -102,6 +109,7 @@ class GameOptions:
         taken = stored.get("taken_over")
         remind = stored.get("remind_before")
         resigned = stored.get("resigned")
+        from_record = stored.get("from_record")
         return cls(
             level if isinstance(level, str) else ai.DEFAULT_LEVEL,
             deadline if isinstance(deadline, int) and deadline > 0 else None,
@@ -109,4 +117,5 @@ class GameOptions:
             remind if isinstance(remind, int) and remind >= 0 else REMIND_BEFORE_SECONDS,
             stored.get("deadline_chosen") is True,
             tuple(u for u in resigned if isinstance(u, int)) if isinstance(resigned, list) else (),
+            from_record if isinstance(from_record, int) and from_record >= 0 else None,
         )

@@ -376,7 +376,8 @@ class Starting:
 
 def from_record(game: Game[Any], setup: GameSetup) -> tuple[GameSetup, Text | None]:
     """A set-up that gives a record: the same, starting where the record is after its
-    chosen ply (`position_after`), with its note."""
+    chosen ply (`position_after`), which it keeps (the first board says where in the record
+    it goes on), with its note."""
     if setup.record is None:
         if setup.ply is not None:
             raise ServiceError(t("ply: give it with a record: to start from."))
@@ -393,8 +394,8 @@ def from_record(game: Game[Any], setup: GameSetup) -> tuple[GameSetup, Text | No
                 id=parsed.game.id,
             )
         )
-    position, note = position_after(parsed, setup.ply)
-    return replace(setup, position=position.to_text(), record=None, ply=None), note
+    position, moves, note = position_after(parsed, setup.ply)
+    return replace(setup, position=position.to_text(), record=None, ply=moves), note
 
 
 def _seat_choice(seat: str | None, game: Game[Any]) -> SeatChoice:

@@ -92,8 +92,12 @@ COLOURS: tuple[Color, ...] = (
     CUT_OFF,
 )
 
-#: Sized to read at the ~550 px Discord shows a board at (this one is 760 px wide).
-_PETALS = ((0, -9), (9, -3), (5, 7), (-5, 7), (-9, -3))
+#: Sized to read at the ~550 px Discord shows a board at (this one is 760 px wide). The
+#: flower sits in its square's top-left corner, turned so that no petal points at the
+#: middle of the square: the number on a piece there stays clear of it.
+_FLOWER_AT = 16
+_PETALS = ((9, 1), (1, 9), (-8, 4), (-6, -6), (4, -8))
+_PETAL = 8
 
 
 def _cell_box(square: int) -> tuple[int, int, int, int]:
@@ -148,13 +152,21 @@ def _disc(draw: BoardDraw, xy: tuple[int, int], r: int, fill: Color, line: Color
     draw.ellipse((x - r, y - r, x + r, y + r), fill=fill, outline=line, width=2)
 
 
-def _flower(draw: BoardDraw, square: int, fill: Color, visited: bool) -> None:
+def _flower_centre(square: int) -> tuple[int, int]:
     x0, y0, _, _ = _cell_box(square)
-    x, y = x0 + 19, y0 + 19
-    if visited:
-        _disc(draw, (x, y), 18, VISITED_BADGE, ROD_EDGE)
+    return x0 + _FLOWER_AT, y0 + _FLOWER_AT
+
+
+def _badge(draw: BoardDraw, square: int) -> None:
+    """The mark of a flower the mole has visited: drawn under the pieces, so that it
+    rings the flower without covering a piece's number."""
+    _disc(draw, _flower_centre(square), 21, VISITED_BADGE, ROD_EDGE)
+
+
+def _flower(draw: BoardDraw, square: int, fill: Color) -> None:
+    x, y = _flower_centre(square)
     for dx, dy in _PETALS:
-        _disc(draw, (x + dx, y + dy), 8, fill, ROD_EDGE)
+        _disc(draw, (x + dx, y + dy), _PETAL, fill, ROD_EDGE)
     _disc(draw, (x, y), 5, FLOWER_EYE, ROD_EDGE)
 
 
@@ -330,6 +342,10 @@ def _draw(
             width=6 if is_last else 3,
         )
 
+    for square in (*state.red, *state.white):
+        if square in visited:
+            _badge(draw, square)
+
     number = font(22, bold=True)
     for index, square in enumerate(state.path):
         piece = ORANGE_PIECE if index < ORANGE else DARK_PIECE
@@ -354,9 +370,9 @@ def _draw(
 
     # Flowers above the pieces, in the corner, so that both stay visible.
     for square in state.red:
-        _flower(draw, square, RED_FLOWER, square in visited)
+        _flower(draw, square, RED_FLOWER)
     for square in state.white:
-        _flower(draw, square, WHITE_FLOWER, square in visited)
+        _flower(draw, square, WHITE_FLOWER)
 
     # Rods on top, the last one filled with the highlight colour.
     for edge in range(EDGES):

@@ -4,6 +4,7 @@ what the bot reads (the compiled catalogues) is what the translators wrote."""
 
 from __future__ import annotations
 
+import ast
 import asyncio
 import io
 import re
@@ -49,6 +50,25 @@ def code_messages() -> dict[str | tuple[str, str], str]:
     ):
         found[message] = f"{filename}:{line}"
     return found
+
+
+def test_no_message_hides_inside_an_f_string() -> None:
+    """Babel does not read the expressions of an f-string on every Python the project
+    supports: a t() there never reaches the catalogue, and stays English."""
+    hidden = []
+    for layer in ("engine", "render", "host", "cogs"):
+        for path in sorted((ROOT / layer).rglob("*.py")):
+            for node in ast.walk(ast.parse(path.read_text(), str(path))):
+                if not isinstance(node, ast.JoinedStr):
+                    continue
+                for inner in ast.walk(node):
+                    if (
+                        isinstance(inner, ast.Call)
+                        and isinstance(inner.func, ast.Name)
+                        and inner.func.id in ("t", "tn")
+                    ):
+                        hidden.append(f"{path.relative_to(ROOT)}:{inner.lineno}")
+    assert hidden == []
 
 
 def test_polish_is_a_language_of_the_bot() -> None:

@@ -8,6 +8,7 @@ from unittest.mock import AsyncMock, create_autospec
 
 import discord
 import pytest
+from PIL import Image, ImageSequence
 
 from cogs import respond as respond_module
 from cogs.admin import AdminCog
@@ -438,3 +439,22 @@ async def test_ratings_and_profiles_refuse_bad_requests_privately(bot: HilltopBo
     inter, sent = interaction(bot, ALICE)
     await ratings.profile.callback(ratings, inter, user=OTHER_BOT)
     assert "otherbot is a bot and cannot play" in embed_text(sent.last())
+
+
+async def test_replay_offers_a_normal_and_a_fast_speed(bot: HilltopBot) -> None:
+    command = bot.tree.get_command("replay")
+    assert isinstance(command, discord.app_commands.Command)
+    [speed] = [p for p in command.parameters if p.name == "speed"]
+    assert [c.value for c in speed.choices] == ["normal", "fast"] and not speed.required
+    await start_game(bot)
+    cog = games_cog(bot)
+    inter, sent = interaction(bot, ALICE)
+    await cog.move.callback(cog, inter, text="b2-b1")
+    inter, sent = interaction(bot, BOB)
+    await cog.resign.callback(cog, inter)
+    inter, sent = interaction(bot, CAROL)
+    await cog.replay.callback(cog, inter, id=1, speed="fast")
+    attached: discord.File = sent.last()["file"]
+    with Image.open(attached.fp) as gif:
+        shown = [frame.info["duration"] for frame in ImageSequence.Iterator(gif)]
+    assert shown == [300, 2500]

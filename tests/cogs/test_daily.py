@@ -30,7 +30,7 @@ async def test_a_refused_first_move_answers_privately_and_starts_no_run(
     assert await bot.daily.daily.run_for(ALICE.id, today) is None
     inter, sent = interaction(bot, ALICE)
     await cog.daily.callback(cog, inter, move="d")
-    assert sent.last()["ephemeral"] is True and "ply 1" in embed_text(sent.last())
+    assert sent.last()["ephemeral"] is True and "move 1" in embed_text(sent.last())
     assert await bot.daily.daily.run_for(ALICE.id, today) is not None
 
 

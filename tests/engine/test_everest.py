@@ -479,6 +479,13 @@ def test_snowball_splats_on_an_upward_step() -> None:
     assert after.damage == (0, 0)
 
 
+def test_a_splat_is_told_where_the_ball_meets_the_slope() -> None:
+    # Thrown east from a2, the ball never leaves a2: it bursts against the rise to b2.
+    after = play_all(position("a2,h6", "-,dazed"), "sAE s0S s2S")
+    lines = [str(line) for line in describe_events(after.events, ("Ann", "Bob"))]
+    assert "Ann throws a snowball east from a2: it splats against the slope up to b2." in lines
+
+
 def test_snowball_hits_a_yeti_on_top_of_the_step() -> None:
     # Blue on b2 is hit; the push east would go up to c2, so Blue stays.
     after = play_all(position("a2,b2", "-,dazed"), "sAE s0W s2W")

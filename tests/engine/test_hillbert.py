@@ -792,3 +792,47 @@ def test_a_turn_is_described_by_its_rows_food_and_size_after() -> None:
     assert said(fed, "d l") == "1 row down, eats 1 food, stopped, Medium after"
     assert said(fed, "D1") == "2 rows down, eats nothing, Small, hungry 1 of 3"
     assert said(starving, "D1") == "2 rows down, eats nothing, starves: the run ends"
+
+
+# --- what a played turn did, told after it ----------------------------------------------
+
+
+def test_a_turn_tells_that_he_ate_grew_and_how_long_before_he_starves() -> None:
+    state = pos("...H...", "...o...")
+    assert str(state.move_effect(state.parse_move(0, "d"))) == (
+        "Hillbert ate 1 piece of food and grew to Medium; +1 point; "
+        "he starves after 4 more turns without food"
+    )
+
+
+def test_a_turn_tells_what_he_smashed_and_what_stopped_him() -> None:
+    # Medium smashes the small obstacle on c3, then the big one on c4-d4 stops him.
+    state = pos("..HH...", "..HH...", "..s....", "..bb...", "..BB...")
+    assert str(state.move_effect(state.parse_move(0, "dd"))) == (
+        "Hillbert ate nothing and shrank to Small; smashed 1 obstacle; "
+        "was stopped by a big obstacle; +1 point; he starves after 3 more turns without food"
+    )
+
+
+def test_a_medium_obstacle_smashed_counts_once() -> None:
+    state = pos("..HHH..", "..HHH..", "..HHH..", "..mm...")
+    assert str(state.move_effect(state.parse_move(0, "ddd"))) == (
+        "Hillbert ate nothing and shrank to Medium; smashed 1 obstacle; +3 points; "
+        "he starves after 4 more turns without food"
+    )
+
+
+def test_the_hungry_turn_that_ends_the_run_leaves_the_starving_to_the_result() -> None:
+    state = pos("...H...", hungry=2)
+    assert str(state.move_effect(state.parse_move(0, "d"))) == "Hillbert ate nothing; +1 point"
+
+
+def test_a_meal_without_room_to_grow_is_told_so() -> None:
+    state = GAME.from_text(
+        ".H.BB.o/...obb./.o..BB./...obb./..mmBB./.mm..../...obb. "
+        "score=7 turns=7 hungry=0 facing=1 jumped=0 seed=1"
+    )
+    assert str(state.move_effect(state.parse_move(0, "d rr R2"))) == (
+        "Hillbert ate 1 piece of food but had no room to grow; +1 point; "
+        "he starves after 3 more turns without food"
+    )

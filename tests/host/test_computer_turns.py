@@ -73,7 +73,7 @@ async def test_a_slow_computer_answer_is_posted_and_pings_the_player(storage: St
     assert place.channel_id == HERE.channel_id
     assert f"{WHITE_COMPUTER} played" in post.text and "alice (Black) to move" in post.text
     assert [u.name for u in post.mentions] == ["alice"]
-    assert post.title.endswith("ply 2")
+    assert post.title.endswith("move 2")
 
 
 async def test_a_quick_computer_answer_joins_the_reply_and_nothing_is_posted(
@@ -85,7 +85,8 @@ async def test_a_quick_computer_answer_joins_the_reply_and_nothing_is_posted(
     await service.start(HERE, ALICE, GameSetup("hokito", seed=3, seat="first"), [BOT])
     [first, *_] = await service.suggest_moves(HERE, ALICE, "")
     [reply] = await service.move(HERE, ALICE, first.value)
-    assert "hilltop (White, normal computer) played" in reply.text and reply.title.endswith("ply 2")
+    assert "hilltop (White, normal computer) played" in reply.text
+    assert reply.title.endswith("move 2")
     await asyncio.sleep(0.05)
     assert posts.replies == []
 

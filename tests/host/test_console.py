@@ -416,6 +416,24 @@ async def test_the_console_has_the_commands_that_keep_games_alive(
     assert "! dm: write on or off (got 'maybe')." in text
 
 
+async def test_a_replay_is_asked_for_at_a_speed(
+    console: tuple[Console, io.StringIO, Storage],
+) -> None:
+    cons, out, _ = console
+    assert parse_line("alice /replay id:1 speed:fast").options == {"id": "1", "speed": "fast"}
+    for line in (
+        "alice /play game:hokito opponent:bob seed:1 seat:first",
+        "bob /accept",
+        "alice /resign",
+        "carol /replay id:1 speed:fast",
+        "carol /replay id:1 speed:slow",
+    ):
+        await cons.run_line(line)
+    said = out.getvalue()
+    assert "Replay of game 1: Hokito" in said
+    assert said.strip().splitlines()[-1] == "! speed: choose normal or fast (not 'slow')."
+
+
 async def test_the_console_speaks_polish_with_polish_commands(
     console: tuple[Console, io.StringIO, Storage],
 ) -> None:

@@ -358,10 +358,10 @@ async def test_a_run_still_going_at_midnight_is_finished_on_its_own_hill(
     clock.now = at(23, 0, 2)
     [board] = await daily.play(HERE, ALICE)
     assert "Your run on the hill of 2026-11-22 is still open" in board.text
-    assert board.title.endswith("ply 2")
+    assert board.title.endswith("move 2")
     assert await daily.daily.run_for(ALICE.id, NEXT_DAY) is None
     [played] = await daily.play(HERE, ALICE, await lasting_move(daily, ALICE))
-    assert played.title.endswith("ply 3")
+    assert played.title.endswith("move 3")
     assert "hill of 2026-11-22: open until 01:00 UTC" in played.text
     replies = await finish_run(daily, ALICE)
     assert any("alice finished the hill of 2026-11-22" in r.text for r in replies)
@@ -463,7 +463,7 @@ async def test_a_refused_first_move_starts_no_run(storage: Storage, daily: Daily
     [row] = await storage.database.fetch("SELECT COUNT(*) FROM games")
     assert row[0] == 0
     [board] = await daily.play(HERE, ALICE, "d")
-    assert board.title.endswith("ply 1")
+    assert board.title.endswith("move 1")
     assert await daily.daily.run_for(ALICE.id, DAY) is not None
 
 

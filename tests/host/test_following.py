@@ -62,7 +62,7 @@ async def test_a_follower_who_wants_direct_messages_is_not_pinged(service: GameS
     assert [u.name for u in moved.followers_direct] == ["carol"]
     [(where, [message])] = await service.follow_messages(board.game_id or 0, [CAROL])
     assert where == Direct(CAROL)
-    assert "(Hokito: alice vs bob), ply 1:" in message.text
+    assert "(Hokito: alice vs bob), after move 1:" in message.text
     assert "Now waiting for: bob (White)." in message.text
 
 

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import pytest
 
+from engine.text import speaking
+from host import i18n
 from host.game_lists import PAGE_SIZE
 from host.model import Channel, ServiceError
 from host.payloads import Action
@@ -24,7 +26,7 @@ async def test_mine_lists_every_server_waiting_on_you_first(service: GameService
     [mine] = await service.my_games(ALICE)
     assert mine.ephemeral and mine.title == "Your games: 1 waiting for you"
     your_turn, others = mine.text.split("\n\n")
-    assert "<#500> · Hokito: alice vs bob" in your_turn
+    assert "<#500> · Hokito: alice vs bob · move 0" in your_turn
     assert "<#800> · Mole Hill: carol vs alice" in others
     assert "<#801>" not in mine.text
     assert mine.actions == ()  # one page
@@ -48,3 +50,16 @@ async def test_mine_pages_with_buttons_only_for_its_owner(service: GameService) 
 async def test_mine_with_no_games_says_how_to_start(service: GameService) -> None:
     [mine] = await service.my_games(ALICE)
     assert "You are in no game now. Start one with /play" in mine.text
+
+
+async def test_mine_names_the_link_to_the_board_in_the_players_language(
+    service: GameService,
+) -> None:
+    i18n.install()
+    service.presenter.link = lambda record: f"https://boards.example/{record.id}"
+    await service.start(HERE, ALICE, GameSetup("hokito", seed=1, seat="first"), [BOB])
+    await service.accept(HERE, BOB)
+    with speaking("pl"):
+        [mine] = await service.my_games(ALICE)
+    assert "· [plansza](https://boards.example/" in mine.text
+    assert "[board]" not in mine.text

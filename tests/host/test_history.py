@@ -92,6 +92,29 @@ async def test_a_games_record_downloads_and_loads_again_from_any_ply(
     assert "carol challenges alice" in again.text
 
 
+async def test_a_game_loaded_from_a_record_says_where_in_it_it_goes_on(
+    service: GameService,
+) -> None:
+    game_id = await finished_duel(service, moves=4)
+    [shown] = await service.game_record(HERE, game_id)
+    [download] = await service.press(HERE, CAROL, shown.actions[0].payload)
+    assert download.file is not None
+    record = download.file[1].decode()
+    for ply, told in (
+        (2, "The game continues from the record, after its move 2: "),
+        (None, "The game continues from the record, after its move 4: "),
+        (0, "The game begins from the start of the record: "),
+    ):
+        await service.start(HERE, CAROL, GameSetup("hokito", record=record, ply=ply), [ALICE])
+        [board] = await service.accept(HERE, ALICE)
+        assert board.text.startswith(told), board.text
+        await service.resign(HERE, ALICE)
+    # A game from the usual start still simply begins.
+    await service.start(HERE, CAROL, GameSetup("hokito", seed=3), [ALICE])
+    [board] = await service.accept(HERE, ALICE)
+    assert board.text.startswith("The game begins: ")
+
+
 async def test_a_bad_record_is_refused_with_where_it_is_wrong(service: GameService) -> None:
     game_id = await finished_duel(service, moves=2)
     [download] = await service.press(
@@ -155,13 +178,22 @@ async def test_a_replay_draws_every_move_and_dwells_on_the_end(storage: Storage)
     assert durations[-1] == 4000 and durations[1] == 700
     [step] = replay.actions
     [opened] = await service.press(HERE, CAROL, step.payload)
-    assert opened.ephemeral and not opened.edit and "ply 0 of 4" in opened.title
+    assert opened.ephemeral and not opened.edit and "move 0 of 4" in opened.title
     assert [a.disabled for a in opened.actions] == [True, True, False, False]
     [last] = await service.press(HERE, CAROL, opened.actions[3].payload)
-    assert last.edit and "ply 4 of 4" in last.title
+    assert last.edit and "move 4 of 4" in last.title
     assert last.image is not None and last.image != opened.image
     with pytest.raises(ServiceError, match="There is no game"):
         await service.replay(ELSEWHERE, game_id)
+
+
+async def test_a_replay_may_be_asked_for_fast(storage: Storage) -> None:
+    service = make_service(storage, images=True)
+    game_id = await finished_duel(service, moves=4)
+    [fast] = await service.replay(HERE, game_id, "fast")
+    assert fast.image is not None and gif_frames(fast.image) == [300, 300, 300, 300, 2500]
+    with pytest.raises(ServiceError, match="speed: choose normal or fast"):
+        await service.replay(HERE, game_id, "slow")
 
 
 async def test_a_live_games_replay_stops_before_plans_not_revealed(storage: Storage) -> None:

@@ -121,7 +121,7 @@ async def test_two_processes_on_one_database_take_turns(storage_target: str) -> 
             s.label.split(": ")[0] for s in await other.suggest_moves(HERE, ALICE, "")
         ]
         [reply] = await one.move(HERE, ALICE, alice_move)
-        assert reply.title.endswith("ply 3")
+        assert reply.title.endswith("move 3")
         # Bob's old move sent again to the first process is refused: it is Bob's turn now,
         # but that move was already made and the board has changed.
         record = await one.repository.live_game_in_channel(HERE.channel_id)

@@ -65,6 +65,23 @@ async def test_only_a_game_that_offers_hints_has_the_button(service: GameService
     assert "Hint" not in labels(duel)
 
 
+async def test_a_move_is_told_with_what_it_did_where_the_game_says(service: GameService) -> None:
+    hill = "...H.../...o.../......./......./......./......./......."
+    position = f"{hill} score=0 turns=0 hungry=0 facing=0 jumped=0 seed=9"
+    await service.start(HERE, ALICE, GameSetup("hillbert", position=position))
+    [moved] = await service.move(HERE, ALICE, "d")
+    assert moved.text.startswith(
+        "alice played d: Hillbert ate 1 piece of food and grew to Medium; +1 point; "
+        "he starves after 4 more turns without food.\n"
+    )
+    # A game whose notation says it all keeps the plain line.
+    await service.resign(HERE, ALICE)
+    await service.start(HERE, ALICE, GameSetup("hokito", seed=1, seat="first"), [BOB])
+    await service.accept(HERE, BOB)
+    [played] = await service.move(HERE, ALICE, "a1-b1")
+    assert played.text.startswith("alice played a1-b1.\n")
+
+
 async def test_a_computers_quick_answer_and_your_own_move_are_both_drawn(storage: Storage) -> None:
     service = make_service(storage, images=True)
     await service.start(HERE, ALICE, GameSetup("hokito", seed=3, seat="first"), [BOT])
@@ -158,6 +175,29 @@ async def test_the_end_of_mole_hills_first_round_is_told_and_its_last_lawn_drawn
     assert caption == "Round 1: the last lawn" and lawn != reply.image
 
 
+async def test_mole_hills_end_gives_each_player_the_points_of_their_round_as_the_mole(
+    service: GameService,
+) -> None:
+    # Round 2: bob, the mole, has one more rod to face before he is stuck; alice scored 16
+    # as the mole of round 1 and is the gardener now.
+    cornered = "2g b2,a1 a1n e1,a4,i4,e7/b2,h2,b6,h6 16"
+    await service.admin_start(HERE, ADMIN, GameSetup("molehill", position=cornered), [ALICE, BOB])
+    [end] = await service.move(HERE, ALICE, "rod a1e")
+    assert (
+        "Game over. alice wins, 16 to 1: alice scored 16 as the mole in round 1, bob scored 1 "
+        "as the mole in round 2." in end.text
+    )
+    assert "Gardener" not in end.text and "Mole)" not in end.text
+    assert end.fields == (("alice (First mole)", "16 points"), ("bob (First gardener)", "1 point"))
+    level = cornered.replace(" 16", " 1")
+    await service.admin_start(HERE, ADMIN, GameSetup("molehill", position=level), [ALICE, BOB])
+    [draw] = await service.move(HERE, ALICE, "rod a1e")
+    assert (
+        "Game over. It is a draw, 1 to 1: alice scored 1 as the mole in round 1, bob scored 1 "
+        "as the mole in round 2." in draw.text
+    )
+
+
 async def test_a_hillbert_turn_with_nothing_left_to_choose_still_asks_to_confirm(
     service: GameService,
 ) -> None:
@@ -168,7 +208,7 @@ async def test_a_hillbert_turn_with_nothing_left_to_choose_still_asks_to_confirm
     assert "Hillbert ends on" in panel.text  # the preview, before anything is played
     assert (await service.live.in_channel(HERE)).record.ply == 0
     [done, played] = await service.press(HERE, ALICE, panel.actions[0].payload)
-    assert done.text == "Done: d lll." and played.title.endswith("ply 1")
+    assert done.text == "Done: d lll." and played.title.endswith("move 1")
 
 
 def test_a_reply_tells_moves_in_the_order_they_were_made() -> None:
@@ -269,4 +309,4 @@ async def test_a_roll_off_outcome_is_looked_at_then_picked(storage: Storage) -> 
         HERE, BOB, Payload.parse(second.actions[0].payload.encode())
     )
     assert done.text == "Done: pick 2."
-    assert "ply 1" in played.title
+    assert "move 1" in played.title

@@ -58,7 +58,7 @@ async def test_a_finished_games_record_starts_where_it_was_last_still_played(
     assert note in challenge.text
     await service.accept(THREAD, BOB)
     assert (await service.live.in_channel(THREAD)).state.to_text() == positions[-2]
-    await service.resign(THREAD, BOB)
+    await service.resign(THREAD, BOB, confirmed=True)
     # A ply where the game is over says which plies can be played.
     with pytest.raises(ServiceError) as refused:
         await service.start(THREAD, ALICE, GameSetup("hokito", record=record, ply=moves), [BOB])

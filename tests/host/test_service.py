@@ -66,7 +66,7 @@ async def test_challenge_accept_and_move(service: GameService) -> None:
     [after] = await service.move(HERE, ALICE, "a1-b1")
     assert "alice played a1-b1." in after.text
     assert "bob (White) to move" in after.text
-    assert after.title.endswith("ply 1")
+    assert after.title.endswith("move 1")
     ply, snapshot = await stored_snapshot(service)
     assert ply == 1 and snapshot.endswith(" w")  # White to move in the stored position
 
@@ -158,7 +158,7 @@ async def test_restart_continues_the_game_and_old_buttons_work(storage_target: s
         replies = await second.press(HERE, ALICE, panel.picks[0].payload)
         assert "bob (White) to move" in replies[-1].text
         [again] = await second.move(HERE, BOB, (await second.suggest_moves(HERE, BOB, ""))[0].value)
-        assert again.title.endswith("ply 2")
+        assert again.title.endswith("move 2")
     finally:
         await reopened.close()
 
@@ -171,13 +171,13 @@ async def test_computer_opponent_answers_at_once(service: GameService) -> None:
     )
     assert "hilltop (White, normal computer) played" in after.text
     assert "alice (Black) to move" in after.text
-    assert after.title.endswith("ply 2")
+    assert after.title.endswith("move 2")
 
 
 async def test_computer_moves_first_when_it_holds_black(service: GameService) -> None:
     [board] = await service.start(HERE, ALICE, GameSetup("hokito", seed=3, seat="second"), [BOT])
     assert "hilltop (Black, normal computer) played" in board.text
-    assert board.title.endswith("ply 1")
+    assert board.title.endswith("move 1")
 
 
 async def test_game_over_from_a_position(service: GameService) -> None:

@@ -76,7 +76,7 @@ async def test_a_solo_player_may_make_the_same_move_twice_on_purpose(
     again = next(s for s in await service.suggest_moves(HERE, ALICE, "") if s.label == first.label)
     assert again.value != first.value  # offered anew, for the new turn
     [reply] = await service.move(HERE, ALICE, again.value)
-    assert await stored_ply(service) == 2 and "ply 2" in reply.title
+    assert await stored_ply(service) == 2 and "move 2" in reply.title
     # A move typed by hand names no turn: it is judged on the game as it stands.
     assert offered_move(first.label) == (first.label, None)
 

@@ -29,6 +29,7 @@ SOIL = (150, 108, 66)
 ORANGE, DARK, MOLE = (243, 138, 28), (52, 46, 44), (104, 70, 46)
 ROD, TARGET = (250, 250, 244), (255, 236, 120)
 RED, EYE, BADGE = (214, 36, 44), (250, 204, 40), (255, 226, 90)
+WHITE_PETAL = (252, 252, 252)
 GRID = (72, 112, 56)
 #: A rod not placed yet, and the lawn it would part from the mole.
 PROPOSED, CUT_OFF = (36, 104, 232), (156, 158, 142)
@@ -122,9 +123,9 @@ def test_pieces_stack_targets_and_rods() -> None:
     ix0, iy0, ix1, _ = box("i4")
     assert near(pixel(image, ((ix0 + ix1) // 2, iy0)), DEFAULT_THEME.highlight)
     assert not near(pixel(image, ((x0 + x1) // 2, y0 + CELL)), DEFAULT_THEME.highlight)
-    # e1 (red flower) was visited: its badge shows.
+    # e1 (red flower) was visited: its badge rings the flower, beside the piece.
     ex0, ey0, _, _ = box("e1")
-    assert near(pixel(image, (ex0 + 19, ey0 + 35)), BADGE)
+    assert near(pixel(image, (ex0 + 3, ey0 + 30)), BADGE)
 
 
 def test_last_step_is_highlighted_and_targets_hidden() -> None:
@@ -192,6 +193,28 @@ def test_flowers_and_numbers_read_at_the_size_discord_shows_a_board() -> None:
     across = max(x for x, _ in petals) - min(x for x, _ in petals) + 1
     # Discord shows the board about 550 px wide: a flower stays about 20 px across there.
     assert across * 550 / image.width >= 20, across
+
+
+def test_a_flower_leaves_the_number_of_the_piece_on_its_square_clear() -> None:
+    # Pieces 2, 5, 7 and 10 stand on flowers (b2, a4, b6, e7); the stack stands on i4.
+    state = molehill(
+        "1g a1,b2,c3,b4,a4,a5,b6,c7,d7,e7,f6,g5,h6,h5,h4,i4 "
+        "a1e,b1e,c1e,d1e,e1e,f1e,g1e,h1e,a2e,b2e,c2e,d2e,e2e,f2e,g2e "
+        f"{FLOWERS} -"
+    )
+    image = render(state, RenderContext(names=("Ada", "Bo")))
+    petals = {"b2": WHITE_PETAL, "a4": RED, "b6": WHITE_PETAL, "e7": RED, "i4": RED}
+    for square, petal in petals.items():
+        x, y = centre(square)
+        # The number is written within 16 px of the middle of the piece.
+        covered = [
+            (dx, dy)
+            for dx in range(-16, 17)
+            for dy in range(-16, 17)
+            if dx * dx + dy * dy <= 16 * 16
+            and any(near(pixel(image, (x + dx, y + dy)), c) for c in (petal, EYE, BADGE))
+        ]
+        assert covered == [], square
 
 
 def preview_image(state: MoleHillState, prefix: tuple[str, ...]) -> Image.Image:
