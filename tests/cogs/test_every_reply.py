@@ -278,14 +278,14 @@ async def look_back(player: Player, user: FakeUser, channel: int, game_id: int, 
     panel = await player.click(user, replay, replay.find(label="Step through")["custom_id"])
     assert panel.ephemeral
     last = int(panel.text.split(" of ")[-1].split()[0])
-    assert f"ply 0 of {last}" in panel.text
+    assert f"move 0 of {last}" in panel.text
     ways = ["▶"] * last + ["◀"] * last if full else ["⏭", "◀", "⏮", "▶"]
     ply = 0
     for way in ways:
         panel = player.fake.message(panel.id)
         await player.click(user, panel, panel.find(label=way)["custom_id"])
         ply = {"▶": ply + 1, "◀": ply - 1, "⏭": last, "⏮": 0}[way]
-        assert f"ply {ply} of {last}" in player.fake.message(panel.id).text
+        assert f"move {ply} of {last}" in player.fake.message(panel.id).text
 
 
 async def turn_pages(player: Player, user: FakeUser, message: Message) -> None:

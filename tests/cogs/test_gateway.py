@@ -588,7 +588,9 @@ async def test_a_rematch_from_the_game_over_post_and_a_draw_by_buttons(
     assert accepted.callback_type == CallbackType.UPDATE_MESSAGE
     assert accepted.message.labels() == [] and "bob accepted the draw." in accepted.message.text
     [end] = await accepted.followups(1)
-    assert "alice and bob agreed a draw." in end.text and end.labels() == ["Rematch"]
+    # Agreed before anyone moved: aborted, and said so.
+    assert "alice (Black) and bob (White) agreed a draw." in end.text and "aborted" in end.text
+    assert end.labels() == ["Rematch"]
 
     pressed = await fake.click(bob, end, label="Rematch")
     # The game-over post keeps its text and picture; only its button goes.
@@ -652,7 +654,9 @@ async def test_anyone_may_follow_a_board_and_is_pinged_at_the_next_move(
     followed = await fake.click(carol, board, label="Follow")
     assert followed.ephemeral and followed.message.labels() == ["Unfollow"]
     moved = await fake.slash(alice, "move", text="b2-b1")
-    assert set(moved.message.pinged) == {bob.id, carol.id}
+    assert moved.message.pinged == (bob.id,)
+    [told] = await moved.followups(1)  # the follower, by a message of their own
+    assert told.pinged == (carol.id,) and told.content.startswith("Following this game:")
     stopped = await fake.click(carol, followed.message, label="Unfollow")
     assert stopped.callback_type == CallbackType.UPDATE_MESSAGE
     assert "no longer follow" in stopped.message.text

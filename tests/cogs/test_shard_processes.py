@@ -85,8 +85,14 @@ async def test_each_process_answers_its_own_servers_and_both_see_everything(
 
     # Ratings gathered from both servers' games, whichever process asks.
     for channel in (first, second):
-        resigned = await fake.slash(bob, "resign", channel_id=channel)
-        assert not resigned.ephemeral
+        for player in (alice, bob):  # a game nobody played would be aborted, not rated
+            legal = await fake.autocomplete(player, "move", "text", channel_id=channel, text="")
+            value = legal.choices[0]["value"]
+            await fake.slash(player, "move", channel_id=channel, text=value)
+        asked = await fake.slash(bob, "resign", channel_id=channel)
+        assert asked.ephemeral  # /resign asks first
+        resigned = await fake.click(bob, asked.message, label="Yes, resign")
+        assert not resigned.ephemeral and "bob (White) resigned" in resigned.message.text
     for channel in (second, first):
         table = await fake.slash(
             alice, "ratings", channel_id=channel, game="hokito", scope="global"

@@ -108,7 +108,7 @@ async def test_a_game_loaded_from_a_record_says_where_in_it_it_goes_on(
         await service.start(HERE, CAROL, GameSetup("hokito", record=record, ply=ply), [ALICE])
         [board] = await service.accept(HERE, ALICE)
         assert board.text.startswith(told), board.text
-        await service.resign(HERE, ALICE)
+        await service.resign(HERE, ALICE, confirmed=True)
     # A game from the usual start still simply begins.
     await service.start(HERE, CAROL, GameSetup("hokito", seed=3), [ALICE])
     [board] = await service.accept(HERE, ALICE)

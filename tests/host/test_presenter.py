@@ -75,7 +75,7 @@ async def test_a_move_is_told_with_what_it_did_where_the_game_says(service: Game
         "he starves after 4 more turns without food.\n"
     )
     # A game whose notation says it all keeps the plain line.
-    await service.resign(HERE, ALICE)
+    await service.resign(HERE, ALICE, confirmed=True)
     await service.start(HERE, ALICE, GameSetup("hokito", seed=1, seat="first"), [BOB])
     await service.accept(HERE, BOB)
     [played] = await service.move(HERE, ALICE, "a1-b1")
