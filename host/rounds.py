@@ -13,15 +13,49 @@ short post whose button opens their choice privately.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
+from typing import Protocol
 
-from engine.text import t
+from data.repository import GameRecord
+from engine.text import Text, t
 from host.live import Loaded, Played
 from host.model import Choice, Reply, User
 from host.payloads import Action, Payload
 
-if TYPE_CHECKING:
-    from host.presenter import Happened, Presenter
+
+class Happened(Protocol):
+    """One thing a reply tells (`host.presenter.Happened`)."""
+
+    @property
+    def line(self) -> Text: ...
+
+    @property
+    def after(self) -> Loaded | None: ...
+
+    @property
+    def seat(self) -> int | None: ...
+
+
+class Presenter(Protocol):
+    """What telling a round needs of the presenter (`host.presenter.Presenter`)."""
+
+    def names(self, loaded: Loaded) -> list[str]: ...
+
+    def seat_label(self, loaded: Loaded, seat: int) -> str: ...
+
+    def waiting_line(self, loaded: Loaded) -> str: ...
+
+    def clock_lines(self, loaded: Loaded, humans: list[int]) -> list[str]: ...
+
+    def footer(self, record: GameRecord) -> str: ...
+
+    async def builder(
+        self,
+        loaded: Loaded,
+        seat: int,
+        prefix: tuple[str, ...],
+        edit: bool,
+        group: str | None = None,
+    ) -> Reply: ...
 
 
 def closes_a_round(happened: Happened) -> bool:
