@@ -228,12 +228,12 @@ async def send_replies(
     interaction: discord.Interaction[Any], replies: list[Reply], *, thinking: bool = False
 ) -> None:
     """Send `replies` in order. After a "thinking…" deferral the first follow-up would
-    only edit that message, and edits ping nobody: a reply that must ping replaces it
-    with a new message instead."""
+    only edit that message, and edits ping nobody and keep the deferral's visibility: a
+    reply that must ping, or that is private, replaces it with a new message instead."""
     for index, reply in enumerate(replies):
         parts = message_parts(reply)
         first = index == 0
-        if first and thinking and reply.mentions and not reply.ephemeral:
+        if first and thinking and (reply.mentions or reply.ephemeral):
             await interaction.delete_original_response()
         message_id: int | None
         if first and reply.edit and _is_component(interaction) and interaction.message:

@@ -241,6 +241,18 @@ class GameState(ABC, Generic[M]):
         (Everest's plans); None: the moves are listed."""
         return None
 
+    @property
+    def round_number(self) -> int | None:
+        """The round this position belongs to, for games told a round at a time
+        (`Game.told_in_rounds`); None: the game has no rounds."""
+        return None
+
+    @property
+    def planning(self) -> bool:
+        """Whether the seats to act are planning in secret, for plans that are revealed
+        together once all are in (Everest's plans): who is to act is still planning."""
+        return False
+
     def seat_role(self, seat: int) -> Text | None:
         """The role `seat` plays now, for games whose roles change as they go (Mole Hill's
         mole and gardener swap for round 2); None: the seat's fixed name, its `Game`'s
@@ -332,6 +344,12 @@ class Game(ABC, Generic[M]):
     #: with nothing left to choose (Hillbert, whose turns grow one step at a time);
     #: otherwise a move is played as soon as it is complete and nothing could be added.
     confirm_moves: ClassVar[bool] = False
+    #: The game is told to its channel a round at a time (Everest): one public post when
+    #: a round ends, telling it whole (the plans every seat made in secret at its start,
+    #: revealed, then what they set off), while the decisions inside a round are asked
+    #: and answered privately. Its states say which round they are in (`round_number`)
+    #: and when seats are planning (`planning`).
+    told_in_rounds: ClassVar[bool] = False
 
     def search_model(self, view: GameState[Any]) -> Model | None:
         """What the computer player's search should know about this game in `view`

@@ -978,6 +978,14 @@ class EverestState(GameState[Move]):
             return frozenset(s for s in range(self.players) if self.endq[s] in _ASKING)
         return frozenset()
 
+    @property
+    def round_number(self) -> int:
+        return self.round
+
+    @property
+    def planning(self) -> bool:
+        return self.stage is Stage.PLAN
+
     def outcome(self) -> Outcome | None:
         if self.stage is not Stage.OVER:
             return None
@@ -2872,6 +2880,9 @@ class EverestGame(Game[Move]):
     #: Plans are made at once and in secret (RULES 3(b)); a yeti wins, it scores nothing.
     secret_decisions: ClassVar[bool] = True
     has_scores: ClassVar[bool] = False
+    #: A round's plans and dice are told in one post when it ends; the choices inside it
+    #: go to whoever must make them.
+    told_in_rounds: ClassVar[bool] = True
 
     def new_state(self, seed: int, num_players: int, variant: str | None) -> EverestState:
         self.check_setup(num_players, variant)

@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 
 from engine.core import MoveError
 from engine.text import t, tn
+from host import rounds
 from host.ai_turns import ComputerPlayers
 from host.live import LiveGames, Loaded
 from host.model import Channel, Reply, User
@@ -212,8 +213,10 @@ class ComputerTurns:
         # when the computers started.
         before = thinking.shown.state.to_act - thinking.asked
         pings = self.presenter.pings(final, before, set())
-        if not pings and final.record.is_live and all(h.secret for h in told):
-            # Only secret choices made, and nobody newly asked to act: nothing to tell.
+        quiet = all(h.secret for h in told) or rounds.nothing_to_post(final, told, pings)
+        if not pings and final.record.is_live and quiet:
+            # Only secret choices made (or, in a game told a round at a time, choices
+            # inside a round), and nobody newly asked to act: nothing to tell yet.
             self._go_on(final, thinking.shown)
             return
         try:

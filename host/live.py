@@ -38,6 +38,22 @@ UNDONE = -1
 CACHE_GAMES = 5000
 
 
+@dataclass(frozen=True, slots=True)
+class Played:
+    """One move of a round being told (`Loaded.story`): who made it, and the game
+    before and after it."""
+
+    seat: int
+    move: Hashable
+    before: GameState[Any]
+    after: GameState[Any]
+
+    @property
+    def closes_round(self) -> bool:
+        """Whether this move ended its round (or the game)."""
+        return self.after.is_over or self.after.round_number != self.before.round_number
+
+
 @dataclass(frozen=True)
 class Loaded:
     """A game as the service works on it: the stored record and the replayed states."""
@@ -54,6 +70,9 @@ class Loaded:
     move_keys: dict[int, tuple[tuple[str, str], ...]] = field(
         default_factory=dict, compare=False, repr=False
     )
+    #: In a game told a round at a time (`Game.told_in_rounds`), the moves of the round
+    #: of the last move, in order: the whole round once that move ended it.
+    story: tuple[Played, ...] = field(default=(), compare=False, repr=False)
 
     @property
     def id(self) -> int:
@@ -72,6 +91,14 @@ class Loaded:
     def deciding_together(self) -> bool:
         """Several seats must decide now, in secret (the game says it decides so)."""
         return self.game.secret_decisions and len(self.state.to_act) > 1
+
+    def told(self, seat: int, move: Hashable, after: GameState[Any]) -> tuple[Played, ...]:
+        """The story after `seat` plays `move` here, reaching `after`."""
+        if not self.game.told_in_rounds:
+            return ()
+        played = Played(seat, move, self.state, after)
+        same_round = self.story and self.story[0].before.round_number == self.state.round_number
+        return (*self.story, played) if same_round else (played,)
 
     def keyed_moves(self, seat: int) -> tuple[tuple[str, str], ...]:
         """(search key, text) of every legal move of `seat`, in the engine's order."""
@@ -139,6 +166,24 @@ def replay(
         move = state.parse_move(seat, text)
         reached.append((state.play(seat, move), move))
     return reached
+
+
+def _story(
+    game: Game[Any],
+    reached: list[tuple[GameState[Any], Hashable | None]],
+    entries: Sequence[tuple[int, str]],
+) -> tuple[Played, ...]:
+    """The moves of the last move's round (`Loaded.story`), from a replayed log."""
+    if not game.told_in_rounds or UNDO in (text for _, text in entries):
+        return ()  # games told in rounds take nothing back
+    seats = [seat for seat, _ in entries]
+    story: list[Played] = []
+    for i in range(len(reached) - 1, 0, -1):
+        before, (after, move) = reached[i - 1][0], reached[i]
+        if story and before.round_number != story[0].before.round_number:
+            break
+        story.insert(0, Played(seats[i - 1], move, before, after))
+    return tuple(story)
 
 
 def start_state(game: Game[Any], record: GameRecord) -> GameState[Any]:
@@ -229,7 +274,8 @@ class LiveGames:
         movers = tuple(
             UNDONE if entry.text == UNDO else entry.seat for entry in moves[: record.ply]
         )
-        return self.remember(Loaded(record, game, state, previous, last_move, movers))
+        story = _story(game, reached, entries)
+        return self.remember(Loaded(record, game, state, previous, last_move, movers, story=story))
 
     async def locked_load(self, game_id: int, *, fresh: bool = False) -> Loaded:
         async with self.lock(game_id):

@@ -128,7 +128,10 @@ class Moves:
             expired_at=None,
         )
         movers = (*loaded.movers, seat)
-        return self.live.remember(Loaded(stored, loaded.game, after, loaded.state, move, movers))
+        story = loaded.told(seat, move, after)
+        return self.live.remember(
+            Loaded(stored, loaded.game, after, loaded.state, move, movers, story=story)
+        )
 
     # --- whose move -----------------------------------------------------------------------
     def acting_seat(self, loaded: Loaded, user: User) -> int:

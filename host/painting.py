@@ -44,14 +44,15 @@ class BoardImages:
     choices: bytes | None = None
 
 
-def draw_board(state: GameState[Any], ctx: RenderContext, chooser: int | None) -> BoardImages:
-    """The board, its steps, and the choices of `chooser` (the one seat to act) if the
-    game draws them."""
+def draw_board(
+    state: GameState[Any], ctx: RenderContext, chooser: int | None, steps: bool = True
+) -> BoardImages:
+    """The board, its steps (unless `steps` is False), and the choices of `chooser` (the
+    one seat to act) if the game draws them."""
     renderer = listing_of(state).renderer
     choices = renderer.options_png(state, chooser, (), ctx) if chooser is not None else None
-    return BoardImages(
-        renderer.board_png(state, ctx), tuple(renderer.step_pngs(state, ctx)), choices
-    )
+    drawn = tuple(renderer.step_pngs(state, ctx)) if steps else ()
+    return BoardImages(renderer.board_png(state, ctx), drawn, choices)
 
 
 @dataclass(frozen=True, slots=True)
@@ -178,9 +179,9 @@ class Painter:
         self._long_work: Executor | None = None
 
     async def board(
-        self, state: GameState[Any], ctx: RenderContext, chooser: int | None
+        self, state: GameState[Any], ctx: RenderContext, chooser: int | None, steps: bool = True
     ) -> BoardImages:
-        return await self._run(draw_board, state, ctx, chooser)
+        return await self._run(draw_board, state, ctx, chooser, steps)
 
     async def replay(
         self, frames: list[tuple[GameState[Any], RenderContext, bool]], speed: Speed = NORMAL

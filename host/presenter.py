@@ -18,6 +18,7 @@ from data.repository import GameRecord, SeatRecord
 from data.results import Ending, GameResult
 from engine.core import Game, MoveError, Option
 from engine.text import Text, t, tn
+from host import rounds
 from host.following import Following
 from host.live import Loaded, user_of
 from host.model import Choice, Reply, User
@@ -42,6 +43,8 @@ class Happened:
     after: Loaded | None = None
     #: A decision made in secret: it is told that it was made, and nothing more.
     secret: bool = False
+    #: The seat that made the move, when a seat did.
+    seat: int | None = None
 
 
 log = logging.getLogger(__name__)
@@ -78,7 +81,16 @@ class Presenter:
         lines: list[str] = []
         earlier: list[Happened] = []
         last_told = False
-        for happened in in_order(told):
+        by_round = game.told_in_rounds
+        if by_round:
+            # Told a round at a time: inside a round, privately; a round ended, whole.
+            if rounds.inside_a_round(loaded, told):
+                within = await rounds.within_round(self, loaded, in_order(told), pings)
+                if within is not None:
+                    return within
+            lines = rounds.retold(self, loaded, in_order(told))
+            last_told = True
+        for happened in () if by_round else in_order(told):
             lines.append(str(happened.line))
             after = happened.after
             if after is None:
@@ -103,13 +115,9 @@ class Presenter:
         else:
             acting = sorted(state.to_act)
             humans = [s for s in acting if not record.seats[s].user.is_bot]
-            names = ", ".join(self.seat_label(loaded, s) for s in acting)
-            if len(acting) == 1:
-                lines.append(str(t("{names} to move.", names=names)))
-            else:
-                lines.append(str(t("Waiting for: {names}.", names=names)))
+            lines.append(self.waiting_line(loaded))
             if humans:
-                lines += self._clock_lines(loaded, humans)
+                lines += self.clock_lines(loaded, humans)
             picks, actions = self._board_controls(loaded, acting, humans, private)
         followers: tuple[User, ...] = ()
         followers_direct: tuple[User, ...] = ()
@@ -118,7 +126,10 @@ class Presenter:
             followers, followers_direct = await self.following.audience(loaded)
         image: bytes | None = None
         gallery: tuple[tuple[str, bytes], ...] = ()
-        if self.render_images:
+        if self.render_images and by_round:
+            # One picture: the round is told in words, its choices asked privately.
+            image = (await self.images(loaded, with_choices=False, with_steps=False)).board
+        elif self.render_images:
             images = await self.images(loaded)
             image = images.board
             gallery = await self._gallery(earlier, images)
@@ -182,7 +193,17 @@ class Presenter:
             pictures.append((str(t("The choices")), last.choices))
         return tuple(pictures[-MAX_GALLERY:])
 
-    def _clock_lines(self, loaded: Loaded, humans: list[int]) -> list[str]:
+    def waiting_line(self, loaded: Loaded) -> str:
+        """Who the game waits for: still planning, in secret, or to move."""
+        acting = sorted(loaded.state.to_act)
+        names = ", ".join(self.seat_label(loaded, s) for s in acting)
+        if loaded.state.planning:
+            return str(t("Still planning: {names}.", names=names))
+        if len(acting) == 1:
+            return str(t("{names} to move.", names=names))
+        return str(t("Waiting for: {names}.", names=names))
+
+    def clock_lines(self, loaded: Loaded, humans: list[int]) -> list[str]:
         """When the pending decision runs out, and what happens then."""
         record, state = loaded.record, loaded.state
         if record.deadline_at is not None:
@@ -427,14 +448,16 @@ class Presenter:
         outcome = loaded.state.outcome()
         return how_it_ended(result, labels, outcome.reason if outcome is not None else None)
 
-    async def images(self, loaded: Loaded, *, with_choices: bool = True) -> BoardImages:
+    async def images(
+        self, loaded: Loaded, *, with_choices: bool = True, with_steps: bool = True
+    ) -> BoardImages:
         """The board, one picture per step of what the last move set off, and a picture
         of the choices when one player must choose among drawn outcomes (a roll-off's
         outcomes are public: everyone saw the dice)."""
         acting = sorted(loaded.state.to_act) if loaded.record.status == "active" else []
         chooser = acting[0] if len(acting) == 1 and with_choices else None
         return await self.painter.board(
-            loaded.state.view(None), self.render_context(loaded), chooser
+            loaded.state.view(None), self.render_context(loaded), chooser, steps=with_steps
         )
 
     def render_context(self, loaded: Loaded, viewer: int | None = None) -> RenderContext:
@@ -501,14 +524,15 @@ class Presenter:
         label): a decision made in secret stays secret."""
         name = name or self.seat_label(before, seat)
         if before.deciding_together:
-            return Happened(t("{name} has made their choice.", name=name), after, secret=True)
+            line = t("{name} has made their choice.", name=name)
+            return Happened(line, after, secret=True, seat=seat)
         played = before.state.move_text(move)
         effect = before.state.view(None).move_effect(move)
         if effect is None:
             line = t("{name} played {move}.", name=name, move=played)
         else:
             line = t("{name} played {move}: {effect}.", name=name, move=played, effect=effect)
-        return Happened(line, after)
+        return Happened(line, after, seat=seat)
 
     def pings(self, loaded: Loaded, before: frozenset[int], actors: set[int]) -> tuple[User, ...]:
         """Who to notify after a move: people newly asked to act, or, once the game is
@@ -603,6 +627,9 @@ class Presenter:
         lines = [str(options.prompt)]
         if prefix:
             lines.insert(0, str(t("So far: **{chosen}**", chosen=" ".join(prefix))))
+        elif group is None and loaded.game.told_in_rounds:
+            # Asked inside a round: what happened in it so far, to choose knowingly.
+            lines[:0] = rounds.story_lines(self, loaded, rounds.round_so_far(loaded))
         if options.preview is not None:
             lines.append(str(options.preview))
         picture = None

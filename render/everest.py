@@ -104,13 +104,15 @@ class Grid:
         return self.top + 6 * self.cell
 
 
-#: The main board, about 760 px wide.
-BOARD = Grid(86, 36, 50)
+#: The main board, 760 px wide. Discord shows a picture about 360 px wide on a phone, so
+#: every word and coin is written at least `READABLE` px high (12 px there).
+BOARD = Grid(86, 36, 88)
 WIDTH = 760
+READABLE = 26
 MARGIN = BOARD.left
-PANEL_TOP = BOARD.bottom + 28
-CARD_H = 62
-HEIGHT = PANEL_TOP + 2 * CARD_H + 14
+PANEL_TOP = BOARD.bottom + 34
+#: One card per player, across the image: name and coins, then where it stands.
+CARD_H = 78
 
 #: A roll-off outcome, 240 px wide.
 THUMB = Grid(28, 8, 8)
@@ -122,21 +124,22 @@ STEP_WIDTH = 8 * STEP.cell + 2 * STEP.left
 CHIP_H = 30
 STEP_CHIPS_TOP = STEP.bottom + 24
 STEP_LOG_TOP = STEP_CHIPS_TOP + CHIP_H + 10
-LOG_LINE = 19
+#: The step's log, 12 px high when the picture is shown 360 px wide.
+LOG_FONT = 21
+LOG_LINE = 28
 DIE = 18
 
-#: The roll-off winner's choice: title, the dice on the player chips, a grid of outcomes.
+#: The roll-off winner's choice, at the board's width: a title, the dice on the player
+#: chips, then one row per outcome: its small board, and its number and words beside it.
 OPTIONS_PAD = 12
-OPTIONS_CHIPS_TOP = 44
-OPTIONS_GRID_TOP = OPTIONS_CHIPS_TOP + CHIP_H + 12
-OPTION_HEAD = 24
-OPTION_FOOT = 36
+OPTIONS_CHIP_H = 44
+OPTIONS_CHIPS_TOP = 56
 
 #: One choice at the main board's size (a plan being built, one roll-off outcome): a
 #: title, the board, then lines of words under it, large enough to read at 550 px.
 CHOICE_BOARD_BOTTOM = BOARD.bottom + 30
 CHOICE_LINE = 32
-CHOICE_FONT = 24
+CHOICE_FONT = 26
 
 #: Shades of snow per height: low slopes grey-blue, the peak almost white.
 LEVELS: dict[int, Color] = {
@@ -595,30 +598,38 @@ def _draw_chips(
     players: int,
     events: Sequence[Event],
     ctx: RenderContext,
+    *,
+    columns: int | None = None,
+    size: int = LOG_FONT,
+    chip_h: int = CHIP_H,
 ) -> None:
-    """A chip per player across the image: colour, name and the dice of a roll-off in
-    `events`, the winner's chip framed."""
+    """A chip per player across the image (`columns` to a row, by default all in one):
+    colour, name and the dice of a roll-off in `events`, the winner's chip framed."""
     theme = ctx.theme
     dice, winner = _roll_off(events, players)
     gap, side = 8, 16
-    chip_w = (width - 2 * side - gap * (players - 1)) // players
-    name_font = font(15, bold=True)
+    per_row = columns or players
+    chip_w = (width - 2 * side - gap * (per_row - 1)) // per_row
+    name_font = font(size, bold=True)
+    row_top = top
     for seat in range(players):
-        x0 = side + seat * (chip_w + gap)
+        x0 = side + (seat % per_row) * (chip_w + gap)
+        top = row_top + (seat // per_row) * (chip_h + gap)
         colour = _seat_colour(theme, seat)
         draw.rounded_rectangle(
-            (x0, top, x0 + chip_w, top + CHIP_H),
+            (x0, top, x0 + chip_w, top + chip_h),
             radius=7,
             fill=_light(colour, CARD_LIGHT),
             outline=colour,
             width=3 if seat == winner else 1,
         )
-        draw.ellipse((x0 + 7, top + 7, x0 + 23, top + 23), fill=colour)
+        dot = chip_h / 2
+        draw.ellipse((x0 + dot - 8, top + dot - 8, x0 + dot + 8, top + dot + 8), fill=colour)
         dice_x = x0 + chip_w - 6 - len(dice[seat]) * (DIE + 3)
-        name = fit_text(_seat_name(ctx, seat), name_font, dice_x - x0 - 30)
-        draw.label((x0 + 29, top + CHIP_H / 2), name, name_font, theme.ink, "lm")
+        name = fit_text(_seat_name(ctx, seat), name_font, int(dice_x - x0 - dot - 12))
+        draw.label((x0 + dot + 12, top + chip_h / 2), name, name_font, theme.ink, "lm")
         for i, face in enumerate(dice[seat]):
-            _draw_die(draw, dice_x + 3 + i * (DIE + 3), top + (CHIP_H - DIE) / 2, face, theme.ink)
+            _draw_die(draw, dice_x + 3 + i * (DIE + 3), top + (chip_h - DIE) / 2, face, theme.ink)
 
 
 # --- the board --------------------------------------------------------------------------
@@ -631,7 +642,7 @@ def _status(state: EverestState, ctx: RenderContext) -> str:
         return str(t("Draw: the round cap was reached"))
     waiting = ", ".join(_seat_name(ctx, s) for s in sorted(state.to_act))
     if state.stage is Stage.PLAN:
-        return str(t("Planning: waiting for {names}", names=waiting))
+        return str(t("Still planning: {names}.", names=waiting))
     if state.stage is Stage.FLEE:
         return str(t("Roars! {names} choose which roarer to answer", names=waiting))
     if state.stage is Stage.PICK:
@@ -647,48 +658,48 @@ def _draw_header(draw: BoardDraw, state: EverestState, ctx: RenderContext) -> No
         title = str(t("Round {round}", round=state.round))
     if state.stage not in (Stage.PLAN, Stage.OVER):
         title = str(t("{round} · step {step}", round=title, step=state.step + 1))
-    draw.label((MARGIN - 20, 12), title, font(22, bold=True), theme.ink)
+    draw.label((MARGIN - 20, 8), title, font(READABLE + 2, bold=True), theme.ink)
     status = ctx.caption or _status(state, ctx)
-    x = MARGIN - 20 + text_length(title, font(22, bold=True)) + 18
-    draw.label((x, 16), fit_text(status, font(17), int(WIDTH - x - 10)), font(17), theme.muted)
+    fitted = fit_text(status, font(READABLE), WIDTH - 2 * (MARGIN - 20))
+    draw.label((MARGIN - 20, 44), fitted, font(READABLE), theme.muted)
 
 
 def _draw_panel(draw: BoardDraw, state: EverestState, ctx: RenderContext) -> None:
     theme = ctx.theme
-    card_w = (WIDTH - 2 * (MARGIN - 20) - 10) // 2
+    left = MARGIN - 20
+    card_w = WIDTH - 2 * left
+    big, bold = font(READABLE), font(READABLE, bold=True)
     for seat in range(state.players):
-        x0 = MARGIN - 20 + (seat % 2) * (card_w + 10)
-        y0 = PANEL_TOP + (seat // 2) * CARD_H
+        y0 = PANEL_TOP + seat * CARD_H
         colour = _seat_colour(theme, seat)
         acting = seat in state.to_act
         draw.rounded_rectangle(
-            (x0, y0, x0 + card_w, y0 + CARD_H - 6),
+            (left, y0, left + card_w, y0 + CARD_H - 6),
             radius=8,
             fill=_light(colour, CARD_LIGHT),
             outline=colour,
             width=3 if acting else 1,
         )
-        draw.ellipse((x0 + 8, y0 + 9, x0 + 30, y0 + 31), fill=colour)
-        name = fit_text(_seat_name(ctx, seat), font(18, bold=True), 150)
-        draw.label((x0 + 38, y0 + 8), name, font(18, bold=True), theme.ink)
-        info = fit_text(_seat_info(state, seat), font(15), card_w - 46)
-        draw.label((x0 + 38, y0 + 33), info, font(15), theme.ink)
-        # Six coins: set-aside ones greyed and struck through.
+        draw.ellipse((left + 8, y0 + 8, left + 32, y0 + 32), fill=colour)
+        # Six coins at the right: set-aside ones greyed and struck through.
+        coins_x = left + card_w - 6 * 38 - 4
+        name = fit_text(_seat_name(ctx, seat), bold, coins_x - left - 50)
+        draw.label((left + 40, y0 + 20), name, bold, theme.ink, "lm")
+        info = fit_text(_seat_info(state, seat), big, card_w - 48)
+        draw.label((left + 40, y0 + 52), info, big, theme.ink, "lm")
         for i, coin in enumerate("0A2345"):
-            cx = x0 + card_w - 150 + i * 24
+            cx = coins_x + 19 + i * 38
             cy = y0 + 20
             gone = state.aside[seat] >> i & 1
             draw.ellipse(
-                (cx - 10, cy - 10, cx + 10, cy + 10),
+                (cx - 17, cy - 17, cx + 17, cy + 17),
                 fill=COIN_GONE if gone else COIN_FACE,
                 outline=colour,
                 width=2,
             )
-            text_center(
-                draw, (cx, cy), coin, font(13, bold=True), theme.muted if gone else theme.ink
-            )
+            text_center(draw, (cx, cy), coin, bold, theme.muted if gone else theme.ink)
             if gone:
-                draw.line((cx - 8, cy + 8, cx + 8, cy - 8), fill=HIT, width=2)
+                draw.line((cx - 14, cy + 14, cx + 14, cy - 14), fill=HIT, width=3)
 
 
 def _seat_info(state: EverestState, seat: int) -> str:
@@ -716,8 +727,10 @@ def _seat_info(state: EverestState, seat: int) -> str:
 
 
 def render(state: EverestState, ctx: RenderContext) -> Image.Image:
-    """The board at about 760 px wide: mountain, yeti, last events, players."""
-    image, draw = edit(_mountain_image(ctx.theme, BOARD, (WIDTH, HEIGHT), True), palette(ctx.theme))
+    """The board, 760 px wide: mountain, yeti, last events, a card per player."""
+    height = PANEL_TOP + state.players * CARD_H + 8
+    size = (WIDTH, height)
+    image, draw = edit(_mountain_image(ctx.theme, BOARD, size, True), palette(ctx.theme))
     _draw_homes(draw, state.players, ctx.theme, BOARD)
     _draw_events(draw, state.events, BOARD, ctx.theme)
     _draw_yeti(draw, state.pos, state.damage, ctx, BOARD, True)
@@ -768,14 +781,14 @@ def _render_step(scene: StepScene, players: int, ctx: RenderContext) -> Image.Im
     if winner is not None:
         note = str(t("Roll-off won by {name}", name=_seat_name(ctx, winner)))
         x = 16 + text_length(title, title_font) + 14
-        fitted = fit_text(note, font(16), int(STEP_WIDTH - x - 12))
-        draw.label((x, 16), fitted, font(16), theme.muted)
+        fitted = fit_text(note, font(LOG_FONT), int(STEP_WIDTH - x - 12))
+        draw.label((x, 14), fitted, font(LOG_FONT), theme.muted)
     _draw_chips(draw, STEP_CHIPS_TOP, STEP_WIDTH, players, scene.events, ctx)
-    line_font = font(14)
+    line_font = font(LOG_FONT)
     for i, (colour, line) in enumerate(log):
         y = STEP_LOG_TOP + i * LOG_LINE + LOG_LINE / 2
-        draw.ellipse((18, y - 4, 26, y + 4), fill=colour)
-        fitted = fit_text(line, line_font, STEP_WIDTH - 50)
+        draw.ellipse((14, y - 6, 26, y + 6), fill=colour)
+        fitted = fit_text(line, line_font, STEP_WIDTH - 44)
         draw.label((34, y), fitted, line_font, theme.ink, "lm")
     return image
 
@@ -846,27 +859,36 @@ def render_options(
         return render_outcome(state, move.number, ctx) if isinstance(move, Pick) else None
     theme = ctx.theme
     options = state.pick_options()
-    columns = 2 if len(options) <= 4 else 3
-    rows = -(-len(options) // columns)
+    width = WIDTH
     thumb_w, thumb_h = THUMB_SIZE
-    tile_h = OPTION_HEAD + thumb_h + OPTION_FOOT
-    width = 2 * OPTIONS_PAD + columns * thumb_w + (columns - 1) * OPTIONS_PAD
-    height = OPTIONS_GRID_TOP + rows * (tile_h + OPTIONS_PAD)
+    chip_rows = -(-state.players // 2)
+    rows_top = OPTIONS_CHIPS_TOP + chip_rows * (OPTIONS_CHIP_H + 8) + 8
+    height = rows_top + len(options) * (thumb_h + OPTIONS_PAD)
     image, draw = new_canvas(width, height, palette(theme), theme.background)
     title = str(t("{name} won the roll-off: pick an outcome", name=_seat_name(ctx, seat)))
-    title_font = font(18, bold=True)
+    title_font = font(READABLE + 2, bold=True)
     fitted = fit_text(title, title_font, width - 2 * OPTIONS_PAD)
-    draw.label((OPTIONS_PAD + 4, 12), fitted, title_font, theme.ink)
-    _draw_chips(draw, OPTIONS_CHIPS_TOP, width, state.players, state.events, ctx)
+    draw.label((OPTIONS_PAD + 4, 10), fitted, title_font, theme.ink)
+    _draw_chips(
+        draw,
+        OPTIONS_CHIPS_TOP,
+        width,
+        state.players,
+        state.events,
+        ctx,
+        columns=2,
+        size=READABLE,
+        chip_h=OPTIONS_CHIP_H,
+    )
+    words = font(READABLE)
+    text_x = OPTIONS_PAD + thumb_w + 16
     for i, option in enumerate(options):
-        x = OPTIONS_PAD + (i % columns) * (thumb_w + OPTIONS_PAD)
-        y = OPTIONS_GRID_TOP + (i // columns) * (tile_h + OPTIONS_PAD)
+        y = rows_top + i * (thumb_h + OPTIONS_PAD)
+        image.paste(render_outcome_thumbnail(option.preview, ctx), (OPTIONS_PAD, y))
         head = str(t("pick {number}", number=option.number))
-        draw.label((x + 2, y + 2), head, font(17, bold=True), theme.ink)
-        image.paste(render_outcome_thumbnail(option.preview, ctx), (x, y + OPTION_HEAD))
-        label_top = y + OPTION_HEAD + thumb_h + 3
-        for row, line in enumerate(_wrap(str(option.label), font(13), thumb_w - 4, 2)):
-            draw.label((x + 2, label_top + row * 16), line, font(13), theme.muted)
+        draw.label((text_x, y + 4), head, font(READABLE + 2, bold=True), theme.ink)
+        for row, line in enumerate(_wrap(str(option.label), words, width - text_x - 12, 4)):
+            draw.label((text_x, y + 44 + row * 32), line, words, theme.ink)
     return image
 
 
@@ -886,10 +908,10 @@ def _render_choice(
     image, draw = new_canvas(WIDTH, height, palette(theme), theme.background)
     image.paste(_mountain_image(theme, BOARD, (WIDTH, CHOICE_BOARD_BOTTOM), True), (0, 0))
     _draw_homes(draw, state.players, theme, BOARD)
-    title_font = font(22, bold=True)
-    draw.label((MARGIN - 20, 12), title, title_font, theme.ink)
-    x = MARGIN - 20 + text_length(title, title_font) + 18
-    draw.label((x, 16), fit_text(caption, font(17), int(WIDTH - x - 10)), font(17), theme.muted)
+    title_font = font(READABLE + 2, bold=True)
+    draw.label((MARGIN - 20, 8), title, title_font, theme.ink)
+    fitted = fit_text(caption, font(READABLE), WIDTH - 2 * (MARGIN - 20))
+    draw.label((MARGIN - 20, 44), fitted, font(READABLE), theme.muted)
     for i, line in enumerate(wrapped):
         draw.label((20, CHOICE_BOARD_BOTTOM + i * CHOICE_LINE), line, line_font, theme.ink)
     return image, draw

@@ -101,13 +101,15 @@ async def test_people_plan_and_look_while_computers_think(storage: Storage) -> N
     assert "alice" in board.text
     [plan, *_] = await service.suggest_moves(HERE, ALICE, "")
     [mine] = await asyncio.wait_for(service.move(HERE, ALICE, plan.value), 1)
-    assert "alice has made their choice" in mine.text
+    assert mine.ephemeral and "alice has made their choice" in mine.text
     computers.answer.set()
     await asyncio.wait_for(posts.arrived.wait(), 10)
     # The last plan came from a computer: the round was played out in the background
-    # and its board posted, asking alice for her next plan.
+    # and posted, every plan revealed, asking alice for her next plan.
     text = "\n".join(p.text for _, p in posts.replies)
-    assert "has made their choice" in text
+    plans = text.split("Round 1. Plans: ")[1].splitlines()[0]
+    assert plans.startswith("alice (Red): ")
+    assert all(f"hilltop {n} (" in plans for n in (1, 2, 3))
     record = await service.repository.live_game_in_channel(HERE.channel_id)
     assert record is not None and record.ply >= 4
 

@@ -660,14 +660,17 @@ async def test_a_second_hint_while_the_first_is_worked_out_is_refused_and_oppone
         service.close()
 
 
-async def test_a_roll_off_board_shows_the_outcomes_to_everyone(storage: Storage) -> None:
+async def test_a_roll_off_is_chosen_in_private_from_the_winners_panel(storage: Storage) -> None:
     service = make_service(storage, images=True)
     setup = GameSetup("everest", position=ROLL_OFF)
     await service.admin_start(HERE, ADMIN, setup, [ALICE, BOB])
     [board] = await service.board(HERE)
-    assert [caption for caption, _ in board.gallery][-1] == "The choices"
-    assert board.gallery[-1][1][:8] == b"\x89PNG\r\n\x1a\n"
-    assert [p.label for p in board.picks][:1] and "bob (Blue) to move" in board.text
+    # The board is told a round at a time: one picture, the outcomes are bob's to see.
+    assert board.gallery == () and "bob (Blue) to move" in board.text
+    [panel] = await service.press(HERE, BOB, board.picks[0].payload)
+    assert panel.ephemeral and panel.image is not None
+    assert panel.image[:8] == b"\x89PNG\r\n\x1a\n"
+    assert "Outcome 1 of 2" in panel.text
 
 
 async def test_a_bystander_pressing_resign_is_refused_at_once(service: GameService) -> None:

@@ -16,7 +16,10 @@ from render.everest import (
     BOARD,
     CHOICE_BOARD_BOTTOM,
     LEVELS,
+    LOG_FONT,
+    PANEL_TOP,
     PEAK_GOLD,
+    READABLE,
     STEP_EDGE,
     positions_after,
     positions_before,
@@ -38,7 +41,7 @@ from tests.render.support import (
 )
 
 GAME = registry.get("everest")
-CELL, LEFT, TOP = 86, 36, 50
+CELL, LEFT, TOP = 86, 36, 88
 NAMES = ("Ann", "Bob", "Cy", "Di")
 
 
@@ -80,11 +83,14 @@ def scenes() -> dict[str, tuple[EverestState, RenderContext]]:
 
 def test_size_and_mode() -> None:
     colours = (*LEVELS.values(), *DEFAULT_THEME.seats, (30, 30, 40), (220, 40, 40))
-    assert_renders_in_palette_at(render, scenes().values(), (760, 732), colours)
+    four = [scenes()["start"], scenes()["action"]]
+    # A card per player under the board: the image grows with the players.
+    assert_renders_in_palette_at(render, four, (760, 958), colours)
+    assert_renders_in_palette_at(render, [scenes()["conflict"]], (760, 802), colours)
 
 
 def test_png_is_small_and_deterministic() -> None:
-    assert_small_deterministic_png(*scenes()["action"], (760, 732))
+    assert_small_deterministic_png(*scenes()["action"], (760, 958))
 
 
 def test_heights_are_shaded_by_level() -> None:
@@ -351,16 +357,17 @@ def test_outcome_choice_for_the_roll_off_winner_only() -> None:
     assert data is not None and len(data) < 60_000
 
 
-@pytest.mark.parametrize(("state", "columns"), [(TIED, 3), (ROLL_OFF, 2)])
-def test_outcome_choice_shows_each_outcome_in_pick_order(state: EverestState, columns: int) -> None:
+@pytest.mark.parametrize("state", [TIED, ROLL_OFF])
+def test_outcome_choice_shows_each_outcome_in_pick_order(state: EverestState) -> None:
     ctx = RenderContext(names=NAMES)
     image = render_options(state, state.picker, (), ctx)
     assert image is not None and image.mode == "P"
     options = state.pick_options()
-    assert image.size[0] == 12 + columns * (240 + 12)
+    assert image.size[0] == 760
+    # One row per outcome under two rows of player chips: its board, its words beside it.
+    rows_top = 56 + 2 * (44 + 8) + 8
     for i, option in enumerate(options):
-        x = 12 + (i % columns) * (240 + 12)
-        y = 44 + 30 + 12 + (i // columns) * (24 + 184 + 36 + 12) + 24
+        x, y = 12, rows_top + i * (184 + 12)
         tile = image.crop((x, y, x + 240, y + 184))
         expected = render_outcome_thumbnail(option.preview, ctx)
         assert ImageChops.difference(tile, expected).getbbox() is None, option.label
@@ -495,3 +502,37 @@ def test_golden_one_outcome() -> None:
     image = render_options(TIED, 0, ("pick", "2"), RenderContext(names=NAMES))
     assert image is not None
     assert_matches_golden(image, "everest_outcome")
+
+
+# --- at a phone's width ------------------------------------------------------------------
+
+#: Discord shows a picture about 360 px wide on a phone; words must be 12 px high there.
+PHONE = 360
+
+
+def test_words_coins_and_names_are_written_12_px_high_at_a_phones_width() -> None:
+    board = render(ACTION, RenderContext(names=NAMES))
+    choices = render_options(TIED, 0, (), RenderContext(names=NAMES))
+    step = pictures(ROUND, ROUND_CTX)[1]
+    assert choices is not None
+    # The board's cards and coins, and the roll-off's names and outcomes, are written in
+    # READABLE; a step's log in LOG_FONT.
+    assert READABLE * PHONE / board.width >= 12
+    assert READABLE * PHONE / choices.width >= 12
+    assert LOG_FONT * PHONE / step.width >= 12
+
+
+def test_a_coins_digit_is_tall_enough_at_a_phones_width() -> None:
+    """A pixel probe: the ink of coin "2" on Ann's card, measured in the image."""
+    image = render(ACTION, RenderContext(names=NAMES)).convert("RGB")
+    cx = 16 + (760 - 32) - 6 * 38 - 4 + 19 + 2 * 38  # the third coin, "2"
+    cy = PANEL_TOP + 20  # the first card's coins
+    inked = [
+        y
+        for y in range(cy - 16, cy + 17)
+        for x in range(cx - 10, cx + 11)
+        if near(pixel(image, (x, y)), DEFAULT_THEME.ink, 60)
+    ]
+    height = max(inked) - min(inked) + 1
+    # A digit stands about 0.7 of its font's size: 12 px type shows a digit over 8 px.
+    assert height * PHONE / image.width >= 8.5, height
