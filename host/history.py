@@ -267,9 +267,9 @@ class History:
         loaded = await self.live.locked_load(game_id)
         names = tuple(self.presenter.names(loaded))
         shown = shown_moves(game, record, moves)
-        # A game's last frame says how it ended: who won, and how (resigned, claimed,
-        # agreed, or the rule that ended it).
-        ending = self.presenter.result_line(loaded) if not record.is_live else ""
+        # A game that ended off the board (resigned, claimed, agreed) says on its last
+        # frame who won and how; one over on the board shows it there.
+        ending = self.presenter.picture_caption(loaded)
         entries = [(m.seat, m.text) for m in shown]
         return record, frames_of(start_state(game, record), entries, names, ending)
 
@@ -312,7 +312,7 @@ def frames_of(
     for number, (state, move) in enumerate(reached):
         public = state.view(None)
         previous = reached[number - 1][0].view(None) if number else None
-        caption = ending if number == len(reached) - 1 else ""
+        caption = ending if number == len(reached) - 1 and state.to_act else ""
         ctx = RenderContext(names=names, last_move=move, previous=previous, caption=caption)
         key = state.outcome() is not None or bool(public.report(previous, names))
         frames.append((public, ctx, key))

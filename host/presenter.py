@@ -25,7 +25,7 @@ from host.model import Choice, Reply, User
 from host.painting import BoardImages, Painter
 from host.payloads import Action, Payload
 from host.ratings import Ratings
-from host.results import how_it_ended
+from host.results import how_it_ended, short_line
 from render.core import RenderContext
 
 #: Discord allows 25 options in a select menu and 25 buttons on a message.
@@ -466,7 +466,18 @@ class Presenter:
             last_move=loaded.last_move,
             previous=loaded.previous.view(viewer) if loaded.previous is not None else None,
             viewer=viewer,
+            caption=self.picture_caption(loaded),
         )
+
+    def picture_caption(self, loaded: Loaded) -> str:
+        """What the picture of a game that ended off the board (resigned, agreed, claimed,
+        ended by an admin) says in place of whose turn it would be: that it is over, who
+        won and how. Empty while it goes on, or when the board itself shows the end."""
+        record = loaded.record
+        if record.is_live or record.result is None or not loaded.state.to_act:
+            return ""
+        told = short_line(loaded.game, record.result, self.names(loaded))
+        return str(t("Game over: {result}", result=told))
 
     def footer(self, record: GameRecord) -> str:
         """The seed would let anyone foresee dice and hills: shown once a game is over

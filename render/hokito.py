@@ -134,7 +134,11 @@ def _draw_header(draw: BoardDraw, state: HokitoState, ctx: RenderContext) -> Non
     for seat in (0, 1):
         left = 20 + seat * half
         # The side to move, or once the game is over its winner, stands out.
-        marked = state.to_move == seat if outcome is None else seat in outcome.winners
+        # (A game that ended off the board marks nobody: its caption says who won.)
+        if outcome is None:
+            marked = state.to_move == seat and not ctx.caption
+        else:
+            marked = seat in outcome.winners
         if marked:
             draw.rounded_rectangle(
                 (left - 8, 10, left + half - 32, 86), radius=12, fill=MARK, outline=FRAME, width=2
@@ -146,7 +150,9 @@ def _draw_header(draw: BoardDraw, state: HokitoState, ctx: RenderContext) -> Non
         # "pts" even for 1, as the board always wrote it.
         score = tn("{side} · {n} pts", "{side} · {n} pts", n=scores[seat], side=sides[seat])
         draw.label((left + 44, 54), str(score), score_font, theme.ink)
-    if outcome is None:
+    if outcome is None and ctx.caption:
+        status = ctx.caption  # a game that ended off the board says how, not who is to move
+    elif outcome is None:
         side = sides[state.to_move]
         status = str(t("{name} ({side}) to move", name=ctx.name(state.to_move, side), side=side))
     elif outcome.winners:
@@ -246,7 +252,7 @@ def render(state: HokitoState, ctx: RenderContext) -> Image.Image:
     for square, stack in enumerate(state.board):
         if stack:
             _draw_stack(draw, square, stack)
-    if ctx.caption:
+    if ctx.caption and state.outcome() is not None:
         cap_font = font(20)
         text_center(
             draw,

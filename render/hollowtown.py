@@ -437,7 +437,8 @@ def render(state: HollowtownState, ctx: RenderContext) -> Image.Image:
     if gains:
         paid = ", ".join(f"+{n} {CELL_NAMES[c]}" for c, n in sorted(gains.items()))
         lines.append(t("Harvest {gains}", gains=paid))
-    footer = "   ·   ".join(str(line) for line in lines) or ctx.caption
+    # A game that ended off the board says how, before what the last move did.
+    footer = ctx.caption or "   ·   ".join(str(line) for line in lines)
     if footer:
         draw.label(
             (20, FOOTER_Y + 6),

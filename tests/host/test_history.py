@@ -174,7 +174,7 @@ async def test_a_replay_draws_every_move_and_dwells_on_the_end(storage: Storage)
     _, frames = await service.history._frames(HERE, game_id)
     *before, last = [ctx.caption for _, ctx, _ in frames]
     assert before == ["", "", "", ""]
-    assert last.startswith("Game over. bob (White) resigned.") and "alice (Black) wins." in last
+    assert last == "Game over: alice beat bob · bob resigned"
     assert durations[-1] == 4000 and durations[1] == 700
     [step] = replay.actions
     [opened] = await service.press(HERE, CAROL, step.payload)

@@ -64,10 +64,7 @@ async def test_a_game_resigned_in_polish_reads_in_english_with_who_won(
     assert "bob pokonuje alice · alice poddaje się" in polish_history.text
     # The replay's last frame says who won, and how.
     _, frames = await service.history._frames(HERE, game_id)
-    assert frames[-1][1].caption == (
-        "Game over. alice (Black) resigned. Scores: alice (Black) 34, bob (White) 38. "
-        "bob (White) wins."
-    )
+    assert frames[-1][1].caption == "Game over: bob beat alice · alice resigned"
     assert frames[0][1].caption == ""
 
 
@@ -204,3 +201,18 @@ async def test_a_closed_challenge_says_who_closed_it(service: GameService) -> No
 async def test_results_round_trip_as_stored(storage: Storage) -> None:
     result = GameResult(Ending.CLAIMED, (1,), (3, 4), (1,), aborted=True)
     assert GameResult.from_stored(result.stored()) == result
+
+
+async def test_the_final_picture_says_the_game_is_over_not_whose_turn_it_was(
+    service: GameService,
+) -> None:
+    await duel(service)
+    await each_moves_once(service, HERE, ALICE, BOB)
+    await service.resign(HERE, ALICE, confirmed=True)
+    loaded = await service.live.locked_load(1)
+    context = service.presenter.render_context(loaded)
+    assert context.caption == "Game over: bob beat alice · alice resigned"
+    # While a game goes on, its picture says whose turn it is, as before.
+    await duel(service)
+    live = await service.live.locked_load(2)
+    assert service.presenter.render_context(live).caption == ""
