@@ -53,6 +53,11 @@ COMMANDS = {
 }
 
 
+#: An answer that updates the pressed message: at once, or, when the answer takes a while
+#: (a bot's first board starts its drawing process), deferred and then edited.
+IN_PLACE = (CallbackType.UPDATE_MESSAGE, CallbackType.DEFERRED_UPDATE)
+
+
 class Players(NamedTuple):
     alice: FakeUser
     bob: FakeUser
@@ -176,10 +181,10 @@ async def test_a_challenge_is_accepted_by_the_challenged_player_only(
 
     accepted = await fake.click(bob, challenge, custom_id=accept)
     # The challenge is answered in place, its buttons gone; the board is a post of its own.
-    assert accepted.callback_type == CallbackType.UPDATE_MESSAGE
+    assert accepted.callback_type in IN_PLACE
+    [board] = await accepted.followups(1)
     assert "bob accepted: the game begins." in accepted.message.text
     assert accepted.message.labels() == []
-    [board] = await accepted.followups(1)
     assert not board.ephemeral
     assert board.content == alice.mention and board.pinged == (alice.id,)
     assert "alice (Black) to move" in board.text
@@ -242,19 +247,19 @@ async def test_a_board_from_before_a_restart_still_works_once(
         destination = panel.components()[0]["custom_id"]
 
         played = await fake.click(alice, panel, custom_id=destination)
-        assert played.callback_type == CallbackType.UPDATE_MESSAGE
-        assert "Done: a1-" in played.message.text and played.message.components() == []
+        assert played.callback_type in IN_PLACE
         [after] = await played.followups(1)
+        assert "Done: a1-" in played.message.text and played.message.components() == []
         assert "alice played a1-" in after.text and after.pinged == (bob.id,)
 
         again = await fake.click(alice, panel, custom_id=destination)
-        assert again.callback_type == CallbackType.UPDATE_MESSAGE
+        assert again.callback_type in IN_PLACE
         [note] = await again.followups(1)
         assert note.ephemeral and "out of date" in note.text
         # A press on the old board refuses privately, and greys out that board's
         # controls for everyone, answering with an edit of the pressed message.
         stale = await fake.click(alice, board, prefix="a1")
-        assert stale.callback_type == CallbackType.UPDATE_MESSAGE
+        assert stale.callback_type in IN_PLACE
         [note] = await stale.followups(1)
         assert note.ephemeral and "out of date" in note.text
         greyed = fake.message(board.id).components()
@@ -304,7 +309,7 @@ async def test_a_busy_channel_offers_a_thread_where_the_game_starts(
         fake.click(carol, busy.message, label="Start it in a new thread"),
         fake.click(carol, busy.message, label="Start it in a new thread"),
     )
-    [moved] = [c for c in (first, second) if c.callback_type == CallbackType.UPDATE_MESSAGE]
+    [moved] = [c for c in (first, second) if c.callback_type in IN_PLACE]
     [again] = [c for c in (first, second) if c is not moved]
     assert again.ephemeral and "already being started" in again.message.content
     assert moved.message.components() == []  # answered at once, the button gone
@@ -585,19 +590,19 @@ async def test_a_rematch_from_the_game_over_post_and_a_draw_by_buttons(
     stranger = await fake.click(carol, offer, label="Accept")
     assert stranger.ephemeral and "This offer is for bob to answer" in stranger.message.text
     accepted = await fake.click(bob, offer, label="Accept")
-    assert accepted.callback_type == CallbackType.UPDATE_MESSAGE
-    assert accepted.message.labels() == [] and "bob accepted the draw." in accepted.message.text
+    assert accepted.callback_type in IN_PLACE
     [end] = await accepted.followups(1)
+    assert accepted.message.labels() == [] and "bob accepted the draw." in accepted.message.text
     # Agreed before anyone moved: aborted, and said so.
     assert "alice (Black) and bob (White) agreed a draw." in end.text and "aborted" in end.text
     assert end.labels() == ["Rematch"]
 
     pressed = await fake.click(bob, end, label="Rematch")
     # The game-over post keeps its text and picture; only its button goes.
-    assert pressed.callback_type == CallbackType.UPDATE_MESSAGE
+    assert pressed.callback_type in IN_PLACE
+    [challenge] = await pressed.followups(1)
     kept = fake.message(end.id)
     assert kept.labels() == [] and kept.text == end.text and kept.attachments == end.attachments
-    [challenge] = await pressed.followups(1)
     assert "bob asks for a rematch" in challenge.text and challenge.pinged == (alice.id,)
     started = await fake.click(alice, challenge, label="Accept")
     [board] = await started.followups(1)
