@@ -48,6 +48,21 @@ class BoardRow:
     runs: int
 
 
+@dataclass(frozen=True, slots=True)
+class DaySpread:
+    """The finished runs of one day: how many, the best score, and the median (the lower
+    of the two middle ones)."""
+
+    runs: int
+    best: int
+    median: int
+
+
+def median_offset(runs: int) -> int:
+    """How far below the best the median (the lower middle one) of `runs` scores is."""
+    return runs - 1 - (runs - 1) // 2
+
+
 class DailyRepository(Protocol):
     async def start_run(
         self, new: NewGame, user: UserRecord, day: str, week: str, now: float
@@ -91,8 +106,9 @@ class DailyRepository(Protocol):
 
     async def day_rank(self, day: str, guild_id: int | None, user_id: int) -> BoardRow | None: ...
 
-    async def day_scores(self, day: str) -> list[int]:
-        """The scores of every finished run of `day`, everyone's, lowest first."""
+    async def day_spread(self, day: str) -> DaySpread | None:
+        """How `day`'s finished runs went, everyone's (None: none finished yet): read from
+        the day's index, never the runs themselves."""
         ...
 
     async def total_board(
@@ -254,16 +270,25 @@ class SqliteDailyRepository:
             rows = await cur.fetchall()
         return day_rows(rows)
 
-    async def day_scores(self, day: str) -> list[int]:
-        async with (
-            self.db.read() as conn,
-            conn.execute(
-                "SELECT score FROM daily_runs WHERE day = ? AND finished_at IS NOT NULL"
-                " ORDER BY score",
+    async def day_spread(self, day: str) -> DaySpread | None:
+        async with self.db.read() as conn:
+            # Both read the index of the day's finished scores, not the runs.
+            async with conn.execute(
+                "SELECT count(*), max(score) FROM daily_runs"
+                " WHERE day = ? AND finished_at IS NOT NULL",
                 (day,),
-            ) as cur,
-        ):
-            return [row[0] for row in await cur.fetchall()]
+            ) as cur:
+                row = await cur.fetchone()
+            if row is None or not row[0]:
+                return None
+            async with conn.execute(
+                "SELECT score FROM daily_runs WHERE day = ? AND finished_at IS NOT NULL"
+                " ORDER BY score DESC LIMIT 1 OFFSET ?",
+                (day, median_offset(row[0])),
+            ) as cur:
+                median = await cur.fetchone()
+        assert median is not None
+        return DaySpread(int(row[0]), int(row[1]), int(median[0]))
 
     async def day_rank(self, day: str, guild_id: int | None, user_id: int) -> BoardRow | None:
         async with self.db.read() as conn:

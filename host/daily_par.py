@@ -7,13 +7,12 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import statistics
 import time
 from collections.abc import Awaitable, Callable
 from concurrent.futures import ProcessPoolExecutor
 from datetime import date
 
-from data.daily import DailyRepository
+from data.daily import DailyRepository, DaySpread
 from engine.hillbert import result_text, rows_text
 from engine.hillbert_par import ParResult, par
 from engine.text import Text, t, tn
@@ -60,17 +59,17 @@ class ProcessParRunner:
         self._pool = None
 
 
-def spread_text(scores: list[int]) -> Text:
+def spread_text(spread: DaySpread | None) -> Text:
     """The day's runs beside par: `The hill's runs so far: best 97 rows, median 70 rows
     (12 runs).`"""
-    if not scores:
+    if spread is None:
         return t("Nobody has finished this hill yet.")
     return tn(
         "The hill's runs so far: best {best}, median {median} ({n} run).",
         "The hill's runs so far: best {best}, median {median} ({n} runs).",
-        n=len(scores),
-        best=rows_text(max(scores)),
-        median=rows_text(statistics.median_low(scores)),
+        n=spread.runs,
+        best=rows_text(spread.best),
+        median=rows_text(spread.median),
     )
 
 
@@ -128,7 +127,7 @@ class DailyPar:
                 result=result_text(par_score, par_turns),
                 verdict=verdict,
             ),
-            spread_text(await self.daily.day_scores(day)),
+            spread_text(await self.daily.day_spread(day)),
         ]
         return Reply(text="\n".join(str(line) for line in lines), ephemeral=True)
 

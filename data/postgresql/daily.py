@@ -12,7 +12,16 @@ from contextlib import AbstractAsyncContextManager
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
-from data.daily import RUN_COLUMNS, BoardRow, DailyRun, day_rows, run_of, total_rows
+from data.daily import (
+    RUN_COLUMNS,
+    BoardRow,
+    DailyRun,
+    DaySpread,
+    day_rows,
+    median_offset,
+    run_of,
+    total_rows,
+)
 from data.postgresql.db import PgDatabase, rowcount
 from data.postgresql.games import insert_game, load_game, upsert_user
 from data.repository import GameRecord, NewGame, UserRecord
@@ -166,13 +175,21 @@ class PgDailyRepository:
         )
         return day_rows(rows)
 
-    async def day_scores(self, day: str) -> list[int]:
-        rows = await self.db.fetch(
-            "SELECT score FROM daily_runs WHERE day = $1 AND finished_at IS NOT NULL"
-            " ORDER BY score",
+    async def day_spread(self, day: str) -> DaySpread | None:
+        # Both read the index of the day's finished scores, not the runs.
+        [row] = await self.db.fetch(
+            "SELECT count(*), max(score) FROM daily_runs"
+            " WHERE day = $1 AND finished_at IS NOT NULL",
             (day,),
         )
-        return [row[0] for row in rows]
+        if not row[0]:
+            return None
+        [median] = await self.db.fetch(
+            "SELECT score FROM daily_runs WHERE day = $1 AND finished_at IS NOT NULL"
+            " ORDER BY score DESC LIMIT 1 OFFSET $2",
+            (day, median_offset(row[0])),
+        )
+        return DaySpread(int(row[0]), int(row[1]), int(median[0]))
 
     async def day_rank(self, day: str, guild_id: int | None, user_id: int) -> BoardRow | None:
         async with self.db.read() as conn:

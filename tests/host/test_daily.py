@@ -544,6 +544,31 @@ async def test_par_is_shown_beside_the_spread_of_the_days_runs(daily: DailyServi
     )
 
 
+async def test_the_median_of_an_even_number_of_runs_is_the_lower_middle_one(
+    daily: DailyService,
+) -> None:
+    for number, score in enumerate([10, 40, 20, 30], start=1):
+        user = UserRecord(300 + number, f"runner{number}")
+        await seeded_result(daily.daily, user, DAY, score, score, NOON - 100 + number)
+    told = (await daily.par.reply(DAY, 40)).text.splitlines()
+    assert told[1] == "The hill's runs so far: best 40 rows, median 20 rows (4 runs)."
+
+
+async def test_the_days_spread_reads_the_index_of_its_scores(sqlite_storage: Storage) -> None:
+    # However many runs a day has, its spread is counted on the index, never read whole.
+    for sql in (
+        "SELECT count(*), max(score) FROM daily_runs WHERE day = ? AND finished_at IS NOT NULL",
+        "SELECT score FROM daily_runs WHERE day = ? AND finished_at IS NOT NULL"
+        " ORDER BY score DESC LIMIT 1 OFFSET ?",
+    ):
+        plan = await sqlite_storage.database.fetch(
+            f"EXPLAIN QUERY PLAN {sql}", (DAY, 0)[: sql.count("?")]
+        )
+        details = " ".join(str(row[-1]) for row in plan)
+        assert "SEARCH daily_runs USING" in details and "daily_runs_today" in details, details
+        assert "SCAN" not in details, details
+
+
 async def test_a_run_is_closed_only_where_it_stands_and_only_once(daily: DailyService) -> None:
     await daily.play(HERE, ALICE)
     await play_turns(daily, ALICE, 1)
