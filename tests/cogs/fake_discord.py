@@ -488,6 +488,8 @@ class FakeDiscord:
         self.calls: list[Call] = []
         #: Requests refused as Discord would refuse them, with the reason.
         self.rejections: list[tuple[Call, str]] = []
+        #: Requests whose client went away before sending all of the body.
+        self.dropped = 0
         #: Commands as last synced, with the ids given to them; None before any sync.
         self.global_commands: list[Json] | None = None
         self.guild_commands: dict[int, list[Json]] = {}
@@ -979,7 +981,13 @@ class FakeDiscord:
         """Record the request, check its token, answer a refusal as Discord does."""
 
         async def serve(request: web.Request) -> web.StreamResponse:
-            body, uploads = await _read_body(request, keep=self.keep_uploads)
+            try:
+                body, uploads = await _read_body(request, keep=self.keep_uploads)
+            except ConnectionResetError:
+                # The client went away in the middle of its request (a bot stopped while
+                # uploading): Discord never sees such a request, and nobody reads the answer.
+                self.dropped += 1
+                return web.Response(status=400)
             path = request.path.removeprefix(API)
             arrived = time.perf_counter()
             call = Call(request.method, path, dict(request.query), body, uploads, arrived)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 from collections.abc import AsyncIterator
 from pathlib import Path
@@ -73,6 +74,31 @@ async def bot_request(
         ) as response,
     ):
         return response.status, (await response.json() if response.status != 204 else None)
+
+
+async def test_a_bot_gone_in_the_middle_of_a_request_is_counted_not_logged_as_a_crash(
+    fake: FakeDiscord, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A bot stopped while uploading a board leaves a request half sent: Discord never
+    sees it, and the fake neither records it nor logs a traceback about it."""
+    reader, writer = await asyncio.open_connection("127.0.0.1", fake.port)
+    path = f"{fake_discord.API}/channels/{fake.channel_id}/messages"
+    head = (
+        f"POST {path} HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bot {fake.token}\r\n"
+        "Content-Type: application/json\r\nContent-Length: 1000\r\n\r\n"
+    )
+    writer.write(head.encode() + b'{"content": "half')
+    await writer.drain()
+    writer.close()
+    await writer.wait_closed()
+    for _ in range(200):
+        if fake.dropped:
+            break
+        await asyncio.sleep(0.01)
+    assert fake.dropped == 1
+    assert not fake.calls
+    assert not [r for r in caplog.records if r.exc_info], caplog.text
+    del reader
 
 
 def button(custom_id: str, **more: Any) -> Json:
