@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 import sqlite3
-from collections.abc import Iterable
+from collections.abc import Callable, Collection, Iterable
 from typing import Any, Literal, Protocol, cast
 
 import aiosqlite
@@ -199,13 +199,9 @@ class SqliteGameRepository:
                 [(message_id, game_id) for game_id, message_id in boards.items()],
             )
 
-    async def games_of_user(self, user_id: int, statuses: tuple[Status, ...]) -> list[GameRecord]:
-        marks = ",".join("?" * len(statuses))
-        where = (
-            f"g.kind = 'channel' AND g.status IN ({marks}) AND g.id IN"
-            " (SELECT game_id FROM seats WHERE user_id = ?)"
-        )
-        return _records(await self.db.fetch(_select(where), (*statuses, user_id)))
+    async def live_games_of_user(self, user_id: int) -> list[GameRecord]:
+        where = f"{_LIVE} AND g.id IN (SELECT game_id FROM seats WHERE user_id = ? AND live = 1)"
+        return _records(await self.db.fetch(_select(where), (user_id,)))
 
     async def finished_games(
         self,
@@ -213,22 +209,14 @@ class SqliteGameRepository:
         user_id: int | None,
         game: str | None,
         limit: int,
-        offset: int,
-    ) -> tuple[list[GameRecord], int]:
-        where = "g.kind = 'channel' AND g.status IN ('finished', 'aborted') AND g.guild_id IS ?"
-        params: list[Any] = [guild_id]
-        if user_id is not None:
-            where += " AND g.id IN (SELECT game_id FROM seats WHERE user_id = ?)"
-            params.append(user_id)
-        if game is not None:
-            where += " AND g.game = ?"
-            params.append(game)
-        count = await self.db.fetch(f"SELECT count(*) FROM games g WHERE {where}", params)
-        page = _select(where).replace(
-            "ORDER BY g.id", "ORDER BY g.finished_at DESC, g.id DESC LIMIT ? OFFSET ?"
+        *,
+        older_than: int | None = None,
+        newer_than: int | None = None,
+    ) -> list[GameRecord]:
+        query, params = finished_page_query(
+            guild_id, user_id, game, limit, older_than, newer_than, mark=lambda _n: "?"
         )
-        rows = await self.db.fetch(page, [*params, limit, offset])
-        return _records(rows), int(count[0][0])
+        return _records(await self.db.fetch(_select(query, tail=_NEWEST_FIRST), params))
 
     async def settings(self, scope: Literal["guild", "user"], key: int) -> dict[str, Any]:
         table, column = SETTINGS_TABLES[scope]
@@ -308,15 +296,27 @@ class SqliteGameRepository:
         records = _records(await self.db.fetch(_select(_LIVE_IN_CHANNEL), (channel_id,)))
         return records[0] if records else None
 
-    async def live_games(self, guild_id: int | None) -> list[GameRecord]:
-        return _records(
-            await self.db.fetch(
-                _select(
-                    "g.guild_id IS ? AND g.kind = 'channel' AND g.status IN ('challenge', 'active')"
-                ),
-                (guild_id,),
-            )
-        )
+    async def live_games(
+        self, guild_id: int | None, limit: int, offset: int, excluding: Collection[int] = ()
+    ) -> tuple[list[GameRecord], int]:
+        where = f"g.guild_id IS ? AND {_LIVE}"
+        if excluding:
+            where += f" AND g.id NOT IN ({','.join('?' * len(excluding))})"
+        params = (guild_id, *excluding)
+        async with self.db.read() as conn:
+            # One snapshot: the count is of the games the page is cut from.
+            await conn.execute("BEGIN")
+            try:
+                count = await conn.execute_fetchall(
+                    f"SELECT count(*) FROM games g WHERE {where}", params
+                )
+                rows = await conn.execute_fetchall(
+                    _select(where, tail="ORDER BY g.id LIMIT ? OFFSET ?"),
+                    (*params, limit, offset),
+                )
+            finally:
+                await conn.execute("COMMIT")
+        return _records(rows), int(next(iter(count))[0])
 
     async def moves(self, game_id: int) -> list[MoveRecord]:
         rows = await self.db.fetch(
@@ -436,7 +436,57 @@ async def finished_in_order(db: Database) -> list[GameRecord]:
     return _records(await db.fetch(_select(_FINISHED).replace("ORDER BY g.id", _BY_FINISH)))
 
 
-_LIVE_IN_CHANNEL = "g.channel_id = ? AND g.kind = 'channel' AND g.status IN ('challenge', 'active')"
+_LIVE = "g.kind = 'channel' AND g.status IN ('challenge', 'active')"
+_LIVE_IN_CHANNEL = f"g.channel_id = ? AND {_LIVE}"
+_NEWEST_FIRST = "ORDER BY g.finished_at DESC, g.id DESC"
+
+
+def finished_page_query(
+    guild_id: int | None,
+    user_id: int | None,
+    game: str | None,
+    limit: int,
+    older_than: int | None,
+    newer_than: int | None,
+    mark: Callable[[int], str],
+) -> tuple[str, list[Any]]:
+    """The condition on `games g` for one page of ended games (see
+    `GameRepository.finished_games`), and its parameters; `mark(n)` is the placeholder of the
+    n-th parameter (from 1). The page's ids are found first, in an index that holds
+    the server's (or the player's) ended games in order of their end, from where the last
+    page stopped; only those games are then read whole."""
+    params: list[Any] = []
+
+    def p(value: Any) -> str:
+        params.append(value)
+        return mark(len(params))
+
+    where = ""
+    if user_id is None:
+        source, key, ids = "games g", "g.finished_at, g.id", "g.id"
+    else:
+        # A player in two seats of one game lists it once: from their first seat.
+        source = "seats s JOIN games g ON g.id = s.game_id"
+        key, ids = "s.finished_at, s.game_id", "s.game_id"
+        where = (
+            f"s.user_id = {p(user_id)} AND s.live = 0 AND NOT EXISTS (SELECT 1 FROM seats o"
+            " WHERE o.game_id = s.game_id AND o.user_id = s.user_id AND o.seat < s.seat) AND "
+        )
+    where += "g.guild_id IS NULL" if guild_id is None else f"g.guild_id = {p(guild_id)}"
+    where += " AND g.kind = 'channel' AND g.status IN ('finished', 'aborted')"
+    if game is not None:
+        where += f" AND g.game = {p(game)}"
+    order = "DESC"
+    if older_than is not None:
+        where += f" AND ({key}) < (SELECT finished_at, id FROM games WHERE id = {p(older_than)})"
+    elif newer_than is not None:
+        where += f" AND ({key}) > (SELECT finished_at, id FROM games WHERE id = {p(newer_than)})"
+        order = "ASC"
+    by = ", ".join(f"{column.strip()} {order}" for column in key.split(","))
+    inner = f"SELECT {ids} FROM {source} WHERE {where} ORDER BY {by} LIMIT {p(limit)}"
+    return f"g.id IN ({inner})", params
+
+
 _SEATS = (
     "(SELECT json_group_array(json_array(s.seat, s.accepted, u.id, u.name, s.is_bot))"
     " FROM seats s JOIN users u ON u.id = s.user_id WHERE s.game_id = g.id) AS seat_list"
@@ -447,12 +497,13 @@ _LOG = (
 )
 
 
-def _select(where: str, *, with_moves: bool = False) -> str:
-    """One query for whole games: their row, their seats and, if asked, their move log,
-    so that a load is one round trip and one consistent snapshot of the database."""
+def _select(where: str, *, with_moves: bool = False, tail: str = "ORDER BY g.id") -> str:
+    """One query for whole games, ordered and cut by `tail`: their row, their seats and,
+    if asked, their move log, so that a load is one round trip and one consistent
+    snapshot of the database."""
     columns = ", ".join(f"g.{c.strip()}" for c in GAME_COLUMNS.split(","))
     log = f", {_LOG}" if with_moves else ""
-    return f"SELECT {columns}, {_SEATS}{log} FROM games g WHERE {where} ORDER BY g.id"
+    return f"SELECT {columns}, {_SEATS}{log} FROM games g WHERE {where} {tail}"
 
 
 def _moves(log: str) -> list[MoveRecord]:

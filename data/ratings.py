@@ -151,11 +151,28 @@ class RatingRepository(Protocol):
         ...
 
 
-_STANDING = (
-    "SELECT r.game, r.user_id, u.name, r.mu, r.sigma, r.games, r.wins, r.draws, r.losses, r.streak,"
-    " ROW_NUMBER() OVER (ORDER BY r.mu DESC, r.games DESC, r.user_id)"
-    " AS place FROM ratings r JOIN users u ON u.id = r.user_id"
-    " WHERE r.game = ? AND r.scope = ?"
+_RATING = (
+    "SELECT r.game, r.user_id, u.name, r.mu, r.sigma, r.games, r.wins, r.draws, r.losses,"
+    " r.streak{place} FROM ratings r JOIN users u ON u.id = r.user_id"
+)
+#: The order of a table: the rating shown, then more games, then the older account.
+TABLE_ORDER = "ORDER BY r.mu DESC, r.games DESC, r.user_id"
+#: One more than the ratings ahead, each count a range of the table's index.
+_AHEAD = " AND ".join(("a.game = r.game", "a.scope = r.scope"))
+PLACE = (
+    f", 1 + (SELECT count(*) FROM ratings a WHERE {_AHEAD} AND a.mu > r.mu)"
+    f" + (SELECT count(*) FROM ratings a WHERE {_AHEAD} AND a.mu = r.mu AND a.games > r.games)"
+    f" + (SELECT count(*) FROM ratings a WHERE {_AHEAD} AND a.mu = r.mu AND a.games = r.games"
+    " AND a.user_id < r.user_id) AS place"
+)
+#: A table's first rows, with placeholders {0} game, {1} scope, {2} how many.
+TABLE_QUERY = (
+    _RATING.format(place=", 0 AS place")
+    + f" WHERE r.game = {{0}} AND r.scope = {{1}} {TABLE_ORDER} LIMIT {{2}}"
+)
+#: One player's rating and place, with placeholders {0} game, {1} scope, {2} user.
+STANDING_QUERY = (
+    _RATING.format(place=PLACE) + " WHERE r.game = {0} AND r.scope = {1} AND r.user_id = {2}"
 )
 RESULT_QUERY = "SELECT game_id, game, finished_at, outcome, others_mu, others FROM rating_changes"
 
@@ -208,14 +225,11 @@ class SqliteRatingRepository:
         return sum(1 for game, _ in rows if game.places)
 
     async def table(self, game: str, scope: int, limit: int) -> list[Standing]:
-        rows = await self.db.fetch(f"{_STANDING} ORDER BY place LIMIT ?", (game, scope, limit))
-        return [standing_of(row) for row in rows]
+        rows = await self.db.fetch(TABLE_QUERY.format("?", "?", "?"), (game, scope, limit))
+        return numbered(rows)
 
     async def standing(self, game: str, scope: int, user_id: int) -> Standing | None:
-        rows = await self.db.fetch(
-            f"SELECT * FROM ({_STANDING}) WHERE user_id = ?",
-            (game, scope, user_id),
-        )
+        rows = await self.db.fetch(STANDING_QUERY.format("?", "?", "?"), (game, scope, user_id))
         return standing_of(rows[0]) if rows else None
 
     async def standings_of(self, user_id: int, scope: int) -> list[Standing]:
@@ -390,9 +404,14 @@ async def _write(conn: aiosqlite.Connection, game: ToRate, changes: list[Change]
     )
 
 
-def standing_of(row: Any) -> Standing:
+def numbered(rows: Iterable[Any]) -> list[Standing]:
+    """The rows of a table's first page, read in its order, with their places."""
+    return [standing_of(row, place) for place, row in enumerate(rows, start=1)]
+
+
+def standing_of(row: Any, place: int | None = None) -> Standing:
     return Standing(
-        place=row["place"],
+        place=row["place"] if place is None else place,
         game=row["game"],
         user_id=row["user_id"],
         name=row["name"],

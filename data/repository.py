@@ -10,7 +10,7 @@ from __future__ import annotations
 import os
 import socket
 import time
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol
 
@@ -231,7 +231,13 @@ class GameRepository(Protocol):
 
     async def live_game_in_channel(self, channel_id: int) -> GameRecord | None: ...
 
-    async def live_games(self, guild_id: int | None) -> list[GameRecord]: ...
+    async def live_games(
+        self, guild_id: int | None, limit: int, offset: int, excluding: Collection[int] = ()
+    ) -> tuple[list[GameRecord], int]:
+        """One page of the live games (challenges and games in play) of a server (None:
+        of direct messages), oldest first, leaving out the games `excluding`; and how many
+        there are in all, without those."""
+        ...
 
     async def append_move(
         self,
@@ -311,8 +317,9 @@ class GameRepository(Protocol):
         """Remember the latest board message of each game (game id: message id)."""
         ...
 
-    async def games_of_user(self, user_id: int, statuses: tuple[Status, ...]) -> list[GameRecord]:
-        """The user's games with one of `statuses`, in every server and channel."""
+    async def live_games_of_user(self, user_id: int) -> list[GameRecord]:
+        """The user's live games (challenges and games in play), in every server and
+        channel; found among their own seats, however many games they have finished."""
         ...
 
     async def finished_games(
@@ -321,11 +328,15 @@ class GameRepository(Protocol):
         user_id: int | None,
         game: str | None,
         limit: int,
-        offset: int,
-    ) -> tuple[list[GameRecord], int]:
+        *,
+        older_than: int | None = None,
+        newer_than: int | None = None,
+    ) -> list[GameRecord]:
         """Games that ended (finished or aborted) in a server (or, with None, in direct
-        messages), newest first: those of `user_id` if given, of `game` if given; one page
-        of them and how many there are in all."""
+        messages), newest first: those of `user_id` if given, of `game` if given. The
+        `limit` newest of them, or the `limit` just older than the game `older_than`, or
+        just newer than the game `newer_than` (still listed newest first): a page is found
+        from where the last one ended, without counting the games before it."""
         ...
 
     async def settings(self, scope: Literal["guild", "user"], key: int) -> dict[str, Any]:

@@ -138,9 +138,11 @@ class Buttons:
 
     # --- finished games -------------------------------------------------------------------
     async def _history_page(self, channel: Channel, user: User, payload: Payload) -> list[Reply]:
-        """Another page of `/history` (the game field holds whose games, 0: everyone's)."""
-        game = payload.tokens[0] if payload.tokens else None
-        return await self.history.turn_page(channel, payload.game_id, game, payload.ply, user)
+        """Another page of `/history` (the game field holds whose games, 0: everyone's;
+        the tokens the game asked for and where the page is cut)."""
+        return await self.history.turn_page(
+            channel, payload.game_id, payload.tokens, payload.ply, user
+        )
 
     async def _replay_step(self, channel: Channel, user: User, payload: Payload) -> list[Reply]:
         opening = payload.tokens == ("open",)
@@ -170,6 +172,13 @@ class Buttons:
         if payload.game_id != user.id:
             raise ServiceError(t("That list is someone else's: use /games mine for yours."))
         return await self.game_lists.mine(user, payload.ply, edit=True)
+
+    async def _games_here(self, channel: Channel, user: User, payload: Payload) -> list[Reply]:
+        """Another page of `/games here` (the game field holds whose list it is: the
+        games waiting on them come first)."""
+        if payload.game_id != user.id:
+            raise ServiceError(t("That list is someone else's: use /games here for yours."))
+        return await self.game_lists.here(channel, user, payload.ply, edit=True)
 
     # --- help while playing ---------------------------------------------------------------
     async def _hint(self, channel: Channel, user: User, payload: Payload) -> list[Reply]:
@@ -261,6 +270,7 @@ HANDLERS: dict[Action, Handler] = {
     Action.RESIGN_CONFIRMED: Buttons._resign,
     Action.CLAIM: Buttons._claim,
     Action.MY_GAMES: Buttons._my_games,
+    Action.GAMES_HERE: Buttons._games_here,
     Action.HISTORY: Buttons._history_page,
     Action.DOWNLOAD: Buttons._download,
     Action.REPLAY: Buttons._replay_step,

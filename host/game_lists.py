@@ -3,23 +3,24 @@ every server and channel (`/games mine`), those waiting for the player first."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import partial
 
 from data.repository import GameRecord
-from engine.text import t
+from engine.text import t, tn
 from host.lists import paged
 from host.live import LiveGames, game_of
 from host.model import Channel, Reply, ServiceError, User
 from host.payloads import Action, Payload
 from host.presenter import Presenter
 
-#: Games on one page of `/games mine`.
+#: Games on one page of `/games mine` and `/games here`.
 PAGE_SIZE = 8
 
 
 @dataclass(frozen=True, slots=True)
 class _Line:
+    game_id: int
     text: str
     waiting_on_you: bool
     #: The time the decision runs out (sorts the games waiting on you).
@@ -31,22 +32,54 @@ class GameLists:
         self.live = live
         self.presenter = presenter
 
-    async def here(self, channel: Channel, user: User) -> list[Reply]:
-        records = await self.live.repository.live_games(channel.guild_id)
+    async def here(
+        self, channel: Channel, user: User, page: int = 0, *, edit: bool = False
+    ) -> list[Reply]:
+        """The live games of this server (in a direct message: the user's own there), the
+        ones waiting on `user` first, paged with buttons. The caller's games come from
+        their own seats; the others are one page of the server's, so a busy server's list
+        costs no more than a quiet one's."""
+        own = [
+            self._line(record, user=user)
+            for record in await self.live.repository.live_games_of_user(user.id)
+            if record.guild_id == channel.guild_id
+        ]
+        mine = sorted((line for line in own if line.waiting_on_you), key=lambda one: one.deadline)
+        start = page * PAGE_SIZE
         if channel.guild_id is None:
-            records = [r for r in records if r.seats_of(user.id)]
-        lines = [await self._line(record, user) for record in records]
-        if not records:
+            every = mine + [line for line in own if not line.waiting_on_you]
+            total = len(every)
+            lines = every[start : start + PAGE_SIZE]
+        else:
+            shown = mine[start : start + PAGE_SIZE]
+            records, rest = await self.live.repository.live_games(
+                channel.guild_id,
+                PAGE_SIZE - len(shown),
+                max(0, start - len(mine)),
+                excluding=[line.game_id for line in mine],
+            )
+            total = len(mine) + rest
+            # A game listed among the others is not the caller's to play, even if its
+            # turn came to them in the moment between the two reads.
+            lines = shown + [
+                replace(self._line(record, user=user), waiting_on_you=False) for record in records
+            ]
+        pages = max(1, -(-total // PAGE_SIZE))
+        if not 0 <= page < pages:
+            raise ServiceError(t("That page is gone: use /games here again."))
+        if not total:
             text = str(t("No games are being played here. Start one with /play."))
         else:
             text = _sections(lines)
-        return [Reply(title=str(t("Active games")), text=text, ephemeral=True)]
+        title = tn("{n} active game", "{n} active games", n=total) if total else t("Active games")
+        turn = partial(Payload, Action.GAMES_HERE, user.id)
+        return [paged(str(title), text, page, pages, turn, edit=edit)]
 
     async def mine(self, user: User, page: int = 0, *, edit: bool = False) -> list[Reply]:
         """Every live game `user` plays in, waiting on them first (the soonest to run out
         first), with a link to its latest board; paged with buttons."""
-        records = await self.live.repository.games_of_user(user.id, ("challenge", "active"))
-        lines = [await self._line(record, user) for record in records]
+        records = await self.live.repository.live_games_of_user(user.id)
+        lines = [self._line(record, user=user) for record in records]
         lines.sort(key=lambda line: (not line.waiting_on_you, line.deadline))
         pages = max(1, -(-len(lines) // PAGE_SIZE))
         if not 0 <= page < pages:
@@ -60,7 +93,9 @@ class GameLists:
         turn = partial(Payload, Action.MY_GAMES, user.id)
         return [paged(str(title), text, page, pages, turn, edit=edit)]
 
-    async def _line(self, record: GameRecord, user: User) -> _Line:
+    def _line(self, record: GameRecord, *, user: User) -> _Line:
+        """One game's line. Whose turn it is comes from the game's stored position: no
+        game is loaded, locked or replayed to list it."""
         game = game_of(record.game)
         names = " vs ".join(s.user.name for s in record.seats)
         place = f"<#{record.channel_id}>"
@@ -73,9 +108,9 @@ class GameLists:
                 "{where} · {game}: {names} (challenge)", where=place, game=game.name, names=names
             )
             pending = any(s.user.id == user.id and not s.accepted for s in record.seats)
-            return _Line(str(text) + board, pending, record.created_at)
-        loaded = await self.live.locked_load(record.id)
-        acting = {s.user.id for s in record.seats if s.seat in loaded.state.to_act}
+            return _Line(record.id, str(text) + board, pending, record.created_at)
+        to_act = game.from_text(record.snapshot).to_act
+        acting = {s.user.id for s in record.seats if s.seat in to_act}
         text = t(
             "{where} · {game}: {names} · move {n}",
             where=place,
@@ -85,7 +120,7 @@ class GameLists:
         )
         clock = f" · <t:{int(record.deadline_at)}:R>" if record.deadline_at else ""
         deadline = record.deadline_at if record.deadline_at is not None else float("inf")
-        return _Line(str(text) + clock + board, user.id in acting, deadline)
+        return _Line(record.id, str(text) + clock + board, user.id in acting, deadline)
 
 
 def _sections(lines: list[_Line]) -> str:

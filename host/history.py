@@ -14,7 +14,7 @@ from data.results import Ending, GameResult
 from engine.core import GameState
 from engine.text import t, tn
 from host import i18n
-from host.lists import paged
+from host.lists import paged_from
 from host.live import LiveGames, game_of, replay, start_state
 from host.model import Channel, Choice, Reply, ServiceError, User
 from host.painting import NORMAL, SPEEDS, Painter, Speed
@@ -33,6 +33,17 @@ MAX_REPLAY_BYTES = 8 * 1024 * 1024
 STEPS = (("⏮", "first"), ("◀", "back"), ("▶", "next"), ("⏭", "last"))
 
 
+def _cursor(cursor: str | None) -> tuple[int | None, int | None]:
+    """(older than, newer than) from a page's cursor ("<id" or ">id")."""
+    if cursor is None:
+        return None, None
+    try:
+        game_id = int(cursor[1:])
+    except ValueError:
+        raise ServiceError(t("That page is gone: use /history again.")) from None
+    return (game_id, None) if cursor.startswith("<") else (None, game_id)
+
+
 class History:
     def __init__(self, live: LiveGames, presenter: Presenter) -> None:
         self.live = live
@@ -43,14 +54,17 @@ class History:
         channel: Channel,
         whose: User | None,
         game: str | None,
-        page: int = 0,
+        number: int = 0,
+        cursor: str | None = None,
         *,
         edit: bool = False,
         viewer: User | None = None,
     ) -> list[Reply]:
         """Finished games here, newest first: `whose` if given, of `game` if given. In a
         direct message, only `viewer`'s own games: a direct-message game belongs to its
-        players alone."""
+        players alone. A page is cut where the one beside it ended (`cursor`: "<id" for
+        the games older than game id, ">id" for those newer), so a page deep in years of
+        history costs what the first one does; `number` is its place from the newest."""
         if game is not None:
             game_of(game)  # an unknown game is refused, naming the games
         if channel.guild_id is None:
@@ -65,15 +79,22 @@ class History:
                     )
                 )
             whose = viewer
-        records, total = await self.live.repository.finished_games(
+        older_than, newer_than = _cursor(cursor)
+        records = await self.live.repository.finished_games(
             channel.guild_id,
             whose.id if whose is not None else None,
             game,
-            PAGE_SIZE,
-            page * PAGE_SIZE,
+            PAGE_SIZE + 1,
+            older_than=older_than,
+            newer_than=newer_than,
         )
-        pages = max(1, -(-total // PAGE_SIZE))
-        if not 0 <= page < pages:
+        if newer_than is not None:
+            more_newer, more_older = len(records) > PAGE_SIZE, True
+            records = records[-PAGE_SIZE:]
+        else:
+            more_newer, more_older = older_than is not None, len(records) > PAGE_SIZE
+            records = records[:PAGE_SIZE]
+        if cursor is not None and not records:
             raise ServiceError(t("That page is gone: use /history again."))
         lines = []
         for record in records:
@@ -96,36 +117,42 @@ class History:
             text = str(t("No finished games here yet."))
         else:
             text = "\n".join(lines) + "\n" + str(t("`/game id:` shows one's record."))
-        title = tn("{n} finished game", "{n} finished games", n=total)
-        if whose is not None:
-            title = t("{name}: {games}", name=whose.name, games=str(title))
+        title = (
+            t("Finished games") if whose is None else t("Finished games of {name}", name=whose.name)
+        )
         tokens = (game,) if game else ()
         owner = whose.id if whose is not None else 0
-
-        def turn(target: int) -> Payload:
-            return Payload(Action.HISTORY, owner, target, tokens)
-
-        return [paged(str(title), text, page, pages, turn, edit=edit)]
+        newer = older = None
+        if records and more_newer:
+            newer = Payload(
+                Action.HISTORY, owner, max(0, number - 1), (*tokens, f">{records[0].id}")
+            )
+        if records and more_older:
+            older = Payload(Action.HISTORY, owner, number + 1, (*tokens, f"<{records[-1].id}"))
+        return [paged_from(str(title), text, number, newer, older, edit=edit)]
 
     async def turn_page(
         self,
         channel: Channel,
         owner_id: int,
-        game: str | None,
-        page: int,
+        tokens: tuple[str, ...],
+        number: int,
         viewer: User | None = None,
     ) -> list[Reply]:
-        """Another page, from its button: whose games it lists is known by id; the name
-        is read from one of their games."""
+        """Another page, from its button (tokens: the game asked for, if any, and where
+        the page is cut). Whose games it lists is known by id; the name is read from one
+        of their games. A button from before pages were cut this way shows the newest."""
+        game = next((token for token in tokens if not token.startswith(("<", ">"))), None)
+        cursor = next((token for token in tokens if token.startswith(("<", ">"))), None)
         whose = None
         if owner_id:
-            records, _ = await self.live.repository.finished_games(
-                channel.guild_id, owner_id, None, 1, 0
-            )
+            records = await self.live.repository.finished_games(channel.guild_id, owner_id, None, 1)
             seats = records[0].seats if records else ()
             name = next((s.user.name for s in seats if s.user.id == owner_id), "?")
             whose = User(owner_id, name)
-        return await self.page(channel, whose, game, page, edit=True, viewer=viewer)
+        if cursor is None:
+            number = 0
+        return await self.page(channel, whose, game, number, cursor, edit=True, viewer=viewer)
 
     async def record(
         self, channel: Channel, game_id: int, viewer: User | None = None

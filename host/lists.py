@@ -135,3 +135,27 @@ def paged(
     return Reply(
         title=title, text=text, ephemeral=True, actions=tuple(actions), footer=footer, edit=edit
     )
+
+
+def paged_from(
+    title: str,
+    text: str,
+    number: int,
+    newer: Payload | None,
+    older: Payload | None,
+    *,
+    edit: bool,
+) -> Reply:
+    """A private list cut where the previous page ended, with ◀ ▶ buttons: `newer` and
+    `older` are the payloads of the pages beside it (None: there is none that way), and
+    `number` counts pages from the newest (0)."""
+    actions = []
+    if newer is not None or older is not None:
+        for label, payload, other in (("◀", newer, older), ("▶", older, newer)):
+            shown = payload if payload is not None else other
+            assert shown is not None
+            actions.append(Choice(shown, label, disabled=payload is None))
+    footer = str(t("Page {page}", page=number + 1)) if actions else ""
+    return Reply(
+        title=title, text=text, ephemeral=True, actions=tuple(actions), footer=footer, edit=edit
+    )

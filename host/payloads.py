@@ -63,6 +63,8 @@ class Action(StrEnum):
     REPLAY = "replay"
     #: A page of a player's games (game: the player's id; ply: the page).
     MY_GAMES = "mine"
+    #: A page of the live games in this server (game: whose list it is; ply: the page).
+    GAMES_HERE = "here"
     #: A page of a game's rules (tokens: the game's id and the page's number); no game
     #: is played, so the game and ply are 0.
     RULES = "rules"

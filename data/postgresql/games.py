@@ -12,7 +12,7 @@ PostgreSQL's binary doubles, exactly as stored.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable
+from collections.abc import Collection, Iterable
 from typing import TYPE_CHECKING, Any, Literal
 
 import asyncpg
@@ -21,6 +21,7 @@ from data.games import (
     GAME_COLUMNS,
     SETTINGS_TABLES,
     dump_json,
+    finished_page_query,
     game_record,
     seat_records,
     timer_values,
@@ -228,12 +229,9 @@ class PgGameRepository:
                 [(boards[game_id], game_id) for game_id in sorted(boards)],
             )
 
-    async def games_of_user(self, user_id: int, statuses: tuple[Status, ...]) -> list[GameRecord]:
-        where = (
-            "g.kind = 'channel' AND g.status = ANY($1::text[]) AND g.id IN"
-            " (SELECT game_id FROM seats WHERE user_id = $2)"
-        )
-        return records(await self.db.fetch(select_games(where), (list(statuses), user_id)))
+    async def live_games_of_user(self, user_id: int) -> list[GameRecord]:
+        where = f"{_LIVE} AND g.id IN (SELECT game_id FROM seats WHERE user_id = $1 AND live = 1)"
+        return records(await self.db.fetch(select_games(where), (user_id,)))
 
     async def finished_games(
         self,
@@ -241,29 +239,15 @@ class PgGameRepository:
         user_id: int | None,
         game: str | None,
         limit: int,
-        offset: int,
-    ) -> tuple[list[GameRecord], int]:
-        p = _Params()
-        where = (
-            "g.kind = 'channel' AND g.status IN ('finished', 'aborted')"
-            f" AND {_in_guild(guild_id, p)}"
+        *,
+        older_than: int | None = None,
+        newer_than: int | None = None,
+    ) -> list[GameRecord]:
+        where, params = finished_page_query(
+            guild_id, user_id, game, limit, older_than, newer_than, mark=lambda n: f"${n}"
         )
-        if user_id is not None:
-            where += f" AND g.id IN (SELECT game_id FROM seats WHERE user_id = {p(user_id)})"
-        if game is not None:
-            where += f" AND g.game = {p(game)}"
-        filters = list(p.values)
-        # Newest first; a game without an end time last, as SQLite orders NULL.
-        page = select_games(
-            where,
-            tail=f"ORDER BY g.finished_at DESC NULLS LAST, g.id DESC"
-            f" LIMIT {p(limit)} OFFSET {p(offset)}",
-        )
-        async with self.db.read() as conn:
-            # One snapshot: the count is of the games the page is cut from.
-            count = await conn.fetchval(f"SELECT count(*) FROM games g WHERE {where}", *filters)
-            rows = await conn.fetch(page, *p.values)
-        return records(rows), int(count)
+        page = select_games(where, tail="ORDER BY g.finished_at DESC, g.id DESC")
+        return records(await self.db.fetch(page, params))
 
     async def settings(self, scope: Literal["guild", "user"], key: int) -> dict[str, Any]:
         table, column = SETTINGS_TABLES[scope]
@@ -358,13 +342,20 @@ class PgGameRepository:
         found = records(await self.db.fetch(select_games(_LIVE_IN_CHANNEL), (channel_id,)))
         return found[0] if found else None
 
-    async def live_games(self, guild_id: int | None) -> list[GameRecord]:
+    async def live_games(
+        self, guild_id: int | None, limit: int, offset: int, excluding: Collection[int] = ()
+    ) -> tuple[list[GameRecord], int]:
         p = _Params()
-        where = (
-            f"{_in_guild(guild_id, p)} AND g.kind = 'channel'"
-            " AND g.status IN ('challenge', 'active')"
-        )
-        return records(await self.db.fetch(select_games(where), p.values))
+        where = f"{_in_guild(guild_id, p)} AND {_LIVE}"
+        if excluding:
+            where += f" AND NOT (g.id = ANY({p(list(excluding))}::bigint[]))"
+        filters = list(p.values)
+        page = select_games(where, tail=f"ORDER BY g.id LIMIT {p(limit)} OFFSET {p(offset)}")
+        async with self.db.read() as conn:
+            # One snapshot: the count is of the games the page is cut from.
+            count = await conn.fetchval(f"SELECT count(*) FROM games g WHERE {where}", *filters)
+            rows = await conn.fetch(page, *p.values)
+        return records(rows), int(count)
 
     async def moves(self, game_id: int) -> list[MoveRecord]:
         rows = await self.db.fetch(
@@ -480,9 +471,8 @@ async def finished_in_order(db: PgDatabase) -> list[GameRecord]:
     return records(await db.fetch(select_games(_FINISHED, tail=_BY_FINISH)))
 
 
-_LIVE_IN_CHANNEL = (
-    "g.channel_id = $1 AND g.kind = 'channel' AND g.status IN ('challenge', 'active')"
-)
+_LIVE = "g.kind = 'channel' AND g.status IN ('challenge', 'active')"
+_LIVE_IN_CHANNEL = f"g.channel_id = $1 AND {_LIVE}"
 _SEATS = (
     "ARRAY(SELECT ROW(s.seat, s.accepted, u.id, u.name, s.is_bot)"
     " FROM seats s JOIN users u ON u.id = s.user_id WHERE s.game_id = g.id"

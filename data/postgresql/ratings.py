@@ -17,6 +17,8 @@ from data.postgresql.db import PgDatabase, rowcount
 from data.postgresql.games import finished_in_order, unrated_finished
 from data.ratings import (
     RESULT_QUERY,
+    STANDING_QUERY,
+    TABLE_QUERY,
     TALLY,
     Change,
     RatedResult,
@@ -27,6 +29,7 @@ from data.ratings import (
     change_of,
     change_row,
     changes_for,
+    numbered,
     rated_again,
     result_of,
     standing_of,
@@ -39,12 +42,6 @@ if TYPE_CHECKING:
 #: The advisory lock every rating write holds until its transaction ends.
 RATINGS_LOCK = "hilltop:ratings"
 
-_STANDING = (
-    "SELECT r.game, r.user_id, u.name, r.mu, r.sigma, r.games, r.wins, r.draws, r.losses, r.streak,"
-    " ROW_NUMBER() OVER (ORDER BY r.mu DESC, r.games DESC, r.user_id)"
-    " AS place FROM ratings r JOIN users u ON u.id = r.user_id"
-    " WHERE r.game = $1 AND r.scope = $2"
-)
 _INSERT_CHANGE = (
     "INSERT INTO rating_changes (scope, user_id, game_id, game, finished_at, outcome, place,"
     " mu_before, sigma_before, mu_after, sigma_after, others_mu, others)"
@@ -119,13 +116,12 @@ class PgRatingRepository:
         return sum(1 for game, _ in rows if game.places)
 
     async def table(self, game: str, scope: int, limit: int) -> list[Standing]:
-        rows = await self.db.fetch(f"{_STANDING} ORDER BY place LIMIT $3", (game, scope, limit))
-        return [standing_of(row) for row in rows]
+        rows = await self.db.fetch(TABLE_QUERY.format("$1", "$2", "$3"), (game, scope, limit))
+        return numbered(rows)
 
     async def standing(self, game: str, scope: int, user_id: int) -> Standing | None:
-        rows = await self.db.fetch(
-            f"SELECT * FROM ({_STANDING}) AS s WHERE s.user_id = $3", (game, scope, user_id)
-        )
+        query = STANDING_QUERY.format("$1", "$2", "$3")
+        rows = await self.db.fetch(query, (game, scope, user_id))
         return standing_of(rows[0]) if rows else None
 
     async def standings_of(self, user_id: int, scope: int) -> list[Standing]:

@@ -83,7 +83,8 @@ async def test_create_and_reload_game(storage: Storage) -> None:
     assert [s.user.name for s in record.seats] == ["alice", "bob"]
     assert record.ply == 0 and record.options == {"level": "easy"}
     assert (await repo.live_game_in_channel(10)) == record
-    assert [g.id for g in await repo.live_games(5)] == [record.id]
+    page, count = await repo.live_games(5, 10, 0)
+    assert [g.id for g in page] == [record.id] and count == 1
 
 
 async def test_one_live_game_per_channel(storage: Storage) -> None:

@@ -146,7 +146,8 @@ async def test_create_and_reload_game(repo: PgGameRepository) -> None:
     assert record.finished_at is None and record.expired_at is None
     assert await repo.live_game_in_channel(10) == record
     assert await repo.live_game_in_channel(11) is None
-    assert [g.id for g in await repo.live_games(GUILD)] == [record.id]
+    page, count = await repo.live_games(GUILD, 10, 0)
+    assert [g.id for g in page] == [record.id] and count == 1
     assert await repo.get_game(record.id + 1000) is None
 
 
@@ -565,31 +566,33 @@ async def test_stale_challenges_by_shard(repo: PgGameRepository) -> None:
 async def test_live_games_of_a_server_or_of_direct_messages(repo: PgGameRepository) -> None:
     in_guild = await repo.create_game(new_game(1), now=1.0)
     challenge = await repo.create_game(new_game(2, "challenge"), now=1.0)
+    third = await repo.create_game(new_game(8), now=1.0)
     direct = await repo.create_game(new_game(3, guild_id=None), now=1.0)
     other = await repo.create_game(new_game(4, guild_id=GUILD + 1), now=1.0)
     await repo.create_game(new_game(5, kind="daily"), now=1.0)
     await repo.create_game(new_game(6, kind="daily", guild_id=None), now=1.0)
     ended = await repo.create_game(new_game(7, guild_id=None), now=1.0)
     await repo.close_game(ended.id, 0, "aborted", None, now=2.0)
-    assert await repo.live_games(GUILD) == [in_guild, challenge]
-    assert await repo.live_games(None) == [direct]
-    assert await repo.live_games(GUILD + 1) == [other]
-    assert await repo.live_games(GUILD + 2) == []
+    assert await repo.live_games(GUILD, 10, 0) == ([in_guild, challenge, third], 3)
+    assert await repo.live_games(GUILD, 2, 0) == ([in_guild, challenge], 3)
+    assert await repo.live_games(GUILD, 2, 2) == ([third], 3)
+    assert await repo.live_games(GUILD, 10, 0, excluding=[challenge.id]) == ([in_guild, third], 2)
+    assert await repo.live_games(None, 10, 0) == ([direct], 1)
+    assert await repo.live_games(GUILD + 1, 10, 0) == ([other], 1)
+    assert await repo.live_games(GUILD + 2, 10, 0) == ([], 0)
 
 
-async def test_games_of_user(repo: PgGameRepository) -> None:
+async def test_live_games_of_user(repo: PgGameRepository) -> None:
     mine = await repo.create_game(new_game(1), now=1.0)
     asked = await repo.create_game(new_game(2, "challenge", guild_id=None), now=1.0)
     theirs = await repo.create_game(new_game(3, seats=((BOB, True), (CAROL, True))), now=1.0)
     await repo.create_game(new_game(4, kind="daily"), now=1.0)
     done = await repo.create_game(new_game(5, guild_id=GUILD + 1), now=1.0)
     await repo.close_game(done.id, 0, "finished", GameResult(Ending.RULES, (0,)), now=2.0)
-    done = await repo.get_game(done.id)  # type: ignore[assignment]
-    live = await repo.games_of_user(ALICE.id, ("challenge", "active"))
-    assert live == [mine, asked]
-    assert await repo.games_of_user(ALICE.id, ("finished",)) == [done]
-    assert [g.id for g in await repo.games_of_user(CAROL.id, ("active",))] == [theirs.id]
-    assert await repo.games_of_user(ALICE.id, ("aborted",)) == []
+    assert await repo.live_games_of_user(ALICE.id) == [mine, asked]
+    assert [g.id for g in await repo.live_games_of_user(CAROL.id)] == [theirs.id]
+    await repo.close_game(mine.id, 0, "aborted", GameResult(Ending.ADMIN), now=3.0)
+    assert await repo.live_games_of_user(ALICE.id) == [asked]
 
 
 async def _finish(repo: GameRepository, new: NewGame, at: float, status: Status) -> int:
@@ -605,15 +608,20 @@ async def test_finished_games_pages_newest_first(repo: PgGameRepository) -> None
     await _finish(repo, new_game(21), 7.0, "declined")  # declined: not a played game
     await repo.create_game(new_game(22), now=1.0)  # still live
     newest_first = [aborted, ids[4], ids[5], ids[0], ids[3], ids[2], ids[1]]
-    pages = [await repo.finished_games(GUILD, None, None, 3, offset) for offset in (0, 3, 6, 9)]
-    assert [count for _page, count in pages] == [7, 7, 7, 7]
-    assert [[g.id for g in page] for page, _count in pages] == [
-        newest_first[0:3],
-        newest_first[3:6],
-        newest_first[6:],
-        [],
-    ]
-    first = pages[0][0][0]
+
+    async def page(**cut: int) -> list[int]:
+        return [g.id for g in await repo.finished_games(GUILD, None, None, 3, **cut)]
+
+    assert await page() == newest_first[0:3]
+    assert await page(older_than=newest_first[2]) == newest_first[3:6]
+    assert await page(older_than=newest_first[5]) == newest_first[6:]
+    assert await page(older_than=newest_first[6]) == []
+    assert await page(newer_than=newest_first[6]) == newest_first[3:6]
+    assert await page(newer_than=newest_first[1]) == newest_first[0:1]
+    # Two games that ended at once are told apart by their ids, both ways.
+    assert await page(older_than=ids[3]) == [ids[2], ids[1]]
+    assert await page(newer_than=ids[2]) == [aborted, ids[4], ids[5], ids[0], ids[3]][-3:]
+    [first] = await repo.finished_games(GUILD, None, None, 1)
     assert first == await repo.get_game(aborted)
 
 
@@ -627,19 +635,23 @@ async def test_finished_games_of_a_player_of_a_game_in_direct_messages(
     direct_other_game = await _finish(repo, new_game(3, guild_id=None, game="tak"), 3.0, "aborted")
     in_guild = await _finish(repo, new_game(4), 4.0, "finished")
     await _finish(repo, new_game(5, guild_id=None, kind="daily"), 5.0, "finished")
+    both_seats = await _finish(
+        repo, new_game(6, guild_id=None, seats=((CAROL, True), (CAROL, True))), 6.0, "finished"
+    )
 
-    async def ids(guild: int | None, user: int | None, game: str | None) -> tuple[list[int], int]:
-        page, count = await repo.finished_games(guild, user, game, 10, 0)
-        return [g.id for g in page], count
+    async def ids(guild: int | None, user: int | None, game: str | None) -> list[int]:
+        return [g.id for g in await repo.finished_games(guild, user, game, 10)]
 
-    assert await ids(None, None, None) == ([direct_other_game, direct_bob, direct], 3)
-    assert await ids(None, ALICE.id, None) == ([direct_other_game, direct], 2)
-    assert await ids(None, CAROL.id, None) == ([direct_bob], 1)
-    assert await ids(None, None, "tak") == ([direct_other_game], 1)
-    assert await ids(None, ALICE.id, "hokito") == ([direct], 1)
-    assert await ids(None, CAROL.id, "tak") == ([], 0)
-    assert await ids(GUILD, None, None) == ([in_guild], 1)
-    assert await ids(GUILD + 1, None, None) == ([], 0)
+    assert await ids(None, None, None) == [both_seats, direct_other_game, direct_bob, direct]
+    assert await ids(None, ALICE.id, None) == [direct_other_game, direct]
+    assert await ids(None, CAROL.id, None) == [both_seats, direct_bob]
+    assert await ids(None, None, "tak") == [direct_other_game]
+    assert await ids(None, ALICE.id, "hokito") == [direct]
+    assert await ids(None, CAROL.id, "tak") == []
+    assert await ids(GUILD, None, None) == [in_guild]
+    assert await ids(GUILD + 1, None, None) == []
+    older = await repo.finished_games(None, CAROL.id, None, 10, older_than=both_seats)
+    assert [g.id for g in older] == [direct_bob]
 
 
 async def test_finished_in_order_and_unrated(repo: PgGameRepository, db: PgDatabase) -> None:
@@ -658,7 +670,7 @@ async def test_finished_in_order_and_unrated(repo: PgGameRepository, db: PgDatab
 
 async def test_games_without_an_end_time_sort_as_on_sqlite(db: PgDatabase, tmp_path: Path) -> None:
     """A finished game whose end time is missing sorts as SQLite sorts NULL: before every
-    other in finishing order, after every other newest first."""
+    other in finishing order."""
     sqlite = await Database.open(tmp_path / "same.sqlite3")
     try:
         on_pg, on_sqlite = PgGameRepository(db), SqliteGameRepository(sqlite)
@@ -667,10 +679,6 @@ async def test_games_without_an_end_time_sort_as_on_sqlite(db: PgDatabase, tmp_p
                 await _finish(repository, new_game(i), at, "finished")
         await db.execute("UPDATE games SET finished_at = NULL WHERE id IN (2, 3)")
         await sqlite.write("UPDATE games SET finished_at = NULL WHERE id IN (2, 3)")
-        pg_page, pg_count = await on_pg.finished_games(GUILD, None, None, 10, 0)
-        lite_page, lite_count = await on_sqlite.finished_games(GUILD, None, None, 10, 0)
-        assert [g.id for g in pg_page] == [g.id for g in lite_page] == [1, 4, 3, 2]
-        assert pg_count == lite_count == 4
         pg_order = [g.id for g in await finished_in_order(db)]
         lite_order = [g.id for g in await sqlite_games.finished_in_order(sqlite)]
         assert pg_order == lite_order == [2, 3, 4, 1]

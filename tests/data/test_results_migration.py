@@ -150,6 +150,18 @@ async def test_stored_results_become_facts_and_early_endings_aborts(
         # No sentence is left in any stored result.
         rows = await storage.database.fetch("SELECT result FROM games WHERE result IS NOT NULL")
         assert rows and all("reason" not in json.loads(r[0]) for r in rows)
+        # Ended games without an end time are given their last change; their seats are
+        # marked ended with it, and the live game's seats stay live.
+        ends = await storage.database.fetch(
+            "SELECT g.id, g.finished_at, s.live, s.finished_at FROM games g"
+            " JOIN seats s ON s.game_id = g.id ORDER BY g.id, s.seat"
+        )
+        assert {tuple(row) for row in ends} == {
+            (game_id, *((None, 1, None) if game_id == 10 else (2.0, 0, 2.0)))
+            for game_id in EXPECTED
+        }
+        ended = await storage.games.finished_games(None, 1, None, 20)
+        assert {g.id for g in ended} == {1, 2, 6, 7, 8, 9}
     finally:
         await storage.close()
 

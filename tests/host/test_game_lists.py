@@ -63,3 +63,54 @@ async def test_mine_names_the_link_to_the_board_in_the_players_language(
         [mine] = await service.my_games(ALICE)
     assert "· [plansza](https://boards.example/" in mine.text
     assert "[board]" not in mine.text
+
+
+async def test_here_pages_a_busy_server_with_your_turns_first(service: GameService) -> None:
+    """A server with more live games than a page: the games waiting on the caller come
+    first, then the others page by page; every game is listed once."""
+    theirs = []
+    for n in range(PAGE_SIZE + 3):  # carol and bob's games: none waits on alice
+        where = Channel(channel_id=1000 + n, guild_id=HERE.guild_id)
+        await service.start(where, CAROL, GameSetup("hokito", seed=n, seat="first"), [BOB])
+        await service.accept(where, BOB)
+        theirs.append(where.channel_id)
+    waiting = []
+    for n in range(2):  # alice to move in both
+        where = Channel(channel_id=2000 + n, guild_id=HERE.guild_id)
+        await service.start(where, ALICE, GameSetup("hokito", seed=n, seat="first"), [BOB])
+        await service.accept(where, BOB)
+        waiting.append(where.channel_id)
+    elsewhere = Channel(channel_id=3000, guild_id=HERE.guild_id + 1)
+    await service.start(elsewhere, ALICE, GameSetup("hokito", seed=1, seat="first"), [BOB])
+    [first] = await service.list_games(HERE, ALICE)
+    assert first.title == f"{PAGE_SIZE + 5} active games" and first.footer == "Page 1 of 2"
+    yours, others = first.text.split("\n\n")
+    assert yours.startswith("**Your turn**") and others.startswith("**Other games**")
+    assert [f"<#{c}>" in yours for c in waiting] == [True, True]
+    assert "<#3000>" not in first.text
+    back, forward = first.actions
+    assert back.disabled and forward.payload.action == Action.GAMES_HERE
+    with pytest.raises(ServiceError, match="someone else's"):
+        await service.press(HERE, BOB, forward.payload)
+    [second] = await service.press(HERE, ALICE, forward.payload)
+    assert second.edit and second.footer == "Page 2 of 2" and "**Your turn**" not in second.text
+    shown = first.text + second.text
+    assert all(shown.count(f"<#{c}>") == 1 for c in theirs + waiting)
+    # Bob is to move in none of them (alice and carol moved first): his list has no turns.
+    [bobs] = await service.list_games(HERE, BOB)
+    assert "**Your turn**" not in bobs.text
+
+
+async def test_here_reads_whose_turn_without_loading_any_game(service: GameService) -> None:
+    """Whose turn it is comes from the stored position: listing a server's games neither
+    loads them into memory nor takes their locks."""
+    where = Channel(channel_id=1000, guild_id=HERE.guild_id)
+    [challenge] = await service.start(
+        where, ALICE, GameSetup("hokito", seed=1, seat="first"), [BOB]
+    )
+    await service.accept(where, BOB)
+    game_id = challenge.game_id or 0
+    service.live.forget(game_id)
+    [listing] = await service.list_games(HERE, ALICE)
+    assert "**Your turn**\n<#1000>" in listing.text
+    assert service.live.cached(game_id) is None

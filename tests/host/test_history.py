@@ -12,8 +12,8 @@ from PIL import Image, ImageSequence
 from data.storage import Storage
 from engine.everest import Stage
 from host.history import PAGE_SIZE
-from host.model import Channel, ServiceError, User
-from host.payloads import Action
+from host.model import Channel, Reply, ServiceError, User
+from host.payloads import Action, Payload
 from host.records import read_record
 from host.service import GameService
 from host.setup import GameSetup
@@ -44,7 +44,7 @@ async def test_history_lists_this_servers_games_newest_first(service: GameServic
     second = await finished_duel(service)
     await finished_duel(service, ELSEWHERE)
     [mine] = await service.finished(HERE, ALICE)
-    assert mine.title == "alice: 2 finished games" and mine.ephemeral
+    assert mine.title == "Finished games of alice" and mine.ephemeral
     lines = mine.text.splitlines()
     assert lines[0].startswith(f"`#{second}`") and lines[1].startswith(f"`#{first}`")
     assert "**Hokito** · alice vs bob: alice beat bob · bob resigned" in lines[0]
@@ -58,12 +58,54 @@ async def test_history_pages_with_buttons(service: GameService) -> None:
     for _ in range(PAGE_SIZE + 1):
         await finished_duel(service, moves=0)
     [first] = await service.finished(HERE, BOB)
-    assert first.footer == "Page 1 of 2" and first.text.count("`#") == PAGE_SIZE
+    assert first.footer == "Page 1" and first.text.count("`#") == PAGE_SIZE
     back, forward = first.actions
     assert back.disabled and forward.payload.action == Action.HISTORY
     [second] = await service.press(HERE, CAROL, forward.payload)
-    assert second.edit and second.title == "bob: 11 finished games"
-    assert second.text.count("`#") == 1
+    assert second.edit and second.title == "Finished games of bob"
+    assert second.text.count("`#") == 1 and second.footer == "Page 2"
+    back, forward = second.actions
+    assert forward.disabled and not back.disabled
+    [again] = await service.press(HERE, CAROL, back.payload)
+    assert again.text == first.text and again.footer == "Page 1"
+    assert again.actions[0].disabled and not again.actions[1].disabled
+
+
+def listed(reply: Reply) -> list[int]:
+    return [int(line[2 : line.index("`", 2)]) for line in reply.text.splitlines() if "`#" in line]
+
+
+async def test_history_pages_follow_on_from_where_the_last_one_ended(
+    service: GameService,
+) -> None:
+    """Pages are cut where the one before ended: every game is listed once, newest
+    first, forwards and back, even when a game ends while someone is reading."""
+    ended = [await finished_duel(service, moves=0) for _ in range(2 * PAGE_SIZE + 3)]
+    pages = [await service.finished(HERE, ALICE)]
+    while not pages[-1][0].actions[1].disabled:
+        pages.append(await service.press(HERE, ALICE, pages[-1][0].actions[1].payload))
+    assert [len(listed(p[0])) for p in pages] == [PAGE_SIZE, PAGE_SIZE, 3]
+    assert [i for p in pages for i in listed(p[0])] == ended[::-1]
+    newest = await finished_duel(service, moves=0)  # ends while the last page is open
+    [back] = await service.press(HERE, ALICE, pages[-1][0].actions[0].payload)
+    assert listed(back) == listed(pages[1][0])
+    [front] = await service.press(HERE, ALICE, back.actions[0].payload)
+    assert listed(front) == listed(pages[0][0])
+    assert not front.actions[0].disabled  # the game that ended since is newer still
+    [newer] = await service.press(HERE, ALICE, front.actions[0].payload)
+    assert listed(newer) == [newest]
+
+
+async def test_a_history_button_from_before_pages_were_cut_shows_the_newest(
+    service: GameService,
+) -> None:
+    for _ in range(PAGE_SIZE + 1):
+        await finished_duel(service, moves=0)
+    [first] = await service.finished(HERE, ALICE)
+    [old] = await service.press(HERE, ALICE, Payload(Action.HISTORY, ALICE.id, 1, ()))
+    assert old.text == first.text and old.footer == "Page 1"
+    with pytest.raises(ServiceError, match="That page is gone"):
+        await service.press(HERE, ALICE, Payload(Action.HISTORY, 0, 1, ("<nonsense",)))
 
 
 async def test_a_games_record_downloads_and_loads_again_from_any_ply(
