@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json
 import sqlite3
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from typing import Protocol
 
 from data.db import Database
@@ -32,7 +32,9 @@ class ConsoleRepository(Protocol):
 
     async def name_channel(self, channel_id: int, name: str) -> None: ...
 
-    async def channel_names(self) -> dict[int, str]: ...
+    async def channel_names(self, ids: Collection[int]) -> dict[int, str]:
+        """The names of the channels `ids` that have one."""
+        ...
 
 
 class SqliteConsoleRepository:
@@ -75,9 +77,16 @@ class SqliteConsoleRepository:
         except sqlite3.DatabaseError as exc:
             raise ConsoleMemoryError(str(exc)) from exc
 
-    async def channel_names(self) -> dict[int, str]:
+    async def channel_names(self, ids: Collection[int]) -> dict[int, str]:
+        wanted = sorted(set(ids))
+        if not wanted:
+            return {}
+        marks = ",".join("?" * len(wanted))
         try:
-            rows = await self.db.fetch("SELECT channel_id, name FROM console_channels")
+            rows = await self.db.fetch(
+                f"SELECT channel_id, name FROM console_channels WHERE channel_id IN ({marks})",
+                wanted,
+            )
         except sqlite3.DatabaseError as exc:
             raise ConsoleMemoryError(str(exc)) from exc
         return {int(row[0]): str(row[1]) for row in rows}

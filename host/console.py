@@ -18,7 +18,7 @@ import re
 import stat
 import sys
 import time
-from collections.abc import AsyncGenerator, Awaitable, Callable
+from collections.abc import AsyncGenerator, Awaitable, Callable, Collection
 from contextlib import suppress
 from pathlib import Path
 from typing import TextIO
@@ -128,7 +128,7 @@ class Console:
             if isinstance(where, Direct):
                 name = f"@{where.user.name}"  # a direct message
             else:
-                names = await self._channel_names()
+                names = await self._channel_names([where.channel_id])
                 name = names.get(where.channel_id, str(where.channel_id))
             command = Command(name, BOT_NAME, "timer", {})
             for reply in replies:
@@ -270,8 +270,8 @@ class Console:
         self.say(head)
         if reply.text:
             text = _RELATIVE_TIME.sub(lambda m: _relative(int(m.group(1))), reply.text)
-            if _CHANNEL.search(text):
-                channels = await self._channel_names()
+            if mentioned := [int(m.group(1)) for m in _CHANNEL.finditer(text)]:
+                channels = await self._channel_names(mentioned)
                 text = _CHANNEL.sub(lambda m: "#" + channels.get(int(m.group(1)), m.group(1)), text)
             self.say(text)
         if reply.fields:
@@ -322,10 +322,11 @@ class Console:
                 )
         self.say()
 
-    async def _channel_names(self) -> dict[int, str]:
-        """Channel names by id; none if they cannot be read (replies then show ids)."""
+    async def _channel_names(self, ids: Collection[int]) -> dict[int, str]:
+        """The names of channels `ids`; none if they cannot be read (replies then show
+        their ids)."""
         try:
-            return await self.memory.channel_names()
+            return await self.memory.channel_names(ids)
         except ConsoleMemoryError as exc:
             log.warning("the console's channel names are unreadable: %s", exc)
             return {}

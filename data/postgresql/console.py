@@ -11,7 +11,7 @@ server that cannot be reached stays a `DatabaseUnavailableError`.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator, Sequence
+from collections.abc import Collection, Iterator, Sequence
 from contextlib import contextmanager
 
 import asyncpg
@@ -79,7 +79,11 @@ class PgConsoleRepository:
                 (channel_id, name),
             )
 
-    async def channel_names(self) -> dict[int, str]:
+    async def channel_names(self, ids: Collection[int]) -> dict[int, str]:
         with _memory_errors():
-            rows = await self.db.fetch("SELECT channel_id, name FROM console_channels")
+            rows = await self.db.fetch(
+                "SELECT channel_id, name FROM console_channels"
+                " WHERE channel_id = ANY($1::bigint[])",
+                (sorted(set(ids)),),
+            )
         return {int(row[0]): str(row[1]) for row in rows}

@@ -792,11 +792,12 @@ async def test_console_showings_in_two_processes_are_told_apart(
 
 async def test_console_channel_names(db: PgDatabase) -> None:
     console = PgConsoleRepository(db)
-    assert await console.channel_names() == {}
+    assert await console.channel_names([2**62, 7]) == {}
     await console.name_channel(2**62, "general")
     await console.name_channel(7, "lobby")
     await console.name_channel(7, "hall")
-    assert await console.channel_names() == {2**62: "general", 7: "hall"}
+    assert await console.channel_names([2**62, 7, 8]) == {2**62: "general", 7: "hall"}
+    assert await console.channel_names([7]) == {7: "hall"}
 
 
 @pytest.mark.parametrize(
@@ -826,7 +827,7 @@ async def test_a_missing_memory_is_a_console_memory_error(db: PgDatabase) -> Non
     with pytest.raises(ConsoleMemoryError):
         await console.name_channel(1, "general")
     with pytest.raises(ConsoleMemoryError):
-        await console.channel_names()
+        await console.channel_names([7])
 
 
 async def test_the_console_remembers_as_on_sqlite(db: PgDatabase, tmp_path: Path) -> None:
@@ -845,7 +846,7 @@ async def test_the_console_remembers_as_on_sqlite(db: PgDatabase, tmp_path: Path
                     for channel in ("a", "b", "c")
                     for user in ("u", "v")
                 ]
-                + [await console.channel_names()]
+                + [await console.channel_names([3, 7])]
             )
         assert answers[0] == answers[1]
     finally:
