@@ -35,6 +35,17 @@ class DailyRun:
 
 
 @dataclass(frozen=True, slots=True)
+class DailyRecord:
+    """A player's daily runs in all, from their totals, and their last finished run."""
+
+    runs: int
+    total: int
+    best: int
+    unfinished: int
+    last: DailyRun
+
+
+@dataclass(frozen=True, slots=True)
 class BoardRow:
     """One line of a leaderboard. For a day: `score` and `turns` of the run. For a week
     or all time: `score` is the total, `best` the best run, `runs` how many."""
@@ -119,7 +130,14 @@ class DailyRepository(Protocol):
         self, period: str, guild_id: int | None, user_id: int
     ) -> BoardRow | None: ...
 
-    async def finished_runs(self, user_id: int) -> list[DailyRun]: ...
+    async def record_of(self, user_id: int) -> DailyRecord | None:
+        """A player's daily record from their totals, with their last finished run (None:
+        no finished run yet)."""
+        ...
+
+    async def days_played(self, user_id: int, limit: int) -> list[str]:
+        """The days of the player's `limit` latest finished runs, newest first."""
+        ...
 
     async def get_par(self, day: str) -> tuple[int, int] | None: ...
 
@@ -145,6 +163,15 @@ class DailyRepository(Protocol):
 
 RUN_COLUMNS = (
     "user_id, day, week, game_id, started_at, finished_at, score, turns, sizes, unfinished, untold"
+)
+_RECORD = (
+    "SELECT runs, total, best, unfinished FROM daily_totals WHERE period = 'all' AND user_id = ?"
+)
+_LAST_FINISHED = "user_id = ? AND finished_at IS NOT NULL ORDER BY day DESC LIMIT 1"
+#: Placeholders {0} the user, {1} how many.
+DAYS_PLAYED = (
+    "SELECT day FROM daily_runs WHERE user_id = {0} AND finished_at IS NOT NULL"
+    " ORDER BY day DESC LIMIT {1}"
 )
 _MEMBER = "user_id IN (SELECT user_id FROM guild_members WHERE guild_id = ?)"
 
@@ -351,16 +378,15 @@ class SqliteDailyRepository:
                 ahead = await c.fetchone()
         return BoardRow((ahead[0] if ahead else 0) + 1, user_id, name, total, 0, best, runs)
 
-    async def finished_runs(self, user_id: int) -> list[DailyRun]:
-        async with (
-            self.db.read() as conn,
-            conn.execute(
-                f"SELECT {RUN_COLUMNS} FROM daily_runs WHERE user_id = ?"
-                " AND finished_at IS NOT NULL ORDER BY day",
-                (user_id,),
-            ) as cur,
-        ):
-            return [run_of(row) for row in await cur.fetchall()]
+    async def record_of(self, user_id: int) -> DailyRecord | None:
+        async with self.db.read() as conn:
+            totals = await conn.execute_fetchall(_RECORD, (user_id,))
+            last = await _run(conn, _LAST_FINISHED, (user_id,))
+        return record_from(totals, last)
+
+    async def days_played(self, user_id: int, limit: int) -> list[str]:
+        rows = await self.db.fetch(DAYS_PLAYED.format("?", "?"), (user_id, limit))
+        return [row[0] for row in rows]
 
     async def get_par(self, day: str) -> tuple[int, int] | None:
         async with (
@@ -440,11 +466,12 @@ async def _record(
     assert run is not None
     for period in ("all", run.week):
         await conn.execute(
-            "INSERT INTO daily_totals (period, user_id, total, best, runs, last_at)"
-            " VALUES (?,?,?,?,1,?) ON CONFLICT (period, user_id) DO UPDATE SET"
+            "INSERT INTO daily_totals (period, user_id, total, best, runs, last_at, unfinished)"
+            " VALUES (?,?,?,?,1,?,?) ON CONFLICT (period, user_id) DO UPDATE SET"
             " total = total + excluded.total, best = MAX(best, excluded.best),"
-            " runs = runs + 1, last_at = excluded.last_at",
-            (period, run.user_id, score, score, now),
+            " runs = runs + 1, last_at = excluded.last_at,"
+            " unfinished = unfinished + excluded.unfinished",
+            (period, run.user_id, score, score, now, int(unfinished)),
         )
     return True
 
@@ -461,6 +488,15 @@ async def _runs(
 ) -> list[DailyRun]:
     async with conn.execute(f"SELECT {RUN_COLUMNS} FROM daily_runs WHERE {where}", params) as c:
         return [run_of(row) for row in await c.fetchall()]
+
+
+def record_from(totals: Iterable[Any], last: DailyRun | None) -> DailyRecord | None:
+    """A record from its row of totals (runs, total, best, unfinished) and last run."""
+    found = list(totals)
+    if not found or last is None:
+        return None
+    runs, total, best, unfinished = found[0]
+    return DailyRecord(int(runs), int(total), int(best), int(unfinished), last)
 
 
 def run_of(row: Any) -> DailyRun:

@@ -105,6 +105,24 @@ class RatedResult:
     others: tuple[int, ...]
 
 
+@dataclass(frozen=True, slots=True)
+class Meeting:
+    """A player's rated games against one other player in one game: how many they won,
+    drew and lost against them (by their places), and the last of them."""
+
+    game: str
+    wins: int
+    draws: int
+    losses: int
+    last_game_id: int
+    last_finished_at: float
+    last_outcome: Outcome
+
+    @property
+    def games(self) -> int:
+        return self.wins + self.draws + self.losses
+
+
 class RatingRepository(Protocol):
     async def unrated_games(self, limit: int) -> list[GameRecord]:
         """Finished games not through the rating yet, in the order they finished."""
@@ -136,9 +154,9 @@ class RatingRepository(Protocol):
         """The win over the strongest opposition (by their mean μ before the game)."""
         ...
 
-    async def head_to_head(self, user_id: int, other_id: int, scope: int) -> list[RatedResult]:
-        """The player's rated games in which `other_id` played too, newest first, each
-        won, drawn or lost against `other_id` by their places (in a game of three or
+    async def head_to_head(self, user_id: int, other_id: int, scope: int) -> list[Meeting]:
+        """The player's record against `other_id` in each game they were both rated in,
+        by game: won, drawn or lost against them by their places (in a game of three or
         four, finishing ahead of them is a win against them)."""
         ...
 
@@ -173,6 +191,20 @@ TABLE_QUERY = (
 #: One player's rating and place, with placeholders {0} game, {1} scope, {2} user.
 STANDING_QUERY = (
     _RATING.format(place=PLACE) + " WHERE r.game = {0} AND r.scope = {1} AND r.user_id = {2}"
+)
+#: A player's meetings with another, with placeholders {0} scope, {1} user, {2} other.
+MEETINGS = (
+    "SELECT game, wins, draws, losses, last_game_id, last_finished_at, last_outcome"
+    " FROM head_to_head WHERE scope = {0} AND user_id = {1} AND other_id = {2} ORDER BY game"
+)
+#: Adding one game to a pair's meetings, with placeholders for the ten columns.
+MEET = (
+    "INSERT INTO head_to_head (scope, user_id, other_id, game, wins, draws, losses,"
+    " last_game_id, last_finished_at, last_outcome) VALUES ({})"
+    " ON CONFLICT (scope, user_id, other_id, game) DO UPDATE SET"
+    " wins = head_to_head.wins + excluded.wins, draws = head_to_head.draws + excluded.draws,"
+    " losses = head_to_head.losses + excluded.losses, last_game_id = excluded.last_game_id,"
+    " last_finished_at = excluded.last_finished_at, last_outcome = excluded.last_outcome"
 )
 RESULT_QUERY = "SELECT game_id, game, finished_at, outcome, others_mu, others FROM rating_changes"
 
@@ -210,6 +242,7 @@ class SqliteRatingRepository:
         async with self.db.transaction() as conn:
             await conn.execute("DELETE FROM ratings")
             await conn.execute("DELETE FROM rating_changes")
+            await conn.execute("DELETE FROM head_to_head")
             await conn.execute("UPDATE games SET rated_at = NULL WHERE rated_at IS NOT NULL")
             await conn.executemany(
                 "UPDATE games SET rated_at = ? WHERE id = ?", [(now, g.game_id) for g, _ in rows]
@@ -221,6 +254,11 @@ class SqliteRatingRepository:
                 "INSERT INTO ratings (game, scope, user_id, mu, sigma, games, wins, draws,"
                 " losses, streak) VALUES (?,?,?,?,?,?,?,?,?,?)",
                 tables,
+            )
+            await conn.executemany(
+                "INSERT INTO head_to_head (scope, user_id, other_id, game, wins, draws, losses,"
+                " last_game_id, last_finished_at, last_outcome) VALUES (?,?,?,?,?,?,?,?,?,?)",
+                meetings_again(rows),
             )
         return sum(1 for game, _ in rows if game.places)
 
@@ -248,18 +286,9 @@ class SqliteRatingRepository:
         )
         return result_of(rows[0]) if rows else None
 
-    async def head_to_head(self, user_id: int, other_id: int, scope: int) -> list[RatedResult]:
-        rows = await self.db.fetch(
-            "SELECT a.game_id, a.game, a.finished_at, a.others_mu, a.others,"
-            " CASE WHEN a.place < b.place THEN 'win' WHEN a.place = b.place THEN 'draw'"
-            " ELSE 'loss' END AS outcome"
-            " FROM rating_changes a JOIN rating_changes b"
-            " ON b.scope = a.scope AND b.game_id = a.game_id AND b.user_id = ?"
-            " WHERE a.scope = ? AND a.user_id = ?"
-            " ORDER BY a.finished_at DESC, a.game_id DESC",
-            (other_id, scope, user_id),
-        )
-        return [result_of(row) for row in rows]
+    async def head_to_head(self, user_id: int, other_id: int, scope: int) -> list[Meeting]:
+        rows = await self.db.fetch(MEETINGS.format("?", "?", "?"), (scope, user_id, other_id))
+        return [Meeting(*row) for row in rows]
 
     async def changes_of(self, game_id: int) -> list[Change]:
         rows = await self.db.fetch(
@@ -338,6 +367,60 @@ def rated_again(
     return rows, [(*key, *skills[key], *record) for key, record in records.items()]
 
 
+def against(mine: int, theirs: int) -> Outcome:
+    """A player's result against another from their places (1 is first)."""
+    return "win" if mine < theirs else "draw" if mine == theirs else "loss"
+
+
+def meetings_of(game: ToRate, changes: Iterable[Change]) -> list[tuple[object, ...]]:
+    """The rows one rated game adds to the head-to-head records: one for each ordered
+    pair of its players in each scope."""
+    return [
+        (scope, user, other, game.game, *tally, game.game_id, game.finished_at, outcome)
+        for (scope, user, other), (tally, outcome) in _meetings(changes).items()
+    ]
+
+
+def _meetings(
+    changes: Iterable[Change],
+) -> dict[tuple[int, int, int], tuple[tuple[int, int, int], Outcome]]:
+    """(scope, player, other player): (wins, draws, losses) of one game, and its outcome."""
+    by_scope: dict[int, list[Change]] = {}
+    for change in changes:
+        by_scope.setdefault(change.scope, []).append(change)
+    found = {}
+    for scope, players in by_scope.items():
+        for a in players:
+            for b in players:
+                if a.user_id != b.user_id:
+                    outcome = against(a.place, b.place)
+                    tally = (int(outcome == "win"), int(outcome == "draw"), int(outcome == "loss"))
+                    found[(scope, a.user_id, b.user_id)] = (tally, outcome)
+    return found
+
+
+def meetings_again(rated: Iterable[tuple[ToRate, list[Change]]]) -> list[tuple[object, ...]]:
+    """Every head-to-head record from games rated again in order, as rows of the table."""
+    found: dict[tuple[int, int, int, str], Meeting] = {}
+    for game, changes in rated:
+        for (scope, user, other), ((won, drew, lost), outcome) in _meetings(changes).items():
+            key = (scope, user, other, game.game)
+            was = found.get(key)
+            found[key] = Meeting(
+                game.game,
+                won + (was.wins if was else 0),
+                drew + (was.draws if was else 0),
+                lost + (was.losses if was else 0),
+                game.game_id,
+                game.finished_at,
+                outcome,
+            )
+    return [
+        (*key, m.wins, m.draws, m.losses, m.last_game_id, m.last_finished_at, m.last_outcome)
+        for key, m in found.items()
+    ]
+
+
 def change_of(row: Any) -> Change:
     """A stored rating change."""
     return Change(
@@ -391,6 +474,7 @@ def count_outcome(record: list[int], outcome: Outcome) -> None:
 
 async def _write(conn: aiosqlite.Connection, game: ToRate, changes: list[Change]) -> None:
     await conn.executemany(_INSERT_CHANGE, [change_row(game, c) for c in changes])
+    await conn.executemany(MEET.format(",".join("?" * 10)), meetings_of(game, changes))
     await conn.executemany(
         "INSERT INTO ratings (game, scope, user_id, mu, sigma, games, wins, draws, losses,"
         " streak) VALUES (?,?,?,?,?,1,?,?,?,?)"

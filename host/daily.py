@@ -36,7 +36,7 @@ from host.daily_calendar import (
     first_open_day,
     iso_week,
     next_rollover,
-    streak_of,
+    streak_now,
     utc_day,
 )
 from host.daily_par import DailyPar, ParRunner, ProcessParRunner
@@ -186,23 +186,20 @@ class DailyService:
     async def stats(self, channel: Channel, user: User, target: User | None = None) -> list[Reply]:
         who = target or user
         await self._settle_closed()
-        runs = await self.daily.finished_runs(who.id)
-        today = utc_day(self.clock())
-        if not runs:
+        record = await self.daily.record_of(who.id)
+        if record is None:
             text = str(t("{name} has not finished a daily run yet.", name=who.name))
             return [Reply(title=str(t("Daily stats: {name}", name=who.name)), text=text)]
-        scores = [r.score or 0 for r in runs]
-        streak = streak_of([r.day for r in runs], today)
+        streak = await streak_now(self.daily, who.id, utc_day(self.clock()))
         fields = [
-            (str(t("Runs")), str(len(runs))),
-            (str(t("Best score")), str(max(scores))),
-            (str(t("Average")), i18n.number(sum(scores) / len(scores), decimals=1)),
+            (str(t("Runs")), str(record.runs)),
+            (str(t("Best score")), str(record.best)),
+            (str(t("Average")), i18n.number(record.total / record.runs, decimals=1)),
             (str(t("Streak")), str(tn("{n} day", "{n} days", n=streak))),
         ]
-        unfinished = sum(r.unfinished for r in runs)
-        if unfinished:
-            fields.append((str(t("Scored unfinished")), str(unfinished)))
-        last = runs[-1]
+        if record.unfinished:
+            fields.append((str(t("Scored unfinished")), str(record.unfinished)))
+        last = record.last
         result = result_text(last.score or 0, last.turns or 0)
         text = str(
             t("Last run {day}: {result}, unfinished.", day=last.day, result=result)
@@ -407,8 +404,7 @@ class DailyService:
         if not replayed.over:
             return await self._notices(user.id)
         today = utc_day(self.clock())
-        runs = await self.daily.finished_runs(user.id)
-        streak = streak_of([r.day for r in runs], today)
+        streak = await streak_now(self.daily, user.id, today)
         summary = Reply(
             title=str(t("Daily Hillbert {day}", day=run.day)),
             text="\n".join(

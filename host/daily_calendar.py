@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from datetime import UTC, date, datetime, timedelta
 
+from data.daily import DailyRepository
+
 #: How long after the end of its day a run may still be finished.
 GRACE = timedelta(hours=1)
 
@@ -47,3 +49,15 @@ def streak_of(days: list[str], today: date) -> int:
         count += 1
         day -= timedelta(days=1)
     return count
+
+
+async def streak_now(daily: DailyRepository, user_id: int, today: date) -> int:
+    """Days played in a row up to today (or yesterday, if not yet today): the latest days
+    played are read back to the first day missed, a few more at a time, never all."""
+    wanted = 16
+    while True:
+        days = await daily.days_played(user_id, wanted)
+        streak = streak_of(days, today)
+        if streak < len(days) or len(days) < wanted:
+            return streak
+        wanted *= 4

@@ -13,13 +13,13 @@ from datetime import date
 from typing import Any
 
 from data.daily import DailyRepository
-from data.ratings import GLOBAL, RatedResult, Standing
+from data.ratings import GLOBAL, Standing
 from engine.core import Game
 from engine.hillbert import GAME as HILLBERT
 from engine.hillbert import rows_text
 from engine.text import Text, t, tn
 from host import catalog
-from host.daily_calendar import streak_of, utc_day
+from host.daily_calendar import streak_now, utc_day
 from host.live import game_of
 from host.model import SCOPES, Channel, Reply, ServiceError, User
 from host.ratings import Ratings, shown
@@ -166,9 +166,9 @@ class RatingPages:
         return name, "\n".join(lines)
 
     async def _head_to_head(self, who: User, opponent: User, where: int) -> tuple[str, str]:
-        results = await self.repository.head_to_head(who.id, opponent.id, where)
+        meetings = await self.repository.head_to_head(who.id, opponent.id, where)
         title = str(t("Against {name}", name=opponent.name))
-        if not results:
+        if not meetings:
             return title, str(
                 t(
                     "{a} and {b} have no rated game together here yet.",
@@ -176,38 +176,35 @@ class RatingPages:
                     b=opponent.name,
                 )
             )
-        by_game: dict[str, list[RatedResult]] = {}
-        for result in results:
-            by_game.setdefault(result.game, []).append(result)
-        lines = []
-        for game_id, games in sorted(by_game.items()):
-            wins, draws, losses = (sum(r.outcome == o for r in games) for o in _OUTCOMES)
-            lines.append(f"{game_of(game_id).name}: {record_text(len(games), wins, draws, losses)}")
-        last = results[0]
+        lines = [
+            f"{game_of(m.game).name}: {record_text(m.games, m.wins, m.draws, m.losses)}"
+            for m in sorted(meetings, key=lambda m: m.game)
+        ]
+        last = max(meetings, key=lambda m: (m.last_finished_at, m.last_game_id))
         lines.append(
             str(
                 t(
                     "Last: game #{id}, {outcome}.",
-                    id=last.game_id,
-                    outcome=_OUTCOME_WORDS[last.outcome],
+                    id=last.last_game_id,
+                    outcome=_OUTCOME_WORDS[last.last_outcome],
                 )
                 if where != GLOBAL
-                else t("Last: {outcome}.", outcome=_OUTCOME_WORDS[last.outcome])
+                else t("Last: {outcome}.", outcome=_OUTCOME_WORDS[last.last_outcome])
             )
         )
         return title, "\n".join(lines)
 
     async def _daily_field(self, who: User) -> tuple[str, str]:
-        runs = await self.daily.finished_runs(who.id)
+        record = await self.daily.record_of(who.id)
         title = str(t("Daily {game}", game=HILLBERT.name))
-        if not runs:
+        if record is None:
             return title, str(t("No daily run yet: /daily plays today's hill."))
         today: date = utc_day(self.ratings.clock())
-        best = max(r.score or 0 for r in runs)
-        streak = streak_of([r.day for r in runs], today)
+        best = record.best
+        streak = await streak_now(self.daily, who.id, today)
         text = t(
             "{runs}, best {best}, streak {streak}",
-            runs=tn("{n} run", "{n} runs", n=len(runs)),
+            runs=tn("{n} run", "{n} runs", n=record.runs),
             best=rows_text(best),
             streak=tn("{n} day", "{n} days", n=streak),
         )

@@ -42,3 +42,48 @@ CREATE INDEX ratings_table ON ratings (game, scope, mu DESC, games DESC, user_id
 CREATE INDEX ratings_of_user ON ratings (user_id, scope);
 CREATE INDEX rating_changes_best_win ON rating_changes (scope, user_id, game, others_mu, finished_at)
     WHERE outcome = 'win';
+
+-- A player's daily record is read from their totals: runs scored unfinished are counted
+-- there too, as they are recorded.
+ALTER TABLE daily_totals ADD COLUMN unfinished INTEGER NOT NULL DEFAULT 0;
+UPDATE daily_totals SET unfinished = (
+    SELECT count(*) FROM daily_runs r
+    WHERE r.user_id = daily_totals.user_id AND r.unfinished = 1 AND r.finished_at IS NOT NULL
+        AND (daily_totals.period = 'all' OR r.week = daily_totals.period)
+);
+
+-- Each pair of players' record against each other, per game and scope, kept as games are
+-- rated: a profile's head-to-head reads one row a game, however often the two have met.
+CREATE TABLE head_to_head (
+    scope            BIGINT NOT NULL,          -- the server's id; 0: the global table
+    user_id          BIGINT NOT NULL REFERENCES users (id),
+    other_id         BIGINT NOT NULL REFERENCES users (id),
+    game             TEXT    NOT NULL,
+    wins             INTEGER NOT NULL,        -- games user_id finished ahead of other_id
+    draws            INTEGER NOT NULL,
+    losses           INTEGER NOT NULL,
+    last_game_id     BIGINT NOT NULL REFERENCES games (id),
+    last_finished_at DOUBLE PRECISION NOT NULL,
+    last_outcome     TEXT    NOT NULL CHECK (last_outcome IN ('win', 'draw', 'loss')),
+    PRIMARY KEY (scope, user_id, other_id, game)
+);
+INSERT INTO head_to_head (scope, user_id, other_id, game, wins, draws, losses, last_game_id,
+    last_finished_at, last_outcome)
+SELECT a.scope, a.user_id, b.user_id, a.game,
+    sum(CASE WHEN a.place < b.place THEN 1 ELSE 0 END),
+    sum(CASE WHEN a.place = b.place THEN 1 ELSE 0 END),
+    sum(CASE WHEN a.place > b.place THEN 1 ELSE 0 END),
+    0, 0, 'draw'
+FROM rating_changes a
+JOIN rating_changes b ON b.scope = a.scope AND b.game_id = a.game_id AND b.user_id <> a.user_id
+GROUP BY a.scope, a.user_id, b.user_id, a.game;
+UPDATE head_to_head SET (last_game_id, last_finished_at, last_outcome) = (
+    SELECT a.game_id, a.finished_at,
+        CASE WHEN a.place < b.place THEN 'win' WHEN a.place = b.place THEN 'draw' ELSE 'loss' END
+    FROM rating_changes a
+    JOIN rating_changes b ON b.scope = a.scope AND b.game_id = a.game_id
+    WHERE a.scope = head_to_head.scope AND a.user_id = head_to_head.user_id
+        AND b.user_id = head_to_head.other_id AND a.game = head_to_head.game
+    ORDER BY a.finished_at DESC, a.game_id DESC
+    LIMIT 1
+);

@@ -13,12 +13,15 @@ from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from data.daily import (
+    DAYS_PLAYED,
     RUN_COLUMNS,
     BoardRow,
+    DailyRecord,
     DailyRun,
     DaySpread,
     day_rows,
     median_offset,
+    record_from,
     run_of,
     total_rows,
 )
@@ -244,13 +247,23 @@ class PgDailyRepository:
             ahead = await conn.fetchval(f"SELECT COUNT(*) FROM daily_totals WHERE {where}", *params)
         return BoardRow(int(ahead or 0) + 1, user_id, name, total, 0, best, runs)
 
-    async def finished_runs(self, user_id: int) -> list[DailyRun]:
-        rows = await self.db.fetch(
-            f"SELECT {RUN_COLUMNS} FROM daily_runs WHERE user_id = $1"
-            " AND finished_at IS NOT NULL ORDER BY day",
-            (user_id,),
-        )
-        return [run_of(row) for row in rows]
+    async def record_of(self, user_id: int) -> DailyRecord | None:
+        async with self.db.read() as conn:
+            totals = await conn.fetch(
+                "SELECT runs, total, best, unfinished FROM daily_totals"
+                " WHERE period = 'all' AND user_id = $1",
+                user_id,
+            )
+            last = await _run(
+                conn,
+                "user_id = $1 AND finished_at IS NOT NULL ORDER BY day DESC LIMIT 1",
+                (user_id,),
+            )
+        return record_from(totals, last)
+
+    async def days_played(self, user_id: int, limit: int) -> list[str]:
+        rows = await self.db.fetch(DAYS_PLAYED.format("$1", "$2"), (user_id, limit))
+        return [row[0] for row in rows]
 
     async def get_par(self, day: str) -> tuple[int, int] | None:
         rows = await self.db.fetch("SELECT score, turns FROM daily_par WHERE day = $1", (day,))
@@ -333,16 +346,18 @@ async def _record(
     run = run_of(row)
     for period in ("all", run.week):
         await conn.execute(
-            "INSERT INTO daily_totals (period, user_id, total, best, runs, last_at)"
-            " VALUES ($1, $2, $3, $4, 1, $5) ON CONFLICT (period, user_id) DO UPDATE SET"
+            "INSERT INTO daily_totals (period, user_id, total, best, runs, last_at, unfinished)"
+            " VALUES ($1, $2, $3, $4, 1, $5, $6) ON CONFLICT (period, user_id) DO UPDATE SET"
             " total = daily_totals.total + excluded.total,"
             " best = GREATEST(daily_totals.best, excluded.best),"
-            " runs = daily_totals.runs + 1, last_at = excluded.last_at",
+            " runs = daily_totals.runs + 1, last_at = excluded.last_at,"
+            " unfinished = daily_totals.unfinished + excluded.unfinished",
             period,
             run.user_id,
             score,
             score,
             now,
+            int(unfinished),
         )
     return True
 

@@ -16,11 +16,14 @@ from typing import TYPE_CHECKING
 from data.postgresql.db import PgDatabase, rowcount
 from data.postgresql.games import finished_in_order, unrated_finished
 from data.ratings import (
+    MEET,
+    MEETINGS,
     RESULT_QUERY,
     STANDING_QUERY,
     TABLE_QUERY,
     TALLY,
     Change,
+    Meeting,
     RatedResult,
     Rater,
     Skill,
@@ -29,6 +32,8 @@ from data.ratings import (
     change_of,
     change_row,
     changes_for,
+    meetings_again,
+    meetings_of,
     numbered,
     rated_again,
     result_of,
@@ -42,6 +47,7 @@ if TYPE_CHECKING:
 #: The advisory lock every rating write holds until its transaction ends.
 RATINGS_LOCK = "hilltop:ratings"
 
+_TEN = ", ".join(f"${n}" for n in range(1, 11))
 _INSERT_CHANGE = (
     "INSERT INTO rating_changes (scope, user_id, game_id, game, finished_at, outcome, place,"
     " mu_before, sigma_before, mu_after, sigma_after, others_mu, others)"
@@ -101,6 +107,7 @@ class PgRatingRepository:
             )
             await conn.execute("DELETE FROM ratings")
             await conn.execute("DELETE FROM rating_changes")
+            await conn.execute("DELETE FROM head_to_head")
             await conn.execute("UPDATE games SET rated_at = NULL WHERE rated_at IS NOT NULL")
             await conn.executemany(
                 "UPDATE games SET rated_at = $1 WHERE id = $2", [(now, g.game_id) for g, _ in rows]
@@ -112,6 +119,11 @@ class PgRatingRepository:
                 "INSERT INTO ratings (game, scope, user_id, mu, sigma, games, wins, draws,"
                 " losses, streak) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)",
                 tables,
+            )
+            await conn.executemany(
+                "INSERT INTO head_to_head (scope, user_id, other_id, game, wins, draws, losses,"
+                f" last_game_id, last_finished_at, last_outcome) VALUES ({_TEN})",
+                meetings_again(rows),
             )
         return sum(1 for game, _ in rows if game.places)
 
@@ -142,21 +154,9 @@ class PgRatingRepository:
         )
         return result_of(rows[0]) if rows else None
 
-    async def head_to_head(self, user_id: int, other_id: int, scope: int) -> list[RatedResult]:
-        """The player's rated games in which `other_id` played too, newest first, each
-        won, drawn or lost against `other_id` by their places (in a game of three or
-        four, finishing ahead of them is a win against them)."""
-        rows = await self.db.fetch(
-            "SELECT a.game_id, a.game, a.finished_at, a.others_mu, a.others,"
-            " CASE WHEN a.place < b.place THEN 'win' WHEN a.place = b.place THEN 'draw'"
-            " ELSE 'loss' END AS outcome"
-            " FROM rating_changes a JOIN rating_changes b"
-            " ON b.scope = a.scope AND b.game_id = a.game_id AND b.user_id = $1"
-            " WHERE a.scope = $2 AND a.user_id = $3"
-            " ORDER BY a.finished_at DESC, a.game_id DESC",
-            (other_id, scope, user_id),
-        )
-        return [result_of(row) for row in rows]
+    async def head_to_head(self, user_id: int, other_id: int, scope: int) -> list[Meeting]:
+        rows = await self.db.fetch(MEETINGS.format("$1", "$2", "$3"), (scope, user_id, other_id))
+        return [Meeting(*row) for row in rows]
 
     async def changes_of(self, game_id: int) -> list[Change]:
         """What a rated game changed (empty: not rated, or not yet)."""
@@ -200,6 +200,7 @@ async def _skills(
 
 async def _write(conn: Connection, game: ToRate, changes: list[Change]) -> None:
     await conn.executemany(_INSERT_CHANGE, [change_row(game, c) for c in changes])
+    await conn.executemany(MEET.format(_TEN), meetings_of(game, changes))
     await conn.executemany(
         "INSERT INTO ratings (game, scope, user_id, mu, sigma, games, wins, draws, losses,"
         " streak) VALUES ($1, $2, $3, $4, $5, 1, $6, $7, $8, $9)"

@@ -10,20 +10,16 @@ import io
 import json
 import re
 import sqlite3
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import Iterator
 from contextlib import contextmanager
-from pathlib import Path
 from typing import Any
 
 import aiosqlite
 import asyncpg
-import pytest
 
 from data.storage import Storage
 from host.console import Console
-from host.console_input import bot_user
-from host.daily import DailyService
-from host.service import GameService
+from tests.data.season import SEASON
 
 #: Tables that grow with the history kept (games, their seats and moves, runs, ratings,
 #: players and servers): none may be read whole by a command.
@@ -139,57 +135,6 @@ async def pg_scans(conn: asyncpg.Connection, sql: str, args: tuple[Any, ...]) ->
 
     walk(plan["Plan"])
     return found
-
-
-@pytest.fixture
-async def console(storage: Storage, tmp_path: Path) -> AsyncIterator[Console]:
-    service = GameService(
-        storage.games, bot_user=bot_user(), render_images=False, ratings=storage.ratings
-    )
-    daily = DailyService(service, storage.daily, secret="plans")
-    try:
-        yield Console(service, daily, storage.console, tmp_path / "out", io.StringIO())
-    finally:
-        daily.close()
-        service.close()
-
-
-#: A season in a small server: games played to their end and left running, a challenge,
-#: the daily hill; then every command that reads.
-SEASON = [
-    "alice /play game:hokito opponent:bob seed:1",
-    "bob /accept",
-    "bob /press 1",
-    "bob /press 1",
-    "alice /press 1",
-    "alice /press 1",
-    "alice /resign",
-    "alice /press Yes, resign",
-    "#second alice /play game:molehill opponent:carol seed:2",
-    "#second carol /accept",
-    "#third bob /play game:hokito opponent:carol seed:3",
-    "alice /daily",
-    "alice /daily move:d",
-    "#second alice /board",
-    "#second carol /moves",
-    "alice /games here",
-    "alice /games mine",
-    "alice /history",
-    "alice /history user:bob",
-    "alice /history game:hokito",
-    "alice /game id:1",
-    "alice /replay id:1",
-    "alice /leaderboard",
-    "alice /leaderboard period:week",
-    "alice /leaderboard period:all scope:global",
-    "alice /stats",
-    "alice /stats user:bob",
-    "alice /ratings game:hokito",
-    "alice /ratings game:hokito scope:global",
-    "alice /profile",
-    "alice /profile user:bob opponent:alice",
-    "#third carol /decline",
-]
 
 
 async def test_no_command_reads_a_growing_table_whole(console: Console, storage: Storage) -> None:
