@@ -8,6 +8,9 @@ one PostgreSQL transaction: it lands whole or not at all, and only into a databa
 whose tables are all empty (no bot has run on it). Then every table is compared, row by row: the
 count and a digest of all its rows must be the same on both sides. Running the command
 again on a finished copy copies nothing and checks again.
+
+Both the copy and the comparison go through each table `BATCH_ROWS` rows at a time, so a
+database of millions of games needs no more memory than one batch.
 """
 
 from __future__ import annotations
@@ -18,6 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+import aiosqlite
 import asyncpg
 
 from data.db import Database
@@ -44,8 +48,12 @@ TABLES = (
     "rating_changes",
     "ratings",
 )
+#: Rows read, sent and compared at a time: what the copy and the comparison hold in memory.
+BATCH_ROWS = 5000
 _FLOAT_TYPES = ("double precision", "real")
 _INT_TYPES = ("bigint", "integer", "smallint")
+#: A digest is a sum of 256-bit row hashes, kept to 256 bits.
+_DIGEST_MODULUS = 1 << 256
 
 
 class CopyError(Exception):
@@ -79,15 +87,38 @@ async def copy_database(source: Path | str, target: str) -> tuple[int, list[Comp
 
 
 async def compare(sqlite: Database, pg: PgDatabase) -> list[Compared]:
+    """Every table's rows and digest on both sides, each table read in batches."""
     found = []
     for table in TABLES:
         columns = await _sqlite_columns(sqlite, table)
-        listed = ", ".join(columns)
-        mine = await sqlite.fetch(f"SELECT {listed} FROM {table}")
-        theirs = await pg.fetch(f"SELECT {listed} FROM {table}")
-        same = len(mine) == len(theirs) and _digest(mine) == _digest(theirs)
-        found.append(Compared(table, len(mine), len(theirs), same))
+        query = f"SELECT {', '.join(columns)} FROM {table}"
+        mine = await _sqlite_summary(sqlite, query)
+        theirs = await _pg_summary(pg, query)
+        found.append(Compared(table, mine[0], theirs[0], mine == theirs))
     return found
+
+
+async def _sqlite_summary(sqlite: Database, query: str) -> tuple[int, int]:
+    """The rows of `query` and their digest. One statement sees one state of the file
+    (WAL) for as long as its cursor is open."""
+    count = digest = 0
+    async with sqlite.read() as reader, reader.execute(query) as rows:
+        while batch := list(await rows.fetchmany(BATCH_ROWS)):
+            count += len(batch)
+            digest = _digest(batch, digest)
+    return count, digest
+
+
+async def _pg_summary(pg: PgDatabase, query: str) -> tuple[int, int]:
+    """The rows of `query` and their digest, through a cursor (which lives in the read's
+    transaction)."""
+    count = digest = 0
+    async with pg.read() as conn:
+        rows = await conn.cursor(query)
+        while batch := await rows.fetch(BATCH_ROWS):
+            count += len(batch)
+            digest = _digest(batch, digest)
+    return count, digest
 
 
 async def _copy(sqlite: Database, pg: PgDatabase) -> int:
@@ -102,7 +133,7 @@ async def _copy(sqlite: Database, pg: PgDatabase) -> int:
         async with sqlite.read() as reader, pg.transaction() as conn:
             await reader.execute("BEGIN")
             try:
-                copied = await _copy_tables(sqlite, conn)
+                copied = await _copy_tables(sqlite, reader, conn)
             finally:
                 await reader.execute("COMMIT")
     except asyncpg.PostgresError as exc:
@@ -110,8 +141,9 @@ async def _copy(sqlite: Database, pg: PgDatabase) -> int:
     return copied
 
 
-async def _copy_tables(sqlite: Database, conn: Connection) -> int:
-    """Every table, inside the caller's transaction, into empty tables only."""
+async def _copy_tables(sqlite: Database, reader: aiosqlite.Connection, conn: Connection) -> int:
+    """Every table, inside the caller's transaction and the snapshot open on `reader`,
+    into empty tables only, `BATCH_ROWS` rows at a time."""
     # No bot may write while the tables are filled.
     await conn.execute(f"LOCK TABLE {', '.join(TABLES)} IN EXCLUSIVE MODE")
     for table in TABLES:
@@ -131,11 +163,12 @@ async def _copy_tables(sqlite: Database, conn: Connection) -> int:
         missing = [c for c in columns if c not in types]
         if missing:
             raise CopyError(f"PostgreSQL's {table} has no column {', '.join(missing)}")
-        rows = await sqlite.fetch(f"SELECT {', '.join(columns)} FROM {table}")
-        records = [_typed(row, [types[c] for c in columns]) for row in rows]
-        if records:
-            await conn.copy_records_to_table(table, records=records, columns=columns)
-        copied += len(records)
+        kinds = [types[c] for c in columns]
+        async with reader.execute(f"SELECT {', '.join(columns)} FROM {table}") as rows:
+            while batch := list(await rows.fetchmany(BATCH_ROWS)):
+                records = [_typed(row, kinds) for row in batch]
+                await conn.copy_records_to_table(table, records=records, columns=columns)
+                copied += len(records)
     # New games continue the numbering after the copied ones.
     await conn.execute(
         "SELECT setval(pg_get_serial_sequence('games', 'id'),"
@@ -165,13 +198,13 @@ def _typed(row: Sequence[Any], types: Sequence[str]) -> tuple[Any, ...]:
     )
 
 
-def _digest(rows: Iterable[Any]) -> int:
-    """A digest of a table's rows in any order: the sum of each row's hash."""
-    total = 0
+def _digest(rows: Iterable[Any], total: int = 0) -> int:
+    """A digest of a table's rows in any order: the sum of each row's hash. `total`, the
+    digest of the rows before, is carried on, so a table is digested batch by batch."""
     for row in rows:
         text = "\x1f".join(
             "\x00" if v is None else repr(float(v)) if isinstance(v, float) else repr(v)
             for v in row
         )
         total += int.from_bytes(hashlib.sha256(text.encode()).digest(), "big")
-    return total % (1 << 256)
+    return total % _DIGEST_MODULUS

@@ -3,19 +3,29 @@ and the check finds any difference."""
 
 from __future__ import annotations
 
+import math
+import re
+import sqlite3
 import subprocess
 import sys
-from collections.abc import Iterator
+from collections import Counter, defaultdict
+from collections.abc import Iterable, Iterator
+from contextlib import closing
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 
+import aiosqlite
+import asyncpg
 import pytest
 
+from data import copy
 from data.copy import TABLES, CopyError, copy_database
+from data.repository import UserRecord
 from data.storage import Storage, open_storage
 from engine.hillbert_par import ParResult
 from host.daily import DailyService
-from host.model import Channel
+from host.model import Channel, User
 from host.service import GameService
 from host.setup import GameSetup
 from tests.conftest import PostgresDatabases
@@ -24,6 +34,7 @@ from tests.host.conftest import ALICE, BOB, BOT, CAROL, HERE, each_moves_once
 ROOT = Path(__file__).resolve().parents[2]
 NOON = datetime(2026, 11, 22, 12, 0, tzinfo=UTC).timestamp()
 ELSEWHERE = Channel(channel_id=502, guild_id=7, name="elsewhere")
+DAVE = User(1005, "dave")
 
 
 @pytest.fixture
@@ -178,3 +189,176 @@ async def test_a_database_a_bot_has_used_is_not_copied_into(
         assert row[0] == 0  # nothing was written
     finally:
         await target.close()
+
+
+#: Tables with more rows in `bigger` than several small batches hold, WITHOUT ROWID
+#: tables among them.
+LONG_TABLES = ("games", "seats", "moves", "guild_members", "follows", "rating_changes", "ratings")
+
+
+async def bigger(path: Path) -> None:
+    """`played`, then more finished rated games between four players, servers' members
+    and followers of games."""
+    await played(path)
+    storage = await open_storage(path)
+    games, daily = services(storage)
+    try:
+        pairs = [(ALICE, BOB), (BOB, CAROL), (CAROL, DAVE), (DAVE, ALICE), (BOB, ALICE)]
+        for seed, (first, second) in enumerate(pairs, start=10):
+            await games.start(HERE, first, GameSetup("hokito", seed=seed, seat="first"), [second])
+            await games.accept(HERE, second)
+            await each_moves_once(games, HERE, first, second)
+            await games.resign(HERE, second, confirmed=True)
+        await games.settle_ratings()
+        watchers = [UserRecord(2000 + n, f"watcher{n}") for n in range(5)]
+        for watcher in watchers:
+            for guild in (7, 8):
+                await storage.daily.note_member(guild, watcher)
+            for game_id in (1, 2):
+                await storage.games.follow(game_id, watcher, True)
+    finally:
+        daily.close()
+        games.close()
+        await storage.close()
+
+
+def sqlite_rows(path: Path, table: str) -> tuple[list[str], Counter[tuple[Any, ...]]]:
+    """A table's columns and every one of its rows, read whole."""
+    with closing(sqlite3.connect(path)) as db:
+        columns = [row[1] for row in db.execute(f"PRAGMA table_info({table})")]
+        return columns, Counter(db.execute(f"SELECT {', '.join(columns)} FROM {table}"))
+
+
+async def pg_rows(url: str, table: str, columns: Iterable[str]) -> Counter[tuple[Any, ...]]:
+    conn = await asyncpg.connect(url)
+    try:
+        rows = await conn.fetch(f"SELECT {', '.join(columns)} FROM {table}")
+    finally:
+        await conn.close()
+    return Counter(tuple(row) for row in rows)
+
+
+async def test_a_copy_in_small_batches_arrives_whole(
+    tmp_path: Path, postgres_target: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(copy, "BATCH_ROWS", 2)
+    source = tmp_path / "old.sqlite3"
+    await bigger(source)
+    copied, tables = await copy_database(source, postgres_target)
+    assert all(t.same for t in tables), tables
+    counts = {t.table: t.sqlite_rows for t in tables}
+    assert all(counts[table] > 3 * 2 for table in LONG_TABLES), counts
+    assert copied == sum(counts.values())
+    for table in TABLES:
+        # Row by row, apart from the comparison's digest: every row arrived, once.
+        columns, mine = sqlite_rows(source, table)
+        assert await pg_rows(postgres_target, table, columns) == mine, table
+        assert counts[table] == sum(mine.values())
+
+
+async def test_the_batched_comparison_finds_a_row_changed_after_the_copy(
+    tmp_path: Path, postgres_target: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(copy, "BATCH_ROWS", 2)
+    source = tmp_path / "old.sqlite3"
+    await bigger(source)
+    await copy_database(source, postgres_target)
+    conn = await asyncpg.connect(postgres_target)
+    try:
+        # One rating's μ, in a row the update moves to the end of its table: same count,
+        # only the digest can tell. And one follower fewer: the count tells.
+        changed = await conn.execute(
+            "UPDATE ratings SET mu = mu + 0.5 WHERE scope = 7 AND user_id = 1003"
+        )
+        assert changed == "UPDATE 1"
+        await conn.execute("DELETE FROM follows WHERE game_id = 2 AND user_id = 2004")
+    finally:
+        await conn.close()
+    copied, tables = await copy_database(source, postgres_target)
+    assert copied == 0
+    differ = {t.table: t for t in tables if not t.same}
+    assert sorted(differ) == ["follows", "ratings"]
+    assert differ["ratings"].sqlite_rows == differ["ratings"].postgresql_rows > 3 * 2
+    assert differ["follows"].sqlite_rows == differ["follows"].postgresql_rows + 1
+
+
+async def test_the_copy_and_the_comparison_read_and_send_in_batches(
+    tmp_path: Path, postgres_target: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    batch = 3
+    monkeypatch.setattr(copy, "BATCH_ROWS", batch)
+    source = tmp_path / "old.sqlite3"
+    await bigger(source)
+    fetched: list[int] = []  # rows of each batch read from SQLite
+    whole: list[tuple[str, int]] = []  # whole results of queries reading a table
+    sent: defaultdict[str, list[int]] = defaultdict(list)  # rows of each COPY, by table
+    cursored: list[int] = []  # rows of each batch read from PostgreSQL
+    reads_a_table = re.compile(rf"\bFROM ({'|'.join(TABLES)})$")
+
+    fetchmany = aiosqlite.Cursor.fetchmany
+    fetchall = aiosqlite.Cursor.fetchall
+    execute_fetchall = aiosqlite.Connection.execute_fetchall
+    copy_records = asyncpg.connection.Connection.copy_records_to_table
+    pg_fetch = asyncpg.connection.Connection.fetch
+    cursor_fetch = asyncpg.cursor.Cursor.fetch
+
+    async def spy_fetchmany(self: aiosqlite.Cursor, size: int | None = None) -> list[Any]:
+        rows = list(await fetchmany(self, size))
+        fetched.append(len(rows))
+        return rows
+
+    async def spy_fetchall(self: aiosqlite.Cursor) -> list[Any]:
+        rows = list(await fetchall(self))
+        whole.append(("a cursor's fetchall", len(rows)))
+        return rows
+
+    async def spy_execute_fetchall(
+        self: aiosqlite.Connection, sql: str, parameters: Any = None
+    ) -> list[Any]:
+        rows = list(await execute_fetchall(self, sql, parameters))
+        if reads_a_table.search(sql.strip()):
+            whole.append((sql, len(rows)))
+        return rows
+
+    async def spy_copy_records(
+        self: asyncpg.Connection, table: str, *, records: Iterable[Any], **kw: Any
+    ) -> str:
+        listed = list(records)
+        sent[table].append(len(listed))
+        return await copy_records(self, table, records=listed, **kw)
+
+    async def spy_pg_fetch(self: asyncpg.Connection, query: str, *args: Any, **kw: Any) -> Any:
+        rows = await pg_fetch(self, query, *args, **kw)
+        if reads_a_table.search(query.strip()):
+            whole.append((query, len(rows)))
+        return rows
+
+    async def spy_cursor_fetch(self: Any, n: int, **kw: Any) -> Any:
+        rows = await cursor_fetch(self, n, **kw)
+        cursored.append(len(rows))
+        return rows
+
+    monkeypatch.setattr(aiosqlite.Cursor, "fetchmany", spy_fetchmany)
+    monkeypatch.setattr(aiosqlite.Cursor, "fetchall", spy_fetchall)
+    monkeypatch.setattr(aiosqlite.Connection, "execute_fetchall", spy_execute_fetchall)
+    monkeypatch.setattr(asyncpg.connection.Connection, "copy_records_to_table", spy_copy_records)
+    monkeypatch.setattr(asyncpg.connection.Connection, "fetch", spy_pg_fetch)
+    monkeypatch.setattr(asyncpg.cursor.Cursor, "fetch", spy_cursor_fetch)
+
+    copied, tables = await copy_database(source, postgres_target)
+    assert all(t.same for t in tables), tables
+    counts = {t.table: t.sqlite_rows for t in tables}
+    assert all(counts[table] > 2 * batch for table in LONG_TABLES), counts
+    # No table was read whole, on either side.
+    assert [(query, rows) for query, rows in whole if rows > batch] == []
+    # Every row was sent once, in batches no larger than a batch, as few as that allows.
+    assert copied == sum(counts.values()) == sum(map(sum, sent.values()))
+    for table in TABLES:
+        assert max(sent[table], default=0) <= batch, (table, sent[table])
+        assert sum(sent[table]) == counts[table], table
+        assert len(sent[table]) == math.ceil(counts[table] / batch), (table, sent[table])
+    # SQLite's rows were read in batches twice (for the copy, for the comparison),
+    # PostgreSQL's once (for the comparison).
+    assert max(fetched) == max(cursored) == batch
+    assert sum(fetched) == 2 * copied and sum(cursored) == copied
+    assert len(fetched) > 2 * len(TABLES) and len(cursored) > len(TABLES)
