@@ -47,6 +47,7 @@ TABLES = (
     "follows",
     "rating_changes",
     "ratings",
+    "head_to_head",
 )
 #: Rows read, sent and compared at a time: what the copy and the comparison hold in memory.
 BATCH_ROWS = 5000

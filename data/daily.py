@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass
 from typing import Any, Literal, Protocol
@@ -173,7 +173,10 @@ DAYS_PLAYED = (
     "SELECT day FROM daily_runs WHERE user_id = {0} AND finished_at IS NOT NULL"
     " ORDER BY day DESC LIMIT {1}"
 )
-_MEMBER = "user_id IN (SELECT user_id FROM guild_members WHERE guild_id = ?)"
+#: A run in a day's ranking.
+RANKED_RUN = "finished_at IS NOT NULL"
+#: A server member's row (of the table aliased {0}), one look-up per row read.
+_MEMBER = "EXISTS (SELECT 1 FROM guild_members m WHERE m.guild_id = ? AND m.user_id = {0}user_id)"
 
 
 class SqliteDailyRepository:
@@ -329,14 +332,15 @@ class SqliteDailyRepository:
             if mine is None:
                 return None
             score, turns, finished, name = mine
-            where, params = _scoped(
-                "day = ? AND finished_at IS NOT NULL AND (score > ? OR (score = ? AND"
-                " (turns < ? OR (turns = ? AND finished_at < ?))))",
-                (day, score, score, turns, turns, finished),
+            query, params = ahead_query(
+                "daily_runs",
+                ("day", day),
+                (("score", ">", score), ("turns", "<", turns), ("finished_at", "<", finished)),
                 guild_id,
-                "",
+                lambda _n: "?",
+                RANKED_RUN,
             )
-            async with conn.execute(f"SELECT COUNT(*) FROM daily_runs WHERE {where}", params) as c:
+            async with conn.execute(query, params) as c:
                 ahead = await c.fetchone()
         return BoardRow((ahead[0] if ahead else 0) + 1, user_id, name, score, turns, score, 1)
 
@@ -365,16 +369,14 @@ class SqliteDailyRepository:
             if mine is None:
                 return None
             total, best, runs, last_at, name = mine
-            where, params = _scoped(
-                "period = ? AND (total > ? OR (total = ? AND (best > ? OR (best = ? AND"
-                " last_at < ?))))",
-                (period, total, total, best, best, last_at),
+            query, params = ahead_query(
+                "daily_totals",
+                ("period", period),
+                (("total", ">", total), ("best", ">", best), ("last_at", "<", last_at)),
                 guild_id,
-                "",
+                lambda _n: "?",
             )
-            async with conn.execute(
-                f"SELECT COUNT(*) FROM daily_totals WHERE {where}", params
-            ) as c:
+            async with conn.execute(query, params) as c:
                 ahead = await c.fetchone()
         return BoardRow((ahead[0] if ahead else 0) + 1, user_id, name, total, 0, best, runs)
 
@@ -437,7 +439,7 @@ def _scoped(
     """Restrict a query to the members of a server when `guild_id` is given."""
     if guild_id is None:
         return where, params
-    return f"{where} AND {alias}{_MEMBER}", (*params, guild_id)
+    return f"{where} AND {_MEMBER.format(alias)}", (*params, guild_id)
 
 
 class _NothingToClose(Exception):
@@ -488,6 +490,43 @@ async def _runs(
 ) -> list[DailyRun]:
     async with conn.execute(f"SELECT {RUN_COLUMNS} FROM daily_runs WHERE {where}", params) as c:
         return [run_of(row) for row in await c.fetchall()]
+
+
+def ahead_query(
+    table: str,
+    within: tuple[str, object],
+    order: Sequence[tuple[str, str, object]],
+    guild_id: int | None,
+    mark: Callable[[int], str],
+    ranked: str = "",
+) -> tuple[str, list[object]]:
+    """How many rows of `table` (`ranked`: the condition of the rows in its ranking)
+    rank ahead of one: those with the same `within` (column,
+    value) that come first by `order` ((column, "<" or ">", the row's value), from the
+    first key), each tie on the keys before counted in its own range of the ranking's
+    index; only server members' rows when `guild_id` is given. The query and its
+    parameters; `mark(n)` is the placeholder of the n-th parameter."""
+    params: list[object] = []
+
+    def p(value: object) -> str:
+        params.append(value)
+        return mark(len(params))
+
+    counts = []
+    for depth, (column, sense, value) in enumerate(order):
+        # Placeholders in the order they stand in the text (SQLite's are positional).
+        where = f"x.{within[0]} = {p(within[1])}"
+        where += "".join(f" AND x.{c} = {p(v)}" for c, _, v in order[:depth])
+        where += f" AND x.{column} {sense} {p(value)}"
+        if ranked:
+            where += f" AND x.{ranked}"
+        if guild_id is not None:
+            where += (
+                " AND EXISTS (SELECT 1 FROM guild_members m"
+                f" WHERE m.guild_id = {p(guild_id)} AND m.user_id = x.user_id)"
+            )
+        counts.append(f"(SELECT count(*) FROM {table} x WHERE {where})")
+    return "SELECT " + " + ".join(counts), params
 
 
 def record_from(totals: Iterable[Any], last: DailyRun | None) -> DailyRecord | None:

@@ -64,21 +64,19 @@ CREATE TABLE head_to_head (
 ) WITHOUT ROWID;
 INSERT INTO head_to_head (scope, user_id, other_id, game, wins, draws, losses, last_game_id,
     last_finished_at, last_outcome)
-SELECT a.scope, a.user_id, b.user_id, a.game,
-    sum(CASE WHEN a.place < b.place THEN 1 ELSE 0 END),
-    sum(CASE WHEN a.place = b.place THEN 1 ELSE 0 END),
-    sum(CASE WHEN a.place > b.place THEN 1 ELSE 0 END),
-    0, 0, 'draw'
-FROM rating_changes a
-JOIN rating_changes b ON b.scope = a.scope AND b.game_id = a.game_id AND b.user_id <> a.user_id
-GROUP BY a.scope, a.user_id, b.user_id, a.game;
-UPDATE head_to_head SET (last_game_id, last_finished_at, last_outcome) = (
-    SELECT a.game_id, a.finished_at,
-        CASE WHEN a.place < b.place THEN 'win' WHEN a.place = b.place THEN 'draw' ELSE 'loss' END
+SELECT scope, user_id, other_id, game, wins, draws, losses, game_id, finished_at, outcome
+FROM (
+    SELECT a.scope, a.user_id, b.user_id AS other_id, a.game, a.game_id, a.finished_at,
+        CASE WHEN a.place < b.place THEN 'win' WHEN a.place = b.place THEN 'draw'
+            ELSE 'loss' END AS outcome,
+        sum(CASE WHEN a.place < b.place THEN 1 ELSE 0 END) OVER pair AS wins,
+        sum(CASE WHEN a.place = b.place THEN 1 ELSE 0 END) OVER pair AS draws,
+        sum(CASE WHEN a.place > b.place THEN 1 ELSE 0 END) OVER pair AS losses,
+        row_number() OVER (PARTITION BY a.scope, a.user_id, b.user_id, a.game
+            ORDER BY a.finished_at DESC, a.game_id DESC) AS newest
     FROM rating_changes a
-    JOIN rating_changes b ON b.scope = a.scope AND b.game_id = a.game_id
-    WHERE a.scope = head_to_head.scope AND a.user_id = head_to_head.user_id
-        AND b.user_id = head_to_head.other_id AND a.game = head_to_head.game
-    ORDER BY a.finished_at DESC, a.game_id DESC
-    LIMIT 1
-);
+    JOIN rating_changes b
+        ON b.scope = a.scope AND b.game_id = a.game_id AND b.user_id <> a.user_id
+    WINDOW pair AS (PARTITION BY a.scope, a.user_id, b.user_id, a.game)
+) AS met
+WHERE newest = 1;

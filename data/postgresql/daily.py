@@ -14,11 +14,13 @@ from typing import TYPE_CHECKING
 
 from data.daily import (
     DAYS_PLAYED,
+    RANKED_RUN,
     RUN_COLUMNS,
     BoardRow,
     DailyRecord,
     DailyRun,
     DaySpread,
+    ahead_query,
     day_rows,
     median_offset,
     record_from,
@@ -206,14 +208,15 @@ class PgDailyRepository:
             if mine is None:
                 return None
             score, turns, finished, name = mine
-            where, params = _scoped(
-                "day = $1 AND finished_at IS NOT NULL AND (score > $2 OR (score = $2 AND"
-                " (turns < $3 OR (turns = $3 AND finished_at < $4))))",
-                (day, score, turns, finished),
+            query, params = ahead_query(
+                "daily_runs",
+                ("day", day),
+                (("score", ">", score), ("turns", "<", turns), ("finished_at", "<", finished)),
                 guild_id,
-                "",
+                lambda n: f"${n}",
+                RANKED_RUN,
             )
-            ahead = await conn.fetchval(f"SELECT COUNT(*) FROM daily_runs WHERE {where}", *params)
+            ahead = await conn.fetchval(query, *params)
         return BoardRow(int(ahead or 0) + 1, user_id, name, score, turns, score, 1)
 
     async def total_board(self, period: str, guild_id: int | None, limit: int) -> list[BoardRow]:
@@ -237,14 +240,14 @@ class PgDailyRepository:
             if mine is None:
                 return None
             total, best, runs, last_at, name = mine
-            where, params = _scoped(
-                "period = $1 AND (total > $2 OR (total = $2 AND (best > $3 OR (best = $3 AND"
-                " last_at < $4))))",
-                (period, total, best, last_at),
+            query, params = ahead_query(
+                "daily_totals",
+                ("period", period),
+                (("total", ">", total), ("best", ">", best), ("last_at", "<", last_at)),
                 guild_id,
-                "",
+                lambda n: f"${n}",
             )
-            ahead = await conn.fetchval(f"SELECT COUNT(*) FROM daily_totals WHERE {where}", *params)
+            ahead = await conn.fetchval(query, *params)
         return BoardRow(int(ahead or 0) + 1, user_id, name, total, 0, best, runs)
 
     async def record_of(self, user_id: int) -> DailyRecord | None:
@@ -306,8 +309,11 @@ def _scoped(
     parameter numbered after those of `where`)."""
     if guild_id is None:
         return where, params
-    member = f"user_id IN (SELECT user_id FROM guild_members WHERE guild_id = ${len(params) + 1})"
-    return f"{where} AND {alias}{member}", (*params, guild_id)
+    member = (
+        f"EXISTS (SELECT 1 FROM guild_members m WHERE m.guild_id = ${len(params) + 1}"
+        f" AND m.user_id = {alias}user_id)"
+    )
+    return f"{where} AND {member}", (*params, guild_id)
 
 
 class _StartedElsewhere(Exception):

@@ -26,8 +26,13 @@ MEASURED = [*READS, "alice /history", "alice /press ▶"]
 
 def add_history(path: str, copies: int) -> None:
     """`copies` more of the season's finished game (with its seats, moves and rating
-    changes) and of alice's daily run, on earlier days; as many other players, rated and
-    members of the server, with daily totals."""
+    changes) and of alice's daily run, on every other earlier day; as many other players,
+    rated and members of the server, with daily totals.
+
+    The other players are rated and ranked below the season's: a place is one more than
+    the rows ahead, counted in the ranking's index, so its cost is the place (measured by
+    the data-scale benchmark), not the history; and a streak is read back to the first
+    day missed, so its cost is the streak."""
     with sqlite3.connect(path) as conn:
         count = (
             f"WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < {copies})"
@@ -68,8 +73,9 @@ def add_history(path: str, copies: int) -> None:
         conn.execute(
             f"{count} INSERT INTO daily_runs (user_id, day, week, game_id, started_at,"
             " finished_at, score, turns, sizes)"
-            " SELECT user_id, date(day, '-' || i || ' days'),"
-            " strftime('%Y-W%W', date(day, '-' || i || ' days')), 2000000 + i, 1000.0 + i,"
+            " SELECT user_id, date(day, '-' || (2 * i + 1) || ' days'),"
+            " strftime('%Y-W%W', date(day, '-' || (2 * i + 1) || ' days')), 2000000 + i,"
+            " 1000.0 + i,"
             " 1000.0 + i, 5 + i % 7, 10, '1' FROM daily_runs, n WHERE game_id = ?",
             (daily,),
         )
@@ -81,7 +87,7 @@ def add_history(path: str, copies: int) -> None:
         for scope in (0, guild):
             conn.execute(
                 f"{count} INSERT INTO ratings (game, scope, user_id, mu, sigma, games, wins,"
-                " draws, losses, streak) SELECT 'hokito', ?, 3000000 + i, 10.0 + (i % 301) / 10.0,"
+                " draws, losses, streak) SELECT 'hokito', ?, 3000000 + i, -10.0 - (i % 301) / 10.0,"
                 " 4.0, 10 + i % 5, 5, 0, 5, 0 FROM n",
                 (scope,),
             )
@@ -89,11 +95,37 @@ def add_history(path: str, copies: int) -> None:
             f"{count} INSERT INTO guild_members (guild_id, user_id) SELECT ?, 3000000 + i FROM n",
             (guild,),
         )
+        # Today's runs of the other players, each with its game, and everyone's totals.
+        [[alice, day, week]] = conn.execute(
+            "SELECT user_id, day, week FROM daily_runs WHERE game_id = ?", (daily,)
+        )
+        conn.execute(
+            f"{count} INSERT INTO games (id, game, kind, guild_id, channel_id, status, seed,"
+            " variant, rules_version, start_position, ply, snapshot, options, result,"
+            " created_by, created_at, updated_at, finished_at)"
+            " SELECT 4000000 + i, game, kind, guild_id, channel_id, 'finished', seed, variant,"
+            ' rules_version, start_position, ply, snapshot, options, \'{"ending": "rules"}\','
+            " 3000000 + i, 1000.0, 1000.0, 1000.0 FROM games, n WHERE id = ?",
+            (daily,),
+        )
+        conn.execute(
+            f"{count} INSERT INTO daily_runs (user_id, day, week, game_id, started_at,"
+            " finished_at, score, turns, sizes)"
+            " SELECT 3000000 + i, ?, ?, 4000000 + i, 1000.0, 1000.0 + i, i % 40, 10, '1' FROM n",
+            (day, week),
+        )
         conn.execute(
             f"{count} INSERT INTO daily_totals (period, user_id, total, best, runs, last_at)"
-            " SELECT period, 3000000 + i, i % 50, i % 9, 1 + i % 4, 1000.0 + i"
-            " FROM n, (SELECT DISTINCT period FROM daily_totals)"
+            " SELECT period, 3000000 + i, i % 5, i % 4, 1 + i % 4, 1000.0 + i"
+            " FROM n, (SELECT 'all' AS period UNION ALL SELECT ?)",
+            (week,),
         )
+        for period, runs in (("all", copies), (week, 1)):
+            conn.execute(
+                "INSERT INTO daily_totals (period, user_id, total, best, runs, last_at,"
+                " unfinished) VALUES (?, ?, ?, 11, ?, 1000.0, 0)",
+                (period, alice, 5 * runs, runs),
+            )
 
 
 async def steps_of(storage: Storage) -> list[int]:
@@ -118,7 +150,10 @@ async def measure(tmp_path: Path, name: str, copies: int) -> dict[str, int]:
             for line in PLAYED:
                 await console.run_line(line)
             add_history(target, copies)
-            return await _steps(console, storage)
+            found = await _steps(console, storage)
+            output = console.stream.getvalue()  # type: ignore[attr-defined]
+            assert "! " not in output and "Traceback" not in output, output
+            return found
     finally:
         await storage.close()
 

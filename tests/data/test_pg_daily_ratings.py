@@ -256,7 +256,8 @@ async def daily_story(b: Backend) -> list[tuple[str, object]]:
     note("open before D4", await repo.open_runs_before(D4))
     note("open before D3", await repo.open_runs_before(D3))
     for user in (ALICE, BOB, CAROL, DAVE, ERIN):
-        note("finished runs", await repo.finished_runs(user.id))
+        note("record", await repo.record_of(user.id))
+        note("days played", await repo.days_played(user.id, 2))
 
     for scope in (None, GUILD, OTHER_GUILD, 999):
         for day in (D1, D3):
@@ -575,7 +576,8 @@ async def test_ratings_read_as_sqlite_reads_them(pg: PgDatabase) -> None:
     assert alice.streak == 1 and alice.provisional and alice.name == "alice"
     # Head to head in a game of three: tied places are a draw between them.
     [everest] = [r for r in await repo.head_to_head(ALICE.id, DAVE.id, GLOBAL)]
-    assert everest.outcome == "draw" and everest.game == "everest"
+    assert everest.last_outcome == "draw" and everest.game == "everest"
+    assert (everest.wins, everest.draws, everest.losses) == (0, 1, 0)
     assert await repo.names([1, 3, 12345]) == {1: "alice", 3: "carol"}
 
 

@@ -392,8 +392,11 @@ async def test_head_to_head_in_a_larger_game_compares_the_two_places(storage: St
     assert await repo.rate(game, Ratings(repo).rater, 6.0)
     [against_bob] = await repo.head_to_head(ALICE.id, BOB.id, 7)
     [against_carol] = await repo.head_to_head(ALICE.id, CAROL.id, 7)
-    assert (against_bob.outcome, against_carol.outcome) == ("win", "loss")
+    assert (against_bob.last_outcome, against_carol.last_outcome) == ("win", "loss")
+    assert (against_bob.wins, against_bob.losses, against_carol.losses) == (1, 0, 1)
     assert await repo.rate(game, Ratings(repo).rater, 7.0) is None  # never twice
+    [against_bob] = await repo.head_to_head(ALICE.id, BOB.id, 7)
+    assert against_bob.games == 1 and against_bob.last_game_id == 1
 
 
 #: How each backend refuses a write it cannot make now.
