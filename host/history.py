@@ -122,14 +122,19 @@ class History:
         )
         tokens = (game,) if game else ()
         owner = whose.id if whose is not None else 0
-        newer = older = None
-        if records and more_newer:
-            newer = Payload(
-                Action.HISTORY, owner, max(0, number - 1), (*tokens, f">{records[0].id}")
+        first, last = (records[0].id, records[-1].id) if records else (0, 0)
+        newer = Payload(Action.HISTORY, owner, max(0, number - 1), (*tokens, f">{first}"))
+        older = Payload(Action.HISTORY, owner, number + 1, (*tokens, f"<{last}"))
+        return [
+            paged_from(
+                str(title),
+                text,
+                number,
+                (newer, bool(records) and more_newer),
+                (older, bool(records) and more_older),
+                edit=edit,
             )
-        if records and more_older:
-            older = Payload(Action.HISTORY, owner, number + 1, (*tokens, f"<{records[-1].id}"))
-        return [paged_from(str(title), text, number, newer, older, edit=edit)]
+        ]
 
     async def turn_page(
         self,

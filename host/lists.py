@@ -141,21 +141,20 @@ def paged_from(
     title: str,
     text: str,
     number: int,
-    newer: Payload | None,
-    older: Payload | None,
+    newer: tuple[Payload, bool],
+    older: tuple[Payload, bool],
     *,
     edit: bool,
 ) -> Reply:
     """A private list cut where the previous page ended, with ◀ ▶ buttons: `newer` and
-    `older` are the payloads of the pages beside it (None: there is none that way), and
-    `number` counts pages from the newest (0)."""
-    actions = []
-    if newer is not None or older is not None:
-        for label, payload, other in (("◀", newer, older), ("▶", older, newer)):
-            shown = payload if payload is not None else other
-            assert shown is not None
-            actions.append(Choice(shown, label, disabled=payload is None))
+    `older` are the payloads of the pages beside it, each with whether there is one that
+    way (if not, its button is shown disabled), and `number` counts pages from the newest
+    (0). Both buttons are shown when either way leads on."""
+    actions: tuple[Choice, ...] = ()
+    if newer[1] or older[1]:
+        actions = (
+            Choice(newer[0], "◀", disabled=not newer[1]),
+            Choice(older[0], "▶", disabled=not older[1]),
+        )
     footer = str(t("Page {page}", page=number + 1)) if actions else ""
-    return Reply(
-        title=title, text=text, ephemeral=True, actions=tuple(actions), footer=footer, edit=edit
-    )
+    return Reply(title=title, text=text, ephemeral=True, actions=actions, footer=footer, edit=edit)

@@ -15,6 +15,7 @@ import pytest
 from cogs.client import HilltopBot
 from data.storage import Storage
 from engine.hillbert_par import ParResult
+from host.game_lists import PAGE_SIZE
 from host.live import Loaded
 from host.model import Channel, User
 from host.setup import GameSetup
@@ -313,6 +314,18 @@ async def finish_quickly(
         await bot.service.admin_end(here, admin)
 
 
+async def start_quickly(
+    bot: HilltopBot, fake: FakeDiscord, alice: FakeUser, bob: FakeUser, *, games: int
+) -> None:
+    """Games in play in channels of their own, without Discord: /games here gets pages."""
+    first, second = User(alice.id, alice.name), User(bob.id, bob.name)
+    for seed in range(games):
+        where = fake.text_channel(f"busy-{seed}")
+        here = Channel(where, fake.guild_id, f"busy-{seed}")
+        await bot.service.start(here, first, GameSetup("hokito", seed=seed + 1), [second])
+        await bot.service.accept(here, second)
+
+
 async def test_discord_accepts_every_reply_of_every_game_and_every_panel(
     fake: FakeDiscord, sqlite_storage: Storage
 ) -> None:
@@ -341,6 +354,10 @@ async def test_discord_accepts_every_reply_of_every_game_and_every_panel(
         assert "▶" in history.labels(), "/history has pages"
         await turn_pages(player, alice, history)
         await player.slash(alice, "history", user=bob, game="hokito", channel_id=general)
+        await start_quickly(bot, fake, alice, bob, games=PAGE_SIZE + 1)
+        here = await player.slash(alice, "games here", channel_id=general)
+        assert "▶" in here.labels(), "/games here has pages"
+        await turn_pages(player, alice, here)
         for game in dict.fromkeys(s.game for s in SETUPS):
             rules = await player.slash(carol, "rules", game=game, channel_id=general)
             await turn_pages(player, carol, rules)
