@@ -22,6 +22,7 @@ COPY render render
 COPY data data
 COPY host host
 COPY cogs cogs
+COPY console console
 # The languages' catalogues, compiled from the ones translators write.
 RUN pybabel compile --domain hilltop --directory host/locale \
     && pybabel compile --domain commands --directory host/locale \

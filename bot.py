@@ -21,12 +21,15 @@ import sys
 import time
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from cogs.client import HilltopBot
     from data.repository import Shards
+    from host.face import HouseSettings
+    from host.painting import Painter
 
 log = logging.getLogger("hilltop")
 
@@ -142,41 +145,59 @@ def on_stop_signal(stop: Callable[[], None]) -> Iterator[None]:
 # The application is imported by the modes that run it: `--healthcheck`, run every 30 s
 # beside the bot, needs none of it.
 async def run_console(args: argparse.Namespace) -> None:
+    from console.front import Console, console_front
     from data.storage import open_storage
-    from host import i18n
-    from host.console import Console
-    from host.console_input import bot_user
-    from host.daily import DailyService
-    from host.service import GameService
+    from host.face import build_house, language_of
 
     storage = await open_storage(args.db)
     try:
-        service = GameService(storage.games, bot_user=bot_user(), ratings=storage.ratings)
-        daily = DailyService(service, storage.daily, secret=daily_secret())
-        language = i18n.language_of(args.locale)
+        house = build_house(storage, house_settings(), console_front())
+        language = language_of(args.locale)
         if language != args.locale.split("-")[0].lower():
             log.warning("the console does not speak %r; it speaks English", args.locale)
-        console = Console(
-            service,
-            daily,
-            storage.console,
-            args.out or Path("var") / "console",
-            language=language,
-        )
+        console = Console(house, args.out or Path("var") / "console", language=language)
         try:
             with on_stop_signal(console.stop):
                 await console.run(sys.stdin, interactive=sys.stdin.isatty())
         finally:
-            daily.close()
-            service.close()
+            house.close()
     finally:
         await storage.close()
+
+
+def house_settings(*, for_discord: bool = False) -> HouseSettings:
+    """What this deployment chose, from its environment: the daily secret and, for the
+    bot on Discord, where boards are drawn and computers think (worker processes)."""
+    from host.ai_turns import PooledComputers
+    from host.face import HouseSettings
+
+    if not for_discord:
+        return HouseSettings(daily_secret=daily_secret())
+    return HouseSettings(
+        daily_secret=daily_secret(),
+        painter=painter,
+        computers=lambda: PooledComputers(workers=max(1, (os.cpu_count() or 2) - 1)),
+    )
+
+
+def painter() -> Painter:
+    """Where boards are drawn: `HILLTOP_RENDER=process` (worker processes, the default)
+    or `thread` (one thread of the bot's own process). See the README for the measure."""
+    from host.painting import ProcessPainter, ThreadPainter
+
+    choice = os.environ.get("HILLTOP_RENDER", "process").strip().lower()
+    if choice == "thread":
+        return ThreadPainter()
+    if choice != "process":
+        log.warning("HILLTOP_RENDER=%r is neither process nor thread; using process", choice)
+    return ProcessPainter()
 
 
 async def run_discord(token: str, args: argparse.Namespace) -> None:
     from cogs.client import HilltopBot
     from data.repository import ShardsHeldError
     from data.storage import open_storage
+    from host.face import build_house
 
     trim = allocator_trim()  # before any thread: each would have an arena of its own
     shards = shards_from_env()
@@ -190,10 +211,7 @@ async def run_discord(token: str, args: argparse.Namespace) -> None:
             raise SystemExit(f"Not starting: {exc}.") from None
         try:
             bot = HilltopBot(
-                storage.games,
-                storage.daily,
-                storage.ratings,
-                daily_secret=daily_secret(),
+                partial(build_house, storage, house_settings(for_discord=True)),
                 dev_guild_id=_int_env("DEV_GUILD_ID"),
                 shards=shards,
             )

@@ -14,8 +14,7 @@ from discord.ext import commands
 
 from cogs.games import LEVEL_OPTIONS, game_autocomplete, player_of, variant_autocomplete
 from cogs.respond import channel_of, respond, user_of
-from host.settings import ServerChange
-from host.setup import MAX_COMPUTERS, MAX_DEADLINE_MINUTES, MAX_SEED, GameSetup
+from host.face import MAX_COMPUTERS, MAX_DEADLINE_MINUTES, MAX_SEED, GameSetup, ServerChange
 
 if TYPE_CHECKING:
     from cogs.client import HilltopBot

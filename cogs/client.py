@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import os
 import time
 from collections.abc import Callable
 from typing import Any
@@ -25,17 +24,22 @@ from cogs.views import (
     follower_messages,
     message_parts,
 )
-from data.daily import DailyRepository
-from data.ratings import RatingRepository
-from data.repository import GameRecord, GameRepository, Shards
-from engine.text import speaking, t
-from host.ai_turns import ComputerPlayers, PooledComputers
-from host.daily import DailyService
-from host.model import Direct, Reply, User, Where
-from host.painting import Painter, ProcessPainter, ThreadPainter
-from host.payloads import Payload
-from host.rating_pages import RatingPages
-from host.service import GameService
+from host.face import (
+    DailyService,
+    Direct,
+    FrontEnd,
+    GameRecord,
+    GameService,
+    House,
+    Payload,
+    RatingPages,
+    Reply,
+    Shards,
+    User,
+    Where,
+    speaking,
+    t,
+)
 
 log = logging.getLogger("hilltop.discord")
 
@@ -48,30 +52,15 @@ ARCHIVED_THREAD = 50083
 IDENTIFY_SECONDS = 5.0
 
 
-def painter() -> Painter:
-    """Where boards are drawn: `HILLTOP_RENDER=process` (worker processes, the default)
-    or `thread` (one thread of the bot's own process). See the README for the measure."""
-    choice = os.environ.get("HILLTOP_RENDER", "process").strip().lower()
-    if choice == "thread":
-        return ThreadPainter()
-    if choice != "process":
-        log.warning("HILLTOP_RENDER=%r is neither process nor thread; using process", choice)
-    return ProcessPainter()
-
-
 class HilltopBot(commands.AutoShardedBot):
     """The bot: one process, holding every shard (the number Discord recommends), or the
     `shards` given, when several processes share the bot on one database."""
 
     def __init__(
         self,
-        games: GameRepository,
-        daily: DailyRepository,
-        ratings: RatingRepository,
+        make_house: Callable[[FrontEnd], House],
         *,
-        daily_secret: str | None = None,
         dev_guild_id: int | None = None,
-        clock: Callable[[], float] = time.time,
         shards: Shards | None = None,
     ) -> None:
         intents = discord.Intents.none()
@@ -94,59 +83,44 @@ class HilltopBot(commands.AutoShardedBot):
         self._max_concurrency: int | None = None
         self._identified: dict[int, float] = {}
         self._logged_in = False
-        self.games_repo = games
-        self.daily_repo = daily
-        self.ratings_repo = ratings
-        self.daily_secret = daily_secret
+        #: Builds the service for this front-end once the bot knows its own user.
+        self.make_house = make_house
         self.dev_guild_id = dev_guild_id
-        self.clock = clock
-        self._service: GameService | None = None
-        self._daily: DailyService | None = None
-        self._rating_pages: RatingPages | None = None
+        self._house: House | None = None
         #: Takes the controls off each game's boards left behind.
         self.stale_boards = StaleBoards(self._retire)
         self._background: set[asyncio.Task[None]] = set()
 
     @property
-    def service(self) -> GameService:
-        if self._service is None:
+    def house(self) -> House:
+        if self._house is None:
             raise RuntimeError("the service exists once the bot has logged in")
-        return self._service
+        return self._house
+
+    @property
+    def service(self) -> GameService:
+        return self.house.service
 
     @property
     def daily(self) -> DailyService:
-        if self._daily is None:
-            raise RuntimeError("the daily service exists once the bot has logged in")
-        return self._daily
+        return self.house.daily
 
     @property
     def rating_pages(self) -> RatingPages:
-        if self._rating_pages is None:
-            raise RuntimeError("the ratings exist once the bot has logged in")
-        return self._rating_pages
+        return self.house.ratings
 
-    def build_services(
-        self,
-        bot_user: User,
-        computers: ComputerPlayers | None = None,
-        painter: Painter | None = None,
-        computer_wait: float | None = COMPUTER_WAIT,
-    ) -> None:
-        self._service = GameService(
-            self.games_repo,
-            bot_user=bot_user,
-            computers=computers,
-            painter=painter,
-            computer_wait=computer_wait,
-            clock=self.clock,
-            ratings=self.ratings_repo,
+    def open_house(self, bot_user: User, computer_wait: float | None = COMPUTER_WAIT) -> None:
+        """Build the service, lending it what only Discord has: posting outside any
+        command, links to boards, and the shards whose time this process keeps."""
+        self._house = self.make_house(
+            FrontEnd(
+                bot_user,
+                post=self.post,
+                computer_wait=computer_wait,
+                link=self.board_link,
+                shards=self.shard_set,
+            )
         )
-        self._service.post = self.post
-        self._service.timeouts.shards = self.shard_set
-        self._service.presenter.link = self.board_link
-        self._daily = DailyService(self._service, self.daily_repo, secret=self.daily_secret)
-        assert self._service.ratings is not None
-        self._rating_pages = RatingPages(self._service.ratings, self.daily_repo)
 
     async def post(self, where: Where, replies: list[Reply]) -> None:
         """Post replies outside any command (deadlines, reminders, computers): in a
@@ -223,7 +197,7 @@ class HilltopBot(commands.AutoShardedBot):
         and other processes know it (a few seconds late at most: links are no game
         state)."""
         unsaved = self.stale_boards.take_unsaved()
-        if unsaved and self._service is not None:
+        if unsaved and self._house is not None:
             boards = {game_id: posted.message_id for game_id, posted in unsaved.items()}
             await self.service.repository.set_board_messages(boards)
 
@@ -238,13 +212,13 @@ class HilltopBot(commands.AutoShardedBot):
 
     async def notices(self, user: User) -> list[Reply]:
         """What `user` must be told once, privately (after their command's reply)."""
-        return await self.service.notices(user) if self._service is not None else []
+        return await self.service.notices(user) if self._house is not None else []
 
     async def note_languages(
         self, guild_id: int | None, guild_language: str, user_id: int, language: str
     ) -> None:
-        if self._service is not None:
-            await self._service.settings.note_languages(guild_id, guild_language, user_id, language)
+        if self._house is not None:
+            await self.service.settings.note_languages(guild_id, guild_language, user_id, language)
 
     async def handle_press(self, interaction: discord.Interaction[Any], payload: Payload) -> None:
         """A button or select of ours was used (also after a restart)."""
@@ -259,10 +233,8 @@ class HilltopBot(commands.AutoShardedBot):
 
     async def close(self) -> None:
         self.stale_boards.close()
-        if self._daily is not None:
-            self._daily.close()
-        if self._service is not None:
-            self._service.close()
+        if self._house is not None:
+            self._house.close()
         if self._logged_in:
             await super().close()
             return
@@ -276,11 +248,7 @@ class HilltopBot(commands.AutoShardedBot):
 
     async def setup_hook(self) -> None:
         me = self.user
-        self.build_services(
-            User(me.id if me else 0, me.name if me else "hilltop", is_bot=True),
-            PooledComputers(workers=max(1, (os.cpu_count() or 2) - 1)),
-            painter(),
-        )
+        self.open_house(User(me.id if me else 0, me.name if me else "hilltop", is_bot=True))
         self.add_dynamic_items(PayloadButton, PayloadSelect, UnknownButton)
         await self.tree.set_translator(CommandTranslator())
         for extension in EXTENSIONS:

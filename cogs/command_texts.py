@@ -21,7 +21,7 @@ from discord import app_commands
 from discord.ext import commands
 
 from cogs.extensions import EXTENSIONS
-from host.i18n import COMMANDS, catalogue, language_of, locale_dir
+from host.face import COMMANDS, catalogue, language_of, locale_dir
 
 #: The catalogue's context of a command's or a group's name, and of an option's name: the
 #: same English word may need two Polish ones (`/game` is a record, `game:` a kind).

@@ -15,9 +15,7 @@ from discord import app_commands
 from discord.ext import commands
 
 from cogs.respond import channel_of, in_users_language, respond, user_of
-from host.daily import PERIODS
-from host.daily_replays import RUNS
-from host.model import SCOPES, User
+from host.face import PERIODS, RUNS, SCOPES, User
 
 if TYPE_CHECKING:
     from cogs.client import HilltopBot

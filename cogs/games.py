@@ -16,13 +16,25 @@ from discord.ext import commands
 
 from cogs.respond import channel_of, in_users_language, respond, user_of
 from cogs.views import message_parts
-from engine.text import t
-from host.live import game_of
-from host.model import Channel, ChannelBusyError, Reply, ServiceError, User
-from host.painting import SPEEDS
-from host.records import MAX_RECORD_BYTES, MAX_RECORD_MOVES
-from host.service import GameService
-from host.setup import LEVELS, MAX_COMPUTERS, MAX_DEADLINE_MINUTES, MAX_SEED, GameSetup, SeatChoice
+from host.face import (
+    LEVELS,
+    MAX_COMPUTERS,
+    MAX_DEADLINE_MINUTES,
+    MAX_RECORD_BYTES,
+    MAX_RECORD_MOVES,
+    MAX_SEED,
+    SPEEDS,
+    Channel,
+    ChannelBusyError,
+    GameService,
+    GameSetup,
+    Reply,
+    SeatChoice,
+    ServiceError,
+    User,
+    game_of,
+    t,
+)
 
 if TYPE_CHECKING:
     from cogs.client import HilltopBot

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 import discord
 from discord import app_commands
@@ -10,8 +10,7 @@ from discord.ext import commands
 
 from cogs.games import player_of
 from cogs.respond import channel_of, in_users_language, respond, user_of
-from host import catalog
-from host.model import SCOPES, Reply
+from host.face import SCOPES, Reply
 
 if TYPE_CHECKING:
     from cogs.client import HilltopBot
@@ -22,10 +21,11 @@ async def rated_game_autocomplete(
     interaction: discord.Interaction[Any], current: str
 ) -> list[app_commands.Choice[str]]:
     key = current.lower().strip()
+    bot = cast("HilltopBot", interaction.client)
     return [
-        app_commands.Choice(name=listing.game.name, value=listing.id)
-        for listing in catalog.all_listings()
-        if listing.game.max_players >= 2 and (key in listing.id or key in listing.game.name.lower())
+        app_commands.Choice(name=name, value=game_id)
+        for game_id, name in bot.rating_pages.game_choices()
+        if key in game_id or key in name.lower()
     ][:25]
 
 

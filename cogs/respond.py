@@ -19,17 +19,18 @@ import discord
 
 from cogs.stale_boards import Posted, StaleBoards
 from cogs.views import follower_messages, message_parts
-from data.repository import DatabaseUnavailableError
-from engine.text import speaking, t
-from host import i18n
-from host.model import (
+from host.face import (
     Channel,
+    DatabaseUnavailableError,
     Reply,
     ServiceError,
     StaleControlsError,
     User,
+    speaking,
+    t,
     unreachable_database,
 )
+from host.face import language_of as language_named
 
 log = logging.getLogger("hilltop.discord")
 
@@ -64,12 +65,12 @@ def command_name(interaction: discord.Interaction[Any]) -> str:
 def language_of(interaction: discord.Interaction[Any]) -> str:
     """The language to answer in: the user's Discord client's, when the bot speaks it."""
     locale = getattr(interaction, "locale", None)
-    return i18n.language_of(locale.value if isinstance(locale, discord.Locale) else None)
+    return language_named(locale.value if isinstance(locale, discord.Locale) else None)
 
 
 def server_language_of(interaction: discord.Interaction[Any]) -> str:
     locale = getattr(interaction, "guild_locale", None)
-    return i18n.language_of(locale.value if isinstance(locale, discord.Locale) else None)
+    return language_named(locale.value if isinstance(locale, discord.Locale) else None)
 
 
 def in_users_language(

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 
 from discord.ext import commands, tasks
 
-from data.repository import DatabaseUnavailableError
+from host.face import DatabaseUnavailableError
 
 if TYPE_CHECKING:
     from cogs.client import HilltopBot

@@ -14,9 +14,7 @@ from typing import Any, Protocol
 
 import discord
 
-from engine.text import t
-from host.model import Choice, Reply, User
-from host.payloads import PATTERN, Payload
+from host.face import PATTERN, Choice, Payload, Reply, User, t
 
 BUTTON_PREFIX = "ht:"
 SELECT_PREFIX = "hts:"

@@ -44,6 +44,7 @@ class Buttons:
         game_lists: GameLists,
         offers: Offers,
         history: History,
+        following: Following,
     ) -> None:
         self.live = live
         self.moves = moves
@@ -54,16 +55,10 @@ class Buttons:
         self.game_lists = game_lists
         self.offers = offers
         self.history = history
+        self.following = following
         self.hints = OnePerUser(
             lambda: t("Your last hint is still being worked out: wait for it, then ask again.")
         )
-
-    @property
-    def presenter_following(self) -> Following:
-        following = self.presenter.following
-        if following is None:
-            raise ServiceError(t("Following games is not available here."))
-        return following
 
     @property
     def players(self) -> ComputerPlayers:
@@ -164,7 +159,7 @@ class Buttons:
             # Games are followed in their own server; another server's (or a direct
             # message's) is not told apart from one that does not exist.
             raise ServiceError(t("There is no game {id} here.", id=payload.game_id))
-        return [await self.presenter_following.follow(loaded, user, on)]
+        return [await self.following.follow(loaded, user, on)]
 
     # --- lists ----------------------------------------------------------------------------
     async def _my_games(self, channel: Channel, user: User, payload: Payload) -> list[Reply]:

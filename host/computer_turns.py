@@ -19,10 +19,12 @@ from engine.core import MoveError
 from engine.text import t, tn
 from host import rounds
 from host.ai_turns import ComputerPlayers
+from host.boards import Boards
 from host.live import LiveGames, Loaded
 from host.model import Channel, Reply, User
 from host.moves import Moves
-from host.presenter import Happened, Presenter
+from host.presenter import Presenter
+from host.words import Happened
 
 log = logging.getLogger(__name__)
 
@@ -49,19 +51,23 @@ class ComputerTurns:
         live: LiveGames,
         moves: Moves,
         presenter: Presenter,
+        boards: Boards,
         computers: ComputerPlayers,
         bot_user: User,
         wait: float | None,
+        post: Post | None = None,
     ) -> None:
         self.live = live
         self.moves = moves
         self.presenter = presenter
+        self.boards = boards
         self.computers = computers
         self.bot_user = bot_user
         #: How long a reply waits for the computers' moves that follow it; None (or no
         #: `post`): replies wait until the computers have played.
         self.wait = wait
-        self.post: Post | None = None
+        #: Posts the moves answered after the reply they follow (None: replies wait).
+        self.post = post
         self._thinking: dict[int, _Thinking] = {}
         self._background: set[asyncio.Task[None]] = set()
 
@@ -220,7 +226,7 @@ class ComputerTurns:
             self._go_on(final, thinking.shown)
             return
         try:
-            reply = await self.presenter.board(final, told, pings)
+            reply = await self.boards.board(final, told, pings)
             channel = Channel(final.record.channel_id, final.record.guild_id)
             await self.post(channel, [reply])
         except Exception:

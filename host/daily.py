@@ -77,7 +77,6 @@ class DailyService:
         self.replays = DailyReplays(games, daily, self.par, self._settle_closed)
         #: Runs of days before this one have all been recorded (by this process).
         self._settled_before: date | None = None
-        games.finish_hooks.append(self._on_finish)
 
     def close(self) -> None:
         self.par.close()
@@ -378,7 +377,8 @@ class DailyService:
             for run in await self.daily.take_untold(user_id)
         ]
 
-    async def _on_finish(self, loaded: Loaded) -> list[Reply]:
+    async def on_finish(self, loaded: Loaded) -> list[Reply]:
+        """After a move finishes a game: a daily run's result, recorded and told."""
         record = loaded.record
         if record.kind != "daily":
             return []

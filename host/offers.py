@@ -13,14 +13,16 @@ from collections.abc import Callable
 from data.repository import StalePlyError
 from data.results import Ending
 from engine.text import Text, t
+from host.boards import Boards
 from host.deadlines import first_deadline
 from host.live import UNDO, UNDONE, LiveGames, Loaded
 from host.model import Choice, Reply, ServiceError, StaleControlsError, User
 from host.moves import GAME_OVER
 from host.payloads import Action, Payload
 from host.playing import Playing
-from host.presenter import Happened, Presenter
+from host.presenter import Presenter
 from host.results import ended
+from host.words import Happened
 
 LAPSED = t("This offer lapsed: a move was made since, or the game ended.")
 
@@ -31,11 +33,13 @@ class Offers:
         live: LiveGames,
         playing: Playing,
         presenter: Presenter,
+        boards: Boards,
         clock: Callable[[], float],
     ) -> None:
         self.live = live
         self.playing = playing
         self.presenter = presenter
+        self.boards = boards
         self.clock = clock
 
     # --- making an offer ------------------------------------------------------------------
@@ -202,7 +206,7 @@ class Offers:
         after = await self.live.load(record.id)
         line = t("{name}'s move {move} was taken back.", name=asker, move=taken)
         pings = self.presenter.pings(after, frozenset(), set())
-        return await self.presenter.board(after, [Happened(line)], pings)
+        return await self.boards.board(after, [Happened(line)], pings)
 
 
 def _answered(text: Text) -> Reply:

@@ -9,18 +9,20 @@ the stored game, so nothing is refused by stale memory or applied twice.
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import replace
 
 from data.repository import HandOver, StalePlyError
 from data.results import Ending, GameResult
 from engine.text import Text, t
+from host.boards import Boards
 from host.computer_turns import ComputerTurns
 from host.live import LiveGames, Loaded, record_of
 from host.model import Reply, ServiceError, StaleControlsError, User
 from host.moves import GAME_OVER, Moves
-from host.presenter import Happened, Presenter
+from host.presenter import Presenter
 from host.results import ended
+from host.words import Happened
 
 #: Called after a move finishes a game; their replies follow the final board.
 FinishHook = Callable[[Loaded], Awaitable[list[Reply]]]
@@ -33,16 +35,20 @@ class Playing:
         moves: Moves,
         computers: ComputerTurns,
         presenter: Presenter,
+        boards: Boards,
         bot_user: User,
         clock: Callable[[], float],
+        finish_hooks: Sequence[FinishHook] = (),
     ) -> None:
         self.live = live
         self.moves = moves
         self.computers = computers
         self.presenter = presenter
+        self.boards = boards
         self.bot_user = bot_user
         self.clock = clock
-        self.finish_hooks: list[FinishHook] = []
+        #: Called after a move finishes a game; their replies follow the final board.
+        self.finish_hooks = finish_hooks
 
     async def move(self, game_id: int, ply: int | None, user: User, text: str) -> list[Reply]:
         """Play `text` for `user`. With `ply` (a button), the game must still be where the
@@ -65,7 +71,7 @@ class Playing:
         told = [*caught_up, self.presenter.moved(before, loaded, seat, move, user.name)]
         loaded, answered = await self.computers.answer(loaded)
         pings = self.presenter.pings(loaded, before.state.to_act, {seat})
-        replies = [await self.presenter.board(loaded, told + answered, pings)]
+        replies = [await self.boards.board(loaded, told + answered, pings)]
         if loaded.record.status == "finished":
             for hook in self.finish_hooks:
                 replies += await hook(loaded)
@@ -106,7 +112,7 @@ class Playing:
         before = loaded.state.to_act
         loaded, answered = await self.computers.answer(loaded)
         pings = self.presenter.pings(loaded, before, set(seats))
-        return [await self.presenter.board(loaded, [Happened(line), *answered], pings)]
+        return [await self.boards.board(loaded, [Happened(line), *answered], pings)]
 
     def _hand_over_to_computer(self, loaded: Loaded, seats: tuple[int, ...]) -> HandOver:
         """A computer takes over the resigner's seats; the resigner can no longer win."""
@@ -170,4 +176,4 @@ class Playing:
             raise ServiceError(t("The game moved on; try again.")) from None
         loaded = self.live.remember(replace(loaded, record=record))
         pings = self.presenter.pings(loaded, frozenset(), {mover} if mover is not None else set())
-        return [await self.presenter.board(loaded, (), pings)]
+        return [await self.boards.board(loaded, (), pings)]

@@ -36,6 +36,14 @@ class RatingPages:
         self.repository = ratings.repository
         self.daily = daily
 
+    def game_choices(self) -> list[tuple[str, str]]:
+        """(id, name) of every game that has ratings (those played by two or more)."""
+        return [
+            (listing.id, listing.game.name)
+            for listing in catalog.all_listings()
+            if listing.game.max_players >= 2
+        ]
+
     async def table(
         self, channel: Channel, user: User, game_id: str, scope: str = "server"
     ) -> list[Reply]:

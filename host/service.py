@@ -25,14 +25,16 @@ from collections.abc import Callable, Sequence
 from itertools import islice
 
 from data.ratings import RatingRepository
-from data.repository import GameRepository
-from engine.text import Text, speaking, t, tn
+from data.repository import GameRecord, GameRepository, TimeKeeping
+from engine.text import Text, speaking, t
 from host import catalog, i18n
 from host.ai_turns import ComputerPlayers, ThreadedComputers
+from host.boards import Boards
 from host.buttons import Buttons
 from host.computer_turns import ComputerTurns, Post
 from host.following import Following
 from host.game_lists import GameLists
+from host.help import help_replies
 from host.history import History
 from host.lists import move_list, rules_page
 from host.live import LiveGames, Loaded, game_of, search_key
@@ -52,12 +54,13 @@ from host.painting import Painter, ThreadPainter
 from host.payloads import Action, Payload
 from host.playing import FinishHook, Playing
 from host.preferences import Preferences
-from host.presenter import MAX_PICKS, Happened, Presenter
+from host.presenter import MAX_PICKS, Presenter, no_link
 from host.ratings import Ratings
 from host.settings import ServerChange, SettingsStore
 from host.setup import GameSetup
 from host.starting import Starting
 from host.timeouts import Timeouts
+from host.words import Happened
 
 BOT_NAME = "hilltop"
 
@@ -74,41 +77,65 @@ class GameService:
         painter: Painter | None = None,
         computer_wait: float | None = None,
         ratings: RatingRepository | None = None,
+        post: Post | None = None,
+        link: Callable[[GameRecord], str | None] = no_link,
+        shards: TimeKeeping | None = None,
+        finish_hooks: Sequence[FinishHook] = (),
     ) -> None:
+        """The service over `games` (and `ratings`, if kept). A front-end lends it what only
+        it has: `post`, to post replies outside any command (the computers' later moves;
+        without it, replies wait for the computers); `link`, a game's latest board;
+        `shards`, the servers whose time this process keeps; and `finish_hooks`, called
+        after a move finishes a game, whose replies follow the final board."""
         i18n.install()
         self.repository = games
         self.bot_user = bot_user
         self.clock = clock
         self.painter = painter or ThreadPainter()
         self.live = LiveGames(games)
-        self.presenter = Presenter(self.painter, render_images=render_images)
+        self.settings = SettingsStore(games, clock)
+        self.preferences = Preferences(self.settings)
+        self.following = Following(games, self.settings, clock)
+        #: Ratings of games between people (None: this service keeps none).
+        self.ratings = Ratings(ratings, clock) if ratings is not None else None
+        self.presenter = Presenter(self.painter, render_images=render_images, link=link)
+        self.boards = Boards(self.presenter, self.following, self.ratings)
         self.moves = Moves(self.live, self.presenter, clock)
         self.computers = ComputerTurns(
             self.live,
             self.moves,
             self.presenter,
+            self.boards,
             computers or ThreadedComputers(),
             bot_user,
             computer_wait,
+            post,
         )
-        self.settings = SettingsStore(games, clock)
-        self.preferences = Preferences(self.settings)
-        self.following = Following(games, self.settings, clock)
-        self.presenter.following = self.following
         self.starting = Starting(
-            self.live, self.computers, self.presenter, self.settings, bot_user, clock
+            self.live, self.computers, self.presenter, self.boards, self.settings, bot_user, clock
         )
         self.playing = Playing(
-            self.live, self.moves, self.computers, self.presenter, bot_user, clock
+            self.live,
+            self.moves,
+            self.computers,
+            self.presenter,
+            self.boards,
+            bot_user,
+            clock,
+            finish_hooks,
         )
-        #: Ratings of games between people (None: this service keeps none).
-        self.ratings = Ratings(ratings, clock) if ratings is not None else None
-        self.presenter.ratings = self.ratings
         self.timeouts = Timeouts(
-            self.live, self.moves, self.computers, self.presenter, self.settings, clock
+            self.live,
+            self.moves,
+            self.computers,
+            self.presenter,
+            self.boards,
+            self.settings,
+            clock,
+            shards,
         )
         self.game_lists = GameLists(self.live, self.presenter)
-        self.offers = Offers(self.live, self.playing, self.presenter, clock)
+        self.offers = Offers(self.live, self.playing, self.presenter, self.boards, clock)
         self.history = History(self.live, self.presenter)
         self.buttons = Buttons(
             self.live,
@@ -120,6 +147,7 @@ class GameService:
             self.game_lists,
             self.offers,
             self.history,
+            self.following,
         )
 
     def close(self) -> None:
@@ -127,26 +155,11 @@ class GameService:
         self.computers.close()
         self.painter.close()
 
-    @property
-    def post(self) -> Post | None:
-        """Posts replies in a game's channel outside any command (set by the front-end):
-        the computers' later moves. Without it, replies wait for the computers."""
-        return self.computers.post
-
-    @post.setter
-    def post(self, post: Post | None) -> None:
-        self.computers.post = post
-
     async def settle_ratings(self) -> None:
         """Rate the finished games not rated yet (those a computer finished in the
         background, or that a restart interrupted)."""
         if self.ratings is not None:
             await self.ratings.settle()
-
-    @property
-    def finish_hooks(self) -> list[FinishHook]:
-        """Called after a move finishes a game; their replies follow the final board."""
-        return self.playing.finish_hooks
 
     # --- starting -------------------------------------------------------------------------
     async def start(
@@ -324,13 +337,13 @@ class GameService:
         loaded, caught_up = await self.computers.catch_up(loaded)
         if loaded.record.status == "challenge":
             return [self.presenter.challenge(loaded.record, loaded.game)]
-        return [await self.presenter.board(loaded, caught_up)]
+        return [await self.boards.board(loaded, caught_up)]
 
     async def board_of(self, game_id: int, headline: Text | None = None) -> Reply:
         loaded = await self.live.locked_load(game_id)
         loaded, caught_up = await self.computers.catch_up(loaded)
         told = [Happened(headline)] if headline is not None else []
-        return await self.presenter.board(loaded, told + caught_up)
+        return await self.boards.board(loaded, told + caught_up)
 
     async def loaded(self, game_id: int) -> Loaded:
         return await self.live.locked_load(game_id)
@@ -374,85 +387,7 @@ class GameService:
 
     def help(self) -> list[Reply]:
         """`/help`: the games, and how to start, play and find them."""
-        games = []
-        for listing in catalog.all_listings():
-            game = listing.game
-            players = (
-                str(game.min_players)
-                if game.min_players == game.max_players
-                else f"{game.min_players}-{game.max_players}"
-            )
-            line = t(
-                "**{name}** (`{id}`, {players}): {blurb}",
-                name=game.name,
-                id=game.id,
-                players=tn("{count} player", "{count} players", n=game.max_players, count=players),
-                blurb=game.blurb,
-            )
-            games.append(str(line))
-        bot = self.bot_user.name
-        sections = [
-            "\n".join(games),
-            str(
-                t(
-                    "**Start a game**: `/play game:<game> opponent:@someone` posts a challenge "
-                    "they accept with a button. A busy channel offers a new thread."
-                )
-            ),
-            str(
-                t(
-                    "**Against the computer**: `/play game:<game> opponent:@{bot}`, or "
-                    "`computers:<n>` to fill seats; `level:` easy, normal or hard.",
-                    bot=bot,
-                )
-            ),
-            str(
-                t(
-                    "**Your move**: press the buttons on the board, or type `/move` and pick "
-                    "from your legal moves. `/moves` lists them privately, `/board` shows the "
-                    "board again, `/resign` gives up."
-                )
-            ),
-            str(
-                t(
-                    "**Between players**: `/draw` offers a draw, `/takeback` asks to take back "
-                    "your last move; a finished game's **Rematch** button plays it again, and "
-                    "**Follow** on any board tells you of each of its moves."
-                )
-            ),
-            str(
-                t(
-                    "**Finished games**: `/history` lists them, `/game id:` shows one's record "
-                    "(with a log to download), `/replay id:` animates it, and `/play record:` "
-                    "starts from any of its moves."
-                )
-            ),
-            str(
-                t(
-                    "**Ratings**: every finished game between people is rated, per server and "
-                    "for everyone. `/ratings game:` shows a game's table with your place, "
-                    "`/profile` your ratings, record, streak and best win (`opponent:` adds "
-                    "your record against them)."
-                )
-            ),
-            str(
-                t(
-                    "**Your games**: `/games mine` lists every game you play, in every server, "
-                    "with a link to its board; `/games here` this server's games. `/notify` "
-                    "sets reminders and direct messages."
-                )
-            ),
-            str(
-                t(
-                    "**The daily challenge**: `/daily` plays today's Hillbert hill, one scored "
-                    "run a day for everyone; `/leaderboard` and `/stats` rank the runs, and "
-                    "once a day's hill closes `/daily-replay` shows its winning run and par."
-                )
-            ),
-            str(t("**Rules**: `/rules game:<game>`, with the house rulings.")),
-        ]
-        title = str(t("Hilltop: how to play"))
-        return [Reply(title=title, text="\n\n".join(sections), ephemeral=True)]
+        return help_replies(self.bot_user.name)
 
     async def rules(self, game_id: str) -> list[Reply]:
         """`/rules`: the first page of a game's rules, with buttons to the others."""

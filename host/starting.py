@@ -20,15 +20,17 @@ from engine import ai
 from engine.core import Game, GameState, NotationError
 from engine.rng import Rng
 from engine.text import Text, t
+from host.boards import Boards
 from host.computer_turns import ComputerTurns
 from host.deadlines import first_deadline
 from host.live import LiveGames, Loaded, game_of, record_of, start_state, user_of
 from host.model import Channel, ChannelBusyError, Reply, ServiceError, User
-from host.presenter import Happened, Presenter
+from host.presenter import Presenter
 from host.records import position_after, read_record
 from host.results import how_it_ended
 from host.settings import SettingError, SettingsStore
 from host.setup import GameOptions, GameSetup, SeatChoice
+from host.words import Happened
 from render.core import RenderContext
 
 log = logging.getLogger(__name__)
@@ -40,6 +42,7 @@ class Starting:
         live: LiveGames,
         computers: ComputerTurns,
         presenter: Presenter,
+        boards: Boards,
         settings: SettingsStore,
         bot_user: User,
         clock: Callable[[], float],
@@ -47,6 +50,7 @@ class Starting:
         self.live = live
         self.computers = computers
         self.presenter = presenter
+        self.boards = boards
         self.settings = settings
         self.bot_user = bot_user
         self.clock = clock
@@ -231,7 +235,7 @@ class Starting:
         begins = Happened(self.presenter.started_line(loaded))
         loaded, answered = await self.computers.answer(loaded)
         pings = self.presenter.pings(loaded, frozenset(), set())
-        return await self.presenter.board(loaded, [*told, begins, *answered], pings)
+        return await self.boards.board(loaded, [*told, begins, *answered], pings)
 
     def _check(self, game: Game[Any], players: list[User], setup: GameSetup) -> None:
         try:

@@ -16,14 +16,16 @@ from dataclasses import replace
 from data.repository import StalePlyError, TimeKeeping
 from data.results import Ending, GameResult
 from engine.text import speaking, t
+from host.boards import Boards
 from host.computer_turns import ComputerTurns
 from host.deadlines import next_reminder
 from host.live import LiveGames, Loaded, user_of
 from host.model import Channel, Direct, Reply, User, Where
 from host.moves import Moves, running_timer
-from host.presenter import Happened, Presenter
+from host.presenter import Presenter
 from host.results import how_it_ended
 from host.settings import SettingsStore
+from host.words import Happened
 
 log = logging.getLogger(__name__)
 
@@ -38,18 +40,21 @@ class Timeouts:
         moves: Moves,
         computers: ComputerTurns,
         presenter: Presenter,
+        boards: Boards,
         settings: SettingsStore,
         clock: Callable[[], float],
+        shards: TimeKeeping | None = None,
     ) -> None:
         self.live = live
         self.moves = moves
         self.computers = computers
         self.presenter = presenter
+        self.boards = boards
         self.settings = settings
         self.clock = clock
         #: The games this process keeps time for: its shards' servers', or the console's
         #: own server's (None: all).
-        self.shards: TimeKeeping | None = None
+        self.shards = shards
 
     async def expire_due(self) -> list[tuple[Where, list[Reply]]]:
         """Send the reminders due, play the default for every decision whose deadline has
@@ -180,7 +185,7 @@ class Timeouts:
             return None
         loaded, answered = await self.computers.answer(loaded)
         pings = self.presenter.pings(loaded, before - late, set())
-        board = await self.presenter.board(loaded, told + answered, pings)
+        board = await self.boards.board(loaded, told + answered, pings)
         return Channel(record.channel_id, record.guild_id), [board]
 
     async def _offer_the_win(
@@ -197,7 +202,7 @@ class Timeouts:
         waiting = self.presenter.claimants(loaded)
         if record.channel_id is None or not waiting:
             return None  # the clock is stopped; nobody to offer the win to
-        board = await self.presenter.board(loaded, (), tuple(user_of(u.user) for u in waiting))
+        board = await self.boards.board(loaded, (), tuple(user_of(u.user) for u in waiting))
         return Channel(record.channel_id, record.guild_id), [board]
 
     async def _close_challenge(

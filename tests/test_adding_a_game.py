@@ -16,13 +16,11 @@ import pytest
 from PIL import Image
 
 from cogs.client import HilltopBot
+from console.front import Console, console_front
 from data.storage import Storage
 from engine import ai, registry
 from engine.core import IllegalMoveError, InvalidMoveError, NotationError
 from host import catalog
-from host.console import Console
-from host.console_input import bot_user
-from host.daily import DailyService
 from host.model import Reply, ServiceError
 from host.service import GameService
 from host.setup import GameSetup
@@ -30,6 +28,7 @@ from render.core import DEFAULT_THEME, RenderContext, encode_png
 from tests.cogs.fake_discord import CallbackType, FakeDiscord, running, serving
 from tests.engine import test_contract as contract
 from tests.host.conftest import ALICE, BOB, BOT, HERE, make_service
+from tests.houses import bot_houses, house_of
 from tests.toygame import (
     GAME,
     HEIGHT,
@@ -287,15 +286,9 @@ async def test_the_computer_answers_and_wins_from_a_winning_pile(
 async def test_the_console_plays_pebbles(
     pebbles: catalog.Listing, storage: Storage, tmp_path: Path
 ) -> None:
-    service = GameService(
-        storage.games,
-        bot_user=bot_user(),
-        render_images=False,
-        ratings=storage.ratings,
-    )
-    daily = DailyService(service, storage.daily, secret="test")
+    house = house_of(storage, front=console_front())
     out = io.StringIO()
-    console = Console(service, daily, storage.console, tmp_path / "out", out)
+    console = Console(house, tmp_path / "out", out)
 
     async def run(line: str) -> str:
         start = len(out.getvalue())
@@ -327,8 +320,7 @@ async def test_the_console_plays_pebbles(
         side = ("First", "Second")[1 - seat]
         assert f"{names[1 - seat]} ({side}) wins." in last
     finally:
-        daily.close()
-        service.close()
+        house.close()
 
 
 # --- through the real bot and a fake Discord ----------------------------------------------
@@ -352,13 +344,7 @@ async def bot(
     # registered at run time exists only in this process, so boards are drawn here.
     monkeypatch.setenv("HILLTOP_RENDER", "thread")
     caplog.set_level(logging.WARNING)
-    client = HilltopBot(
-        storage.games,
-        storage.daily,
-        storage.ratings,
-        daily_secret="test",
-        dev_guild_id=fake.guild_id,
-    )
+    client = HilltopBot(bot_houses(storage), dev_guild_id=fake.guild_id)
     async with running(client, fake):
         yield client
     errors = [r.getMessage() for r in caplog.records if r.levelno >= logging.ERROR]

@@ -16,8 +16,12 @@ FORBIDDEN: dict[str, set[str]] = {
     "render": {"discord", "data", "host", "cogs", "bot", *DRIVERS},
     "data": {"discord", "PIL", "render", "host", "cogs", "engine", "bot"},
     "host": {"discord", "cogs", "bot", *DRIVERS},
-    "cogs": {*DRIVERS},
+    "cogs": {"data", "engine", "bot", "console", *DRIVERS},
+    "console": {"discord", "cogs", "data", "engine", "bot", *DRIVERS},
 }
+#: The front-ends: each talks to the service through its face alone.
+FRONT_ENDS = ("cogs", "console")
+FACE = "host.face"
 
 
 def imported_roots(path: Path) -> set[str]:
@@ -56,7 +60,7 @@ def test_layer_imports(package: str) -> None:
     assert not violations, "\n".join(violations)
 
 
-PACKAGES = ("engine", "render", "data", "host", "cogs")
+PACKAGES = ("engine", "render", "data", "host", "cogs", "console")
 
 
 def imported_modules(path: Path, module: str) -> set[str]:
@@ -143,3 +147,30 @@ def test_no_module_imports_itself_through_others() -> None:
     graph = module_graph()
     assert len(graph) > 40, sorted(graph)
     assert import_cycle(graph) == []
+
+
+def host_modules_used(path: Path, module: str) -> set[str]:
+    """The modules of `host` that `path` imports, by the name it imports them with."""
+    return {
+        m
+        for m in imported_modules(path, module)
+        if m == "host" or (m.startswith("host.") and m.count(".") == 1)
+    }
+
+
+def test_a_module_of_host_beside_the_face_is_seen(tmp_path: Path) -> None:
+    sample = tmp_path / "sample.py"
+    sample.write_text("from host.face import Reply\nfrom host.live import game_of\n")
+    assert host_modules_used(sample, "cogs.sample") == {"host.face", "host.live"}
+
+
+@pytest.mark.parametrize("front_end", FRONT_ENDS)
+def test_front_ends_use_the_face_alone(front_end: str) -> None:
+    files = sorted((ROOT / front_end).rglob("*.py"))
+    assert files, f"{front_end}/ has no modules"
+    violations = [
+        f"{path.relative_to(ROOT)} imports {name}"
+        for path in files
+        for name in sorted(host_modules_used(path, front_end) - {FACE})
+    ]
+    assert not violations, "\n".join(violations)

@@ -24,7 +24,7 @@ from packaging.utils import canonicalize_name
 from packaging.version import Version
 
 ROOT = Path(__file__).resolve().parent.parent
-PACKAGES = ("engine", "render", "data", "host", "cogs")
+PACKAGES = ("engine", "render", "data", "host", "cogs", "console")
 SOURCES = {"bot.py", *PACKAGES}
 
 

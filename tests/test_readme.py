@@ -8,7 +8,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from host.console_input import ConsoleInputError, parse_line
+from console.lines import ConsoleInputError, parse_line
 
 ROOT = Path(__file__).resolve().parent.parent
 FENCED = re.compile(r"^```[^\n]*\n(.*?)^```", re.MULTILINE | re.DOTALL)

@@ -14,6 +14,7 @@ from cogs.client import EXTENSIONS, HilltopBot
 from data.storage import Storage
 from engine.hillbert_par import ParResult
 from host.model import User
+from tests.houses import bot_houses
 
 BOT_ID = 9000
 GUILD = 77
@@ -41,16 +42,10 @@ async def fixed_par(seed: int) -> ParResult:
 
 
 async def make_bot(storage: Storage) -> HilltopBot:
-    bot = HilltopBot(
-        storage.games,
-        storage.daily,
-        storage.ratings,
-        daily_secret="test",
-    )
+    bot = HilltopBot(bot_houses(storage, par_runner=fixed_par))
     # The computer's answer always joins the reply here, so a test reads one message;
     # answers posted later are tested through the fake Discord and the service.
-    bot.build_services(User(BOT_ID, "hilltop", is_bot=True), computer_wait=None)
-    bot.daily.par.runner = fixed_par
+    bot.open_house(User(BOT_ID, "hilltop", is_bot=True), computer_wait=None)
     bot._connection.user = MagicMock(id=BOT_ID, display_name="hilltop")
     for extension in EXTENSIONS:
         await bot.load_extension(extension)

@@ -30,6 +30,7 @@ from tests.cogs.fake_discord import (
     running,
     serving,
 )
+from tests.houses import bot_houses
 
 #: How the bot, playing White at the default level, is named in replies.
 WHITE_COMPUTER = "hilltop (White, normal computer)"
@@ -86,14 +87,7 @@ class Clock:
 async def hilltop(
     fake: FakeDiscord, storage: Storage, clock: Clock | None = None
 ) -> AsyncIterator[HilltopBot]:
-    bot = HilltopBot(
-        storage.games,
-        storage.daily,
-        storage.ratings,
-        daily_secret="test",
-        dev_guild_id=fake.guild_id,
-        clock=clock or Clock(),
-    )
+    bot = HilltopBot(bot_houses(storage, clock=clock or Clock()), dev_guild_id=fake.guild_id)
     async with running(bot, fake) as client:
         yield client
 

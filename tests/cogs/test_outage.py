@@ -13,6 +13,7 @@ import pytest
 from cogs.client import HilltopBot
 from data.storage import Storage, open_storage
 from tests.cogs.fake_discord import running, serving
+from tests.houses import bot_houses
 from tests.postgres_server import PostgresServer
 
 UNREACHABLE = "I cannot reach the game database right now, so your command may not have"
@@ -37,7 +38,7 @@ async def test_a_restart_of_the_database_is_explained_and_survived(
     server: PostgresServer, storage: Storage
 ) -> None:
     async with serving() as fake:
-        bot = HilltopBot(storage.games, storage.daily, storage.ratings, daily_secret="test")
+        bot = HilltopBot(bot_houses(storage))
         async with running(bot, fake):
             alice, bob = fake.user("alice"), fake.user("bob")
             challenge = await fake.slash(

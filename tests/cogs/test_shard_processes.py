@@ -14,6 +14,7 @@ from data.repository import Shards
 from data.storage import open_storage
 from engine.hillbert_par import ParResult
 from tests.cogs.fake_discord import FakeDiscord, running, serving
+from tests.houses import bot_houses
 
 SHARDS = 2
 
@@ -40,14 +41,9 @@ async def bots(fake: FakeDiscord, storage_target: str) -> AsyncIterator[list[Hil
             storage = await open_storage(storage_target)
             stack.push_async_callback(storage.close)
             bot = HilltopBot(
-                storage.games,
-                storage.daily,
-                storage.ratings,
-                daily_secret="test",
-                shards=Shards((shard,), SHARDS),
+                bot_houses(storage, par_runner=fixed_par), shards=Shards((shard,), SHARDS)
             )
             started.append(await stack.enter_async_context(running(bot, fake)))
-            bot.daily.par.runner = fixed_par
         yield started
 
 

@@ -9,25 +9,19 @@ from pathlib import Path
 
 import pytest
 
+from console.front import Console, console_front
 from data.storage import Storage
-from host.console import Console
-from host.console_input import bot_user
-from host.daily import DailyService
-from host.service import GameService
+from tests.houses import house_of
 
 
 @asynccontextmanager
 async def make_console(storage: Storage, out: Path) -> AsyncIterator[Console]:
     """The console front-end on `storage`, as `make run` builds it; its output is kept."""
-    service = GameService(
-        storage.games, bot_user=bot_user(), render_images=False, ratings=storage.ratings
-    )
-    daily = DailyService(service, storage.daily, secret="plans")
+    house = house_of(storage, front=console_front())
     try:
-        yield Console(service, daily, storage.console, out, io.StringIO())
+        yield Console(house, out, io.StringIO())
     finally:
-        daily.close()
-        service.close()
+        house.close()
 
 
 @pytest.fixture

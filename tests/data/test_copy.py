@@ -30,6 +30,7 @@ from host.service import GameService
 from host.setup import GameSetup
 from tests.conftest import PostgresDatabases
 from tests.host.conftest import ALICE, BOB, BOT, CAROL, HERE, each_moves_once
+from tests.houses import house_of
 
 ROOT = Path(__file__).resolve().parents[2]
 NOON = datetime(2026, 11, 22, 12, 0, tzinfo=UTC).timestamp()
@@ -49,14 +50,8 @@ async def fixed_par(seed: int) -> ParResult:
 
 
 def services(storage: Storage) -> tuple[GameService, DailyService]:
-    games = GameService(
-        storage.games,
-        bot_user=BOT,
-        clock=lambda: NOON,
-        render_images=False,
-        ratings=storage.ratings,
-    )
-    return games, DailyService(games, storage.daily, secret="s", par_runner=fixed_par)
+    house = house_of(storage, bot=BOT, clock=lambda: NOON, secret="s", par_runner=fixed_par)
+    return house.service, house.daily
 
 
 async def played(path: Path) -> None:

@@ -9,8 +9,8 @@ from __future__ import annotations
 import sqlite3
 from pathlib import Path
 
+from console.front import Console
 from data.storage import Storage, open_storage
-from host.console import Console
 from tests.data.conftest import make_console
 from tests.data.season import PLAYED, READS
 

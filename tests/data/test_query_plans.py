@@ -17,8 +17,8 @@ from typing import Any
 import aiosqlite
 import asyncpg
 
+from console.front import Console
 from data.storage import Storage
-from host.console import Console
 from tests.data.season import SEASON
 
 #: Tables that grow with the history kept (games, their seats and moves, runs, ratings,

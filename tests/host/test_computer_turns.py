@@ -46,15 +46,15 @@ class Posts:
 
 
 def background_service(storage: Storage, computers: Any, wait: float) -> tuple[GameService, Posts]:
+    posts = Posts()
     service = GameService(
         storage.games,
         bot_user=BOT,
         render_images=False,
         computers=computers,
         computer_wait=wait,
+        post=posts,
     )
-    posts = Posts()
-    service.post = posts
     return service, posts
 
 

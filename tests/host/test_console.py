@@ -20,9 +20,8 @@ from discord import AppCommandOptionType, app_commands
 
 from cogs.admin import AdminCog
 from cogs.games import GamesCog
-from data.storage import Storage
-from host.console import Console
-from host.console_input import (
+from console.front import Console, console_front
+from console.lines import (
     NUMBER_RANGES,
     ConsoleInputError,
     bot_user,
@@ -30,10 +29,11 @@ from host.console_input import (
     console_user,
     parse_line,
 )
-from host.daily import DailyService
+from data.storage import Storage
 from host.model import Channel
 from host.service import GameService
 from host.setup import GameSetup
+from tests.houses import house_of
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -128,19 +128,12 @@ async def console(
     storage: Storage, tmp_path: Path
 ) -> AsyncIterator[tuple[Console, io.StringIO, Storage]]:
     """A console in this process, its output, and its database."""
-    service = GameService(
-        storage.games,
-        bot_user=bot_user(),
-        render_images=False,
-        ratings=storage.ratings,
-    )
-    daily = DailyService(service, storage.daily, secret="test")
+    house = house_of(storage, front=console_front())
     out = io.StringIO()
     try:
-        yield Console(service, daily, storage.console, tmp_path / "out", out), out, storage
+        yield Console(house, tmp_path / "out", out), out, storage
     finally:
-        daily.close()
-        service.close()
+        house.close()
 
 
 def test_a_game_across_processes_with_buttons(tmp_path: Path, storage_target: str) -> None:
@@ -438,14 +431,7 @@ async def test_the_console_speaks_polish_with_polish_commands(
     console: tuple[Console, io.StringIO, Storage],
 ) -> None:
     english, _, _ = console
-    polish = Console(
-        english.service,
-        english.daily,
-        english.memory,
-        english.out_dir,
-        io.StringIO(),
-        language="pl",
-    )
+    polish = Console(english.house, english.out_dir, io.StringIO(), language="pl")
     out = polish.stream
     assert isinstance(out, io.StringIO)
     for line in (

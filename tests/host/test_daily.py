@@ -23,11 +23,12 @@ from engine.hillbert import new_hill
 from engine.hillbert_par import DEFAULT_MAX_TURNS, ParResult, greedy_move, par
 from host.daily import DailyService
 from host.daily_calendar import iso_week, next_rollover, streak_of
-from host.daily_par import ProcessParRunner
+from host.daily_par import ParRunner, ProcessParRunner
 from host.daily_results import size_legend, size_strip
 from host.model import Channel, Reply, ServiceError, User, offered_move
 from host.service import GameService
 from tests.host.conftest import ALICE, BOB, BOT, HERE
+from tests.houses import house_of
 
 NOON = datetime(2026, 11, 22, 12, 0, tzinfo=UTC).timestamp()
 DAY, NEXT_DAY = "2026-11-22", "2026-11-23"
@@ -53,9 +54,10 @@ async def fake_par(seed: int) -> ParResult:
     return ParResult(*PAR, ())
 
 
-def build(storage: Storage, clock: Clock) -> DailyService:
-    games = GameService(storage.games, bot_user=BOT, clock=clock, render_images=False)
-    return DailyService(games, storage.daily, secret="s3cret", par_runner=fake_par)
+def build(
+    storage: Storage, clock: Clock, par_runner: ParRunner = fake_par, secret: str = "s3cret"
+) -> DailyService:
+    return house_of(storage, bot=BOT, clock=clock, secret=secret, par_runner=par_runner).daily
 
 
 @pytest.fixture
@@ -107,6 +109,7 @@ async def test_everyone_gets_the_same_hill_each_day(daily: DailyService, clock: 
     assert daily.seed_for(date(2026, 11, 22)) == seed
     assert daily.seed_for(date(2026, 11, 23)) != seed
     other = DailyService(daily.games, daily.daily, secret="another", par_runner=fake_par)
+    other.close()
     assert other.seed_for(date(2026, 11, 22)) != seed
 
 
@@ -293,8 +296,7 @@ async def test_a_failed_par_search_does_not_lose_the_finishing_reply(
         calls.append(seed)
         raise RuntimeError("the search died")
 
-    games = GameService(storage.games, bot_user=BOT, clock=clock, render_images=False)
-    daily = DailyService(games, storage.daily, secret="s3cret", par_runner=failing)
+    daily = build(storage, clock, failing)
     replies = await finish_run(daily, ALICE)
     assert any("finished the hill" in r.text for r in replies)
     assert any("Par for this hill is not ready yet" in r.text for r in replies)
@@ -304,12 +306,14 @@ async def test_a_failed_par_search_does_not_lose_the_finishing_reply(
 
 
 async def test_a_run_finished_but_never_recorded_is_recorded_later(daily: DailyService) -> None:
-    hooks = list(daily.games.finish_hooks)
-    daily.games.finish_hooks.clear()  # as if the process died right after the last move
-    await finish_run_quietly(daily, ALICE)
+    # Played on a service that records nothing after the last move: as if the process
+    # died right after it.
+    games = GameService(daily.games.repository, bot_user=BOT, clock=daily.clock)
+    unhooked = DailyService(games, daily.daily, secret="s3cret", par_runner=fake_par)
+    await finish_run_quietly(unhooked, ALICE)
+    unhooked.close()
     run = await daily.daily.run_for(ALICE.id, "2026-11-22")
     assert run is not None and run.finished_at is None
-    daily.games.finish_hooks.extend(hooks)
     [done] = await daily.play(HERE, ALICE)
     run = await daily.daily.run_for(ALICE.id, "2026-11-22")
     assert run is not None and run.finished_at is not None and run.score is not None
@@ -507,8 +511,7 @@ async def test_par_stored_by_one_process_is_read_by_the_next(
     await finish_run(first, ALICE)
     first.close()
     assert await first.daily.get_par(DAY) == PAR
-    games = GameService(storage.games, bot_user=BOT, clock=clock, render_images=False)
-    later = DailyService(games, storage.daily, secret="s3cret", par_runner=must_not_search)
+    later = build(storage, clock, must_not_search)
     replies = await finish_run(later, BOB)
     assert any("Par: 40 rows in 120 turns, what a careful player" in r.text for r in replies)
     assert searched == []

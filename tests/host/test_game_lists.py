@@ -56,7 +56,12 @@ async def test_mine_names_the_link_to_the_board_in_the_players_language(
     service: GameService,
 ) -> None:
     i18n.install()
-    service.presenter.link = lambda record: f"https://boards.example/{record.id}"
+    service = GameService(
+        service.repository,
+        bot_user=service.bot_user,
+        render_images=False,
+        link=lambda record: f"https://boards.example/{record.id}",
+    )
     await service.start(HERE, ALICE, GameSetup("hokito", seed=1, seat="first"), [BOB])
     await service.accept(HERE, BOB)
     with speaking("pl"):

@@ -11,16 +11,16 @@ from pathlib import Path
 
 import pytest
 
+from console.front import Console, console_front
+from console.lines import ConsoleInputError, parse_line, record_file
 from data.storage import Storage
 from engine import ai, registry
-from host.console import Console
-from host.console_input import ConsoleInputError, bot_user, parse_line, record_file
-from host.daily import DailyService
 from host.model import ServiceError
 from host.records import MAX_RECORD_BYTES, read_record
 from host.service import GameService
 from host.setup import GameSetup
 from tests.host.conftest import ALICE, BOB, BOT, HERE, THREAD
+from tests.houses import house_of
 
 
 async def played_to_the_end(service: GameService) -> tuple[str, list[str]]:
@@ -118,16 +118,12 @@ def test_a_device_a_pipe_or_a_folder_is_no_record_file(tmp_path: Path) -> None:
 
 @pytest.fixture
 async def console(storage: Storage, tmp_path: Path) -> AsyncIterator[tuple[Console, io.StringIO]]:
-    service = GameService(
-        storage.games, bot_user=bot_user(), render_images=False, ratings=storage.ratings
-    )
-    daily = DailyService(service, storage.daily, secret="test")
+    house = house_of(storage, front=console_front())
     out = io.StringIO()
     try:
-        yield Console(service, daily, storage.console, tmp_path / "out", out), out
+        yield Console(house, tmp_path / "out", out), out
     finally:
-        daily.close()
-        service.close()
+        house.close()
 
 
 async def test_the_console_refuses_a_device_as_a_record_and_starts_nothing(

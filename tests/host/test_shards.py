@@ -42,9 +42,7 @@ def test_a_server_belongs_to_the_shard_discord_sends_it_to() -> None:
 
 
 def service_of(storage: Storage, clock: Clock, shards: Shards | None) -> GameService:
-    service = GameService(storage.games, bot_user=BOT, clock=clock, render_images=False)
-    service.timeouts.shards = shards
-    return service
+    return GameService(storage.games, bot_user=BOT, clock=clock, render_images=False, shards=shards)
 
 
 async def test_each_process_keeps_time_for_its_own_shards_only(storage_target: str) -> None:

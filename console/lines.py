@@ -14,14 +14,22 @@ import stat
 from dataclasses import dataclass
 from pathlib import Path
 
-from engine.rng import seed_from_text
-from engine.text import Text, t
-from host.i18n import CommandNames
-from host.model import Channel, User
-from host.records import MAX_RECORD_BYTES, MAX_RECORD_MOVES
-from host.service import BOT_NAME
-from host.settings import ServerChange
-from host.setup import MAX_COMPUTERS, MAX_DEADLINE_MINUTES, MAX_SEED, GameSetup
+from host.face import (
+    BOT_NAME,
+    MAX_COMPUTERS,
+    MAX_DEADLINE_MINUTES,
+    MAX_RECORD_BYTES,
+    MAX_RECORD_MOVES,
+    MAX_SEED,
+    Channel,
+    CommandNames,
+    GameSetup,
+    ServerChange,
+    Text,
+    User,
+    seed_from_text,
+    t,
+)
 
 CONSOLE_GUILD = 1
 DEFAULT_CHANNEL = "general"

@@ -23,15 +23,12 @@ from contextlib import suppress
 from pathlib import Path
 from typing import TextIO
 
-from data.console import ConsoleMemoryError, ConsoleRepository
-from data.repository import DatabaseUnavailableError, OneServer
-from engine.text import ENGLISH, speaking, t
-from host import i18n
-from host.console_input import (
+from console.lines import (
     CONSOLE_GUILD,
     WHOLE_NUMBER,
     Command,
     ConsoleInputError,
+    bot_user,
     bounded_int,
     console_channel,
     console_user,
@@ -45,11 +42,25 @@ from host.console_input import (
     setup_of,
     switch,
 )
-from host.daily import DailyService
-from host.model import Channel, Direct, Reply, ServiceError, User, unreachable_database
-from host.payloads import Payload
-from host.rating_pages import RatingPages
-from host.service import BOT_NAME, GameService
+from host.face import (
+    BOT_NAME,
+    ENGLISH,
+    Channel,
+    ConsoleMemoryError,
+    DatabaseUnavailableError,
+    Direct,
+    FrontEnd,
+    House,
+    OneServer,
+    Payload,
+    Reply,
+    ServiceError,
+    User,
+    command_names,
+    speaking,
+    t,
+    unreachable_database,
+)
 
 log = logging.getLogger(__name__)
 
@@ -57,31 +68,35 @@ _RELATIVE_TIME = re.compile(r"<t:(\d+):R>")
 _CHANNEL = re.compile(r"<#(\d+)>")
 
 
+def console_front() -> FrontEnd:
+    """What the console lends the service: its bot user, and the games it keeps time
+    for, those of the console's own server only (a console run on a bot's database
+    leaves a Discord game's deadline to the bot that posts there). It posts nothing
+    outside a command: a reply waits for the computers' answer."""
+    return FrontEnd(bot_user(), shards=OneServer(CONSOLE_GUILD))
+
+
 class Console:
     def __init__(
         self,
-        service: GameService,
-        daily: DailyService,
-        memory: ConsoleRepository,
+        house: House,
         out_dir: Path,
         stream: TextIO = sys.stdout,
         language: str = ENGLISH,
     ) -> None:
-        self.service = service
-        # A console run on a bot's database keeps time only for the console's own games:
-        # a Discord game's deadline is the bot's to play and post.
-        service.timeouts.shards = OneServer(CONSOLE_GUILD)
+        """The console over `house` (built for `console_front()`)."""
+        self.house = house
+        self.service = house.service
         #: What the console speaks (`--locale`): English, or any language with a catalogue;
         #: its commands may be typed with that language's names too.
         self.language = language
-        self.names = i18n.command_names(language)
-        self.daily = daily
-        self.memory = memory
+        self.names = command_names(language)
+        self.daily = house.daily
+        self.ratings = house.ratings
+        self.memory = house.console_memory
         self.out_dir = out_dir
         self.stream = stream
         self._named: set[int] = set()
-        assert service.ratings is not None, "the console keeps ratings"
-        self.ratings = RatingPages(service.ratings, daily.daily)
         self._stopping = asyncio.Event()
 
     def stop(self) -> None:

@@ -1,0 +1,59 @@
+"""A game's board as a reply: what the board needs from elsewhere (who follows the game,
+how its end moved the ratings) is read here, by the flow, and the presenter formats it."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Sequence
+
+from engine.text import Text
+from host.following import Following
+from host.live import Loaded
+from host.model import Reply, User
+from host.presenter import BoardFacts, Presenter
+from host.ratings import Ratings
+from host.words import Happened
+
+log = logging.getLogger(__name__)
+
+
+class Boards:
+    def __init__(
+        self, presenter: Presenter, following: Following | None, ratings: Ratings | None
+    ) -> None:
+        self.presenter = presenter
+        #: Who follows which game (None: nobody follows).
+        self.following = following
+        #: Rates each game between people as it finishes (None: no ratings kept).
+        self.ratings = ratings
+
+    async def board(
+        self, loaded: Loaded, told: Sequence[Happened] = (), pings: tuple[User, ...] = ()
+    ) -> Reply:
+        """The game as it stands after `told` (see `Presenter.board`), with its followers
+        when something happened and, once it is over, how it moved the ratings."""
+        return await self.presenter.board(loaded, told, pings, await self.facts(loaded, told))
+
+    async def facts(self, loaded: Loaded, told: Sequence[Happened] = ()) -> BoardFacts:
+        record = loaded.record
+        if record.kind == "daily":
+            return BoardFacts()  # a daily run is played in private
+        followers: tuple[User, ...] = ()
+        followers_direct: tuple[User, ...] = ()
+        moved = any(h.after is not None for h in told) or record.status != "active"
+        if self.following is not None and moved:
+            followers, followers_direct = await self.following.audience(loaded)
+        return BoardFacts(followers, followers_direct, await self._rating_line(loaded))
+
+    async def _rating_line(self, loaded: Loaded) -> Text | None:
+        """How a finished game moved its players' ratings, however it ended (a move, a
+        resignation, a computer's move, a deadline, an agreed draw)."""
+        if loaded.record.status != "finished" or self.ratings is None:
+            return None
+        try:
+            return await self.ratings.line_for(loaded.record)
+        except Exception:
+            # The game's end is committed: its board must not be lost to the ratings,
+            # which the next sweep brings up to date.
+            log.exception("game %s: rating it failed", loaded.id)
+            return None

@@ -1,0 +1,90 @@
+"""The service's face: all that a front-end (the Discord layer, the console, the web) may
+use of the service. A front-end imports this module and nothing else of `host/`, and
+nothing of `data/` or `engine/` (`tests/test_layering.py`): whatever a player can do is a
+call on what is named here, which any front-end can make."""
+
+from __future__ import annotations
+
+from data.console import ConsoleMemoryError, ConsoleRepository
+from data.repository import DatabaseUnavailableError, GameRecord, OneServer, Shards
+from engine.rng import seed_from_text
+from engine.text import ENGLISH, Text, speaking, t
+from host.daily import PERIODS, DailyService
+from host.daily_replays import RUNS
+from host.house import FrontEnd, House, HouseSettings, build_house
+from host.i18n import COMMANDS, CommandNames, catalogue, command_names, language_of, locale_dir
+from host.live import game_of
+from host.model import (
+    SCOPES,
+    Channel,
+    ChannelBusyError,
+    Choice,
+    Direct,
+    Reply,
+    ServiceError,
+    StaleControlsError,
+    User,
+    Where,
+    unreachable_database,
+)
+from host.painting import SPEEDS
+from host.payloads import PATTERN, Payload
+from host.rating_pages import RatingPages
+from host.records import MAX_RECORD_BYTES, MAX_RECORD_MOVES
+from host.service import BOT_NAME, GameService
+from host.settings import ServerChange
+from host.setup import LEVELS, MAX_COMPUTERS, MAX_DEADLINE_MINUTES, MAX_SEED, GameSetup, SeatChoice
+
+__all__ = [
+    "BOT_NAME",
+    "COMMANDS",
+    "ENGLISH",
+    "LEVELS",
+    "MAX_COMPUTERS",
+    "MAX_DEADLINE_MINUTES",
+    "MAX_RECORD_BYTES",
+    "MAX_RECORD_MOVES",
+    "MAX_SEED",
+    "PATTERN",
+    "PERIODS",
+    "RUNS",
+    "SCOPES",
+    "SPEEDS",
+    "Channel",
+    "ChannelBusyError",
+    "Choice",
+    "CommandNames",
+    "ConsoleMemoryError",
+    "ConsoleRepository",
+    "DailyService",
+    "DatabaseUnavailableError",
+    "Direct",
+    "FrontEnd",
+    "GameRecord",
+    "GameService",
+    "GameSetup",
+    "House",
+    "HouseSettings",
+    "OneServer",
+    "Payload",
+    "RatingPages",
+    "Reply",
+    "SeatChoice",
+    "ServerChange",
+    "ServiceError",
+    "Shards",
+    "StaleControlsError",
+    "Text",
+    "User",
+    "Where",
+    "build_house",
+    "catalogue",
+    "command_names",
+    "game_of",
+    "language_of",
+    "locale_dir",
+    "seed_from_text",
+    "speaking",
+    "t",
+    "unreachable_database",
+]

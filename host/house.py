@@ -1,0 +1,102 @@
+"""The composition root: the whole service graph, built in one place from what the
+deployment chose and what the front-end serving it lends.
+
+`bot.py` builds one house for whichever front-end runs (Discord or the console), and the
+tests build theirs the same way. Nothing is set on a part of the house after it is built.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from data.console import ConsoleRepository
+from data.repository import GameRecord, TimeKeeping
+from data.storage import Storage
+from host.ai_turns import ComputerPlayers
+from host.computer_turns import Post
+from host.daily import DailyService
+from host.daily_par import ParRunner
+from host.model import User
+from host.painting import Painter
+from host.playing import FinishHook
+from host.presenter import no_link
+from host.rating_pages import RatingPages
+from host.service import GameService
+
+
+@dataclass(frozen=True, slots=True)
+class HouseSettings:
+    """What a deployment chooses, whichever front-end serves it."""
+
+    clock: Callable[[], float] = time.time
+    #: The secret the daily hills are drawn from (None: a default anyone can compute).
+    daily_secret: str | None = None
+    #: Whether boards are drawn (tests of the words alone go without).
+    render_images: bool = True
+    #: Where boards are drawn, made once the house is built (None: in a thread).
+    painter: Callable[[], Painter] | None = None
+    #: Where the computers think, made once the house is built (None: in threads).
+    computers: Callable[[], ComputerPlayers] | None = None
+    #: Where the daily par is searched (None: a worker process of its own).
+    par_runner: ParRunner | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class FrontEnd:
+    """What the front-end a house serves lends it: the bot's own user, and what only the
+    front-end can do or knows."""
+
+    bot_user: User
+    #: Posts replies outside any command (the computers' later moves); None: a reply
+    #: waits for the computers' answer instead.
+    post: Post | None = None
+    #: How long a reply waits for the computers before their answer is posted on its own.
+    computer_wait: float | None = None
+    #: A link to a game's latest board, where the front-end keeps one.
+    link: Callable[[GameRecord], str | None] = no_link
+    #: The games whose time this process keeps (None: all).
+    shards: TimeKeeping | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class House:
+    """A front-end's whole service: the games, the daily challenge, the ratings pages, and
+    the console's memory (its buttons and channel names)."""
+
+    service: GameService
+    daily: DailyService
+    ratings: RatingPages
+    console_memory: ConsoleRepository
+
+    def close(self) -> None:
+        """Stop the house's workers (computers, painter, par search)."""
+        self.daily.close()
+        self.service.close()
+
+
+def build_house(storage: Storage, settings: HouseSettings, front: FrontEnd) -> House:
+    """The service graph over `storage`, for `front`."""
+    finish_hooks: list[FinishHook] = []
+    service = GameService(
+        storage.games,
+        bot_user=front.bot_user,
+        clock=settings.clock,
+        render_images=settings.render_images,
+        computers=settings.computers() if settings.computers is not None else None,
+        painter=settings.painter() if settings.painter is not None else None,
+        computer_wait=front.computer_wait,
+        ratings=storage.ratings,
+        post=front.post,
+        link=front.link,
+        shards=front.shards,
+        finish_hooks=finish_hooks,
+    )
+    daily = DailyService(
+        service, storage.daily, secret=settings.daily_secret, par_runner=settings.par_runner
+    )
+    # A daily run that ends is recorded, and its result told, after its final board.
+    finish_hooks.append(daily.on_finish)
+    assert service.ratings is not None  # the house keeps ratings
+    return House(service, daily, RatingPages(service.ratings, storage.daily), storage.console)

@@ -1,0 +1,257 @@
+"""The words of a game in play that every reply shares: who the seats are, who must act
+and by when, how it ended, and the refusals that name the players."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from data.repository import GameRecord, SeatRecord
+from data.results import Ending, GameResult
+from engine.core import MoveError
+from engine.text import Text, t, tn
+from host.live import Loaded, user_of
+from host.model import User
+from host.results import how_it_ended
+
+
+@dataclass(frozen=True, slots=True)
+class Happened:
+    """One thing a reply tells, in order: a move, with the game as the move left it, or
+    a line that is no move ("… is thinking", "the game begins")."""
+
+    line: Text
+    after: Loaded | None = None
+    #: A decision made in secret: it is told that it was made, and nothing more.
+    secret: bool = False
+    #: The seat that made the move, when a seat did.
+    seat: int | None = None
+
+
+#: The computer's levels as players read them.
+LEVEL_WORDS = {"easy": t("easy"), "normal": t("normal"), "hard": t("hard")}
+
+
+class Words:
+    """Sentences about a game, from its record and state alone."""
+
+    def waiting_line(self, loaded: Loaded) -> str:
+        """Who the game waits for: still planning, in secret, or to move."""
+        acting = sorted(loaded.state.to_act)
+        names = ", ".join(self.seat_label(loaded, s) for s in acting)
+        if loaded.state.planning:
+            return str(t("Still planning: {names}.", names=names))
+        if len(acting) == 1:
+            return str(t("{names} to move.", names=names))
+        return str(t("Waiting for: {names}.", names=names))
+
+    def clock_lines(self, loaded: Loaded, humans: list[int]) -> list[str]:
+        """When the pending decision runs out, and what happens then."""
+        record, state = loaded.record, loaded.state
+        if record.deadline_at is not None:
+            when = int(record.deadline_at)
+            if any(state.timeout_move(s) is not None for s in humans):
+                return [
+                    str(
+                        t(
+                            "Without a decision, the default choice is played <t:{when}:R>.",
+                            when=when,
+                        )
+                    )
+                ]
+            others = self.claimants(loaded)
+            if not others:
+                return [str(t("Time to decide runs out <t:{when}:R>.", when=when))]
+            return [
+                str(
+                    t(
+                        "Time to move runs out <t:{when}:R>; after that, {others} may claim "
+                        "the win.",
+                        when=when,
+                        others=", ".join(s.user.name for s in others),
+                    )
+                )
+            ]
+        if record.expired_at is not None:
+            late = ", ".join(self.seat_label(loaded, s) for s in humans)
+            claiming = ", ".join(s.user.name for s in self.claimants(loaded))
+            if not claiming:
+                return [str(t("{late} ran out of time; the game waits.", late=late))]
+            return [
+                str(
+                    t(
+                        "{late} ran out of time <t:{when}:R>. {others} may claim the win with "
+                        "the button, or wait: the game goes on when the move comes.",
+                        late=late,
+                        when=int(record.expired_at),
+                        others=claiming,
+                    )
+                )
+            ]
+        return []
+
+    def claimants(self, loaded: Loaded) -> list[SeatRecord]:
+        """The people who may claim the win when the decision pending ran out of time:
+        those not to act (in a game of two)."""
+        record = loaded.record
+        if len(record.seats) != 2:
+            return []
+        return [s for s in record.seats if s.seat not in loaded.state.to_act and not s.user.is_bot]
+
+    def result_line(self, loaded: Loaded) -> str:
+        """How the game ended and who won, in the reader's language, from the stored
+        facts (and, for a game over by its rules, from its final position)."""
+        result = loaded.record.result or GameResult(Ending.RULES)
+        how = self.ending_sentence(loaded)
+        if result.aborted:
+            return str(
+                t(
+                    "Game aborted: {how} It ended before everyone had made a move, so it is "
+                    "not rated.",
+                    how=how,
+                )
+            )
+        if loaded.record.status == "aborted":
+            return str(t("Game over: {reason}", reason=how))
+        if loaded.game.solo:
+            return str(t("Game over. {reason}", reason=how))
+        if result.ending is Ending.RULES:
+            told = loaded.state.view(None).result_text(self.names(loaded))
+            if told is not None:
+                return str(t("Game over. {result}", result=told))
+        if len(result.winners) == 1:
+            verdict = t("{name} wins.", name=self.seat_label(loaded, result.winners[0]))
+        else:
+            verdict = t("It is a draw.")
+        if not loaded.game.has_scores:
+            return str(t("Game over. {reason} {verdict}", reason=how, verdict=verdict))
+        scores = result.scores or tuple(loaded.state.scores())
+        score_text = ", ".join(
+            f"{self.seat_label(loaded, i)} {score}" for i, score in enumerate(scores)
+        )
+        return str(
+            t(
+                "Game over. {reason} Scores: {scores}. {verdict}",
+                reason=how,
+                scores=score_text,
+                verdict=verdict,
+            )
+        )
+
+    def ending_sentence(self, loaded: Loaded) -> Text:
+        """A sentence saying how a finished game ended, naming the seats."""
+        result = loaded.record.result or GameResult(Ending.RULES)
+        labels = [self.seat_label(loaded, s.seat) for s in loaded.record.seats]
+        outcome = loaded.state.outcome()
+        return how_it_ended(result, labels, outcome.reason if outcome is not None else None)
+
+    def footer(self, record: GameRecord) -> str:
+        """The seed would let anyone foresee dice and hills: shown once a game is over
+        (never for a daily run, whose hill others may still be playing)."""
+        if record.is_live or record.kind == "daily":
+            return str(t("Game {id}", id=record.id))
+        return str(t("Game {id} · seed {seed}", id=record.id, seed=record.seed))
+
+    # --- who is who -----------------------------------------------------------------------
+
+    def names(self, loaded: Loaded) -> list[str]:
+        """The players' names by seat. Computer players share the bot's name, so where
+        there are several each gets a number ("hilltop 2"): those that sat down at the
+        start in seat order, then those that took over from a player who resigned, so
+        that no number changes hands during a game."""
+        seats = loaded.record.seats
+        later = [s for s in loaded.options.taken_over if seats[s].user.is_bot]
+        computers = [s.seat for s in seats if s.user.is_bot and s.seat not in later] + later
+        if len(computers) < 2:
+            return [s.user.name for s in seats]
+        return [
+            f"{s.user.name} {computers.index(s.seat) + 1}" if s.user.is_bot else s.user.name
+            for s in seats
+        ]
+
+    def seat_label(self, loaded: Loaded, seat: int) -> str:
+        """Who sits in `seat`, with the seat's role (and, for a computer, its level)."""
+        name = self.names(loaded)[seat]
+        if loaded.game.solo:
+            return name
+        roles = loaded.game.seat_names
+        # A seat's name is looked up in the catalogue like any text ("Black": "Czarne").
+        fixed = str(Text(roles[seat])) if seat < len(roles) else str(seat + 1)
+        now = loaded.state.seat_role(seat)
+        role = str(now) if now is not None else fixed
+        if loaded.record.seats[seat].user.is_bot:
+            level = LEVEL_WORDS.get(loaded.options.level, loaded.options.level)
+            return str(t("{name} ({role}, {level} computer)", name=name, role=role, level=level))
+        return f"{name} ({role})"
+
+    def started_line(self, loaded: Loaded) -> Text:
+        seats = ", ".join(self.seat_label(loaded, s.seat) for s in loaded.record.seats)
+        moves = loaded.options.from_record
+        if moves is None:
+            return t("The game begins: {seats}.", seats=seats)
+        if moves == 0:
+            return t("The game begins from the start of the record: {seats}.", seats=seats)
+        return t(
+            "The game continues from the record, after its move {n}: {seats}.", n=moves, seats=seats
+        )
+
+    def moved(
+        self, before: Loaded, after: Loaded, seat: int, move: Any, name: str | None = None
+    ) -> Happened:
+        """A move as told publicly, naming the mover `name` (by default the seat's
+        label): a decision made in secret stays secret."""
+        name = name or self.seat_label(before, seat)
+        if before.deciding_together:
+            line = t("{name} has made their choice.", name=name)
+            return Happened(line, after, secret=True, seat=seat)
+        played = before.state.move_text(move)
+        effect = before.state.view(None).move_effect(move)
+        if effect is None:
+            line = t("{name} played {move}.", name=name, move=played)
+        else:
+            line = t("{name} played {move}: {effect}.", name=name, move=played, effect=effect)
+        return Happened(line, after, seat=seat)
+
+    def pings(self, loaded: Loaded, before: frozenset[int], actors: set[int]) -> tuple[User, ...]:
+        """Who to notify after a move: people newly asked to act, or, once the game is
+        over, every person in it; never the seats in `actors`, who just acted."""
+        record = loaded.record
+        if record.status == "active":
+            targets = set(loaded.state.to_act - before) - actors
+        else:
+            targets = {s.seat for s in record.seats} - actors
+        acted = {s.user.id for s in record.seats if s.seat in actors}
+        people: dict[int, User] = {}
+        for s in record.seats:
+            if s.seat in targets and not s.user.is_bot and s.user.id not in acted:
+                people.setdefault(s.user.id, user_of(s.user))
+        return tuple(people.values())
+
+    # --- challenges -----------------------------------------------------------------------
+
+    def not_a_player(self, loaded: Loaded) -> Text:
+        players = self.names(loaded)
+        return tn(
+            "You are not playing in this game ({players} is). Watch, or start your own "
+            "game in another channel or thread.",
+            "You are not playing in this game ({players} are). Watch, or start your own "
+            "game in another channel or thread.",
+            n=len(players),
+            players=", ".join(players),
+        )
+
+    def not_your_turn(self, loaded: Loaded) -> Text:
+        waiting = ", ".join(self.seat_label(loaded, s) for s in sorted(loaded.state.to_act))
+        return t("It is not your turn: waiting for {names}.", names=waiting)
+
+    def not_challenged(self, record: GameRecord, user: User) -> Text:
+        pending = ", ".join(s.user.name for s in record.seats if not s.accepted)
+        if any(s.user.id == user.id and s.accepted for s in record.seats):
+            return t("You have already accepted; waiting for {names}.", names=pending)
+        return t("This challenge is for {names}, not for you.", names=pending)
+
+    def move_error(self, exc: MoveError) -> Text:
+        return t(
+            "{reason}\nSee /moves for your legal moves, or use the buttons on the board.",
+            reason=str(exc.text),
+        )
