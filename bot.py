@@ -29,7 +29,7 @@ if TYPE_CHECKING:
     from cogs.client import HilltopBot
     from data.repository import Shards
     from host.face import HouseSettings
-    from host.painting import Painter
+    from host.present.painting import Painter
 
 log = logging.getLogger("hilltop")
 
@@ -168,8 +168,8 @@ async def run_console(args: argparse.Namespace) -> None:
 def house_settings(*, for_discord: bool = False) -> HouseSettings:
     """What this deployment chose, from its environment: the daily secret and, for the
     bot on Discord, where boards are drawn and computers think (worker processes)."""
-    from host.ai_turns import PooledComputers
     from host.face import HouseSettings
+    from host.play.ai_turns import PooledComputers
 
     if not for_discord:
         return HouseSettings(daily_secret=daily_secret())
@@ -183,7 +183,7 @@ def house_settings(*, for_discord: bool = False) -> HouseSettings:
 def painter() -> Painter:
     """Where boards are drawn: `HILLTOP_RENDER=process` (worker processes, the default)
     or `thread` (one thread of the bot's own process). See the README for the measure."""
-    from host.painting import ProcessPainter, ThreadPainter
+    from host.present.painting import ProcessPainter, ThreadPainter
 
     choice = os.environ.get("HILLTOP_RENDER", "process").strip().lower()
     if choice == "thread":
@@ -236,7 +236,7 @@ async def run_discord(token: str, args: argparse.Namespace) -> None:
 
 async def recompute_ratings(args: argparse.Namespace) -> None:
     from data.storage import open_storage
-    from host.ratings import Ratings
+    from host.ratings.rating import Ratings
 
     storage = await open_storage(args.db)
     try:

@@ -12,7 +12,7 @@ from bench.common import percentiles
 from data.daily import SqliteDailyRepository
 from data.db import Database
 from engine.hillbert_par import greedy, par
-from host.daily_calendar import iso_week
+from host.daily.calendar import iso_week
 
 USERS = 5000
 DAYS = 20  # 5,000 players x 20 days = 100,000 results

@@ -13,7 +13,7 @@ from engine import registry
 from engine.core import GameState
 from engine.rng import Rng
 from host.catalog import all_listings, listing
-from host.painting import draw_replay
+from host.present.painting import draw_replay
 from render.core import RenderContext
 
 NAMES = ("alice", "bob", "carol", "dave")

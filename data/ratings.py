@@ -1,7 +1,7 @@
 """Ratings storage: each player's rating per game and scope, what every rated game
 changed, and which finished games have been through the rating (SQLite).
 
-The rating system itself lives in the host (`host.ratings`); this layer stores its
+The rating system itself lives in the host (`host.ratings.rating`); this layer stores its
 numbers. A game is marked rated in the same transaction as its changes, and the
 ratings it starts from are read inside that transaction, so two processes sharing the
 database never rate a game twice nor from stale ratings.

@@ -9,11 +9,11 @@ from data.console import ConsoleMemoryError, ConsoleRepository
 from data.repository import DatabaseUnavailableError, GameRecord, OneServer, Shards
 from engine.rng import seed_from_text
 from engine.text import ENGLISH, Text, speaking, t
-from host.daily import PERIODS, DailyService
-from host.daily_replays import RUNS
+from host.daily.replays import RUNS
+from host.daily.service import PERIODS, DailyService
+from host.history.records import MAX_RECORD_BYTES, MAX_RECORD_MOVES
 from host.house import FrontEnd, House, HouseSettings, build_house
 from host.i18n import COMMANDS, CommandNames, catalogue, command_names, language_of, locale_dir
-from host.live import game_of
 from host.model import (
     SCOPES,
     Channel,
@@ -27,10 +27,10 @@ from host.model import (
     Where,
     unreachable_database,
 )
-from host.painting import SPEEDS
 from host.payloads import PATTERN, Payload
-from host.rating_pages import RatingPages
-from host.records import MAX_RECORD_BYTES, MAX_RECORD_MOVES
+from host.play.live import game_of
+from host.present.painting import SPEEDS
+from host.ratings.pages import RatingPages
 from host.service import BOT_NAME, GameService
 from host.settings import ServerChange
 from host.setup import LEVELS, MAX_COMPUTERS, MAX_DEADLINE_MINUTES, MAX_SEED, GameSetup, SeatChoice

@@ -14,15 +14,15 @@ from dataclasses import dataclass
 from data.console import ConsoleRepository
 from data.repository import GameRecord, TimeKeeping
 from data.storage import Storage
-from host.ai_turns import ComputerPlayers
-from host.computer_turns import Post
-from host.daily import DailyService
-from host.daily_par import ParRunner
+from host.daily.par import ParRunner
+from host.daily.service import DailyService
 from host.model import User
-from host.painting import Painter
-from host.playing import FinishHook
-from host.presenter import no_link
-from host.rating_pages import RatingPages
+from host.play.ai_turns import ComputerPlayers
+from host.play.computer_turns import Post
+from host.play.playing import FinishHook
+from host.present.painting import Painter
+from host.present.presenter import no_link
+from host.ratings.pages import RatingPages
 from host.service import GameService
 
 

@@ -3,15 +3,15 @@
 One game at a time per channel. The service is put together from parts, each in a
 module named for what it does:
 
-- `host.live`: games in memory, a lock per game, reading and replaying them;
-- `host.starting`: challenges, seating and the start of a game;
-- `host.playing`: the flow of one move, resigning and ending a game;
-- `host.moves`: judging a move and its ply-guarded commit;
-- `host.computer_turns`: the computer players' turns, in the background;
-- `host.timeouts`: deadlines that pass and challenges nobody answers;
-- `host.buttons`: what each button does;
-- `host.presenter`: every reply a player sees about a game in play;
-- `host.lists`: move lists and rules pages.
+- `host.play.live`: games in memory, a lock per game, reading and replaying them;
+- `host.play.starting`: challenges, seating and the start of a game;
+- `host.play.playing`: the flow of one move, resigning and ending a game;
+- `host.play.moves`: judging a move and its ply-guarded commit;
+- `host.play.computer_turns`: the computer players' turns, in the background;
+- `host.play.timeouts`: deadlines that pass and challenges nobody answers;
+- `host.play.buttons`: what each button does;
+- `host.present.presenter`: every reply a player sees about a game in play;
+- `host.present.lists`: move lists and rules pages.
 
 The database is the truth; memory holds only a cache keyed by ply, so several processes
 can share one database and a restart loses nothing.
@@ -28,16 +28,7 @@ from data.ratings import RatingRepository
 from data.repository import GameRecord, GameRepository, TimeKeeping
 from engine.text import Text, speaking, t
 from host import catalog, i18n
-from host.ai_turns import ComputerPlayers, ThreadedComputers
-from host.boards import Boards
-from host.buttons import Buttons
-from host.computer_turns import ComputerTurns, Post
-from host.following import Following
-from host.game_lists import GameLists
-from host.help import help_replies
-from host.history import History
-from host.lists import move_list, rules_page
-from host.live import LiveGames, Loaded, game_of, search_key
+from host.history.finished import History
 from host.model import (
     OFFERED_AT,
     Channel,
@@ -48,19 +39,28 @@ from host.model import (
     User,
     Where,
 )
-from host.moves import Moves
-from host.offers import Offers
-from host.painting import Painter, ThreadPainter
 from host.payloads import Action, Payload
-from host.playing import FinishHook, Playing
+from host.play.ai_turns import ComputerPlayers, ThreadedComputers
+from host.play.buttons import Buttons
+from host.play.computer_turns import ComputerTurns, Post
+from host.play.following import Following
+from host.play.game_lists import GameLists
+from host.play.live import LiveGames, Loaded, game_of, search_key
+from host.play.moves import Moves
+from host.play.offers import Offers
+from host.play.playing import FinishHook, Playing
+from host.play.starting import Starting
+from host.play.timeouts import Timeouts
 from host.preferences import Preferences
-from host.presenter import MAX_PICKS, Presenter, no_link
-from host.ratings import Ratings
+from host.present.boards import Boards
+from host.present.help import help_replies
+from host.present.lists import move_list, rules_page
+from host.present.painting import Painter, ThreadPainter
+from host.present.presenter import MAX_PICKS, Presenter, no_link
+from host.present.words import Happened
+from host.ratings.rating import Ratings
 from host.settings import ServerChange, SettingsStore
 from host.setup import GameSetup
-from host.starting import Starting
-from host.timeouts import Timeouts
-from host.words import Happened
 
 BOT_NAME = "hilltop"
 

@@ -48,7 +48,7 @@ class GameSetup:
     variant: str | None = None
     #: A starting position in the game's notation, instead of the usual start.
     position: str | None = None
-    #: A game's record (`host.records`) to start from, after `ply` of its moves (all if
+    #: A game's record (`host.history.records`) to start from, after `ply` of its moves (all if
     #: None), instead of the usual start. Once the record is read, `position` holds where
     #: it stood then and `ply` how many of its moves led there.
     record: str | None = None

@@ -9,9 +9,9 @@ from functools import partial
 
 import bot
 from data.storage import Storage
-from host.daily_par import ParRunner
+from host.daily.par import ParRunner
 from host.face import FrontEnd, GameRecord, House, HouseSettings, User, build_house
-from host.presenter import no_link
+from host.present.presenter import no_link
 
 #: The bot's own user in tests of the service.
 BOT = User(9999, "hilltop", is_bot=True)

@@ -154,14 +154,21 @@ def host_modules_used(path: Path, module: str) -> set[str]:
     return {
         m
         for m in imported_modules(path, module)
-        if m == "host" or (m.startswith("host.") and m.count(".") == 1)
+        if (m == "host" or m.startswith("host.")) and not m.startswith(f"{FACE}.")
     }
 
 
 def test_a_module_of_host_beside_the_face_is_seen(tmp_path: Path) -> None:
     sample = tmp_path / "sample.py"
-    sample.write_text("from host.face import Reply\nfrom host.live import game_of\n")
-    assert host_modules_used(sample, "cogs.sample") == {"host.face", "host.live"}
+    sample.write_text(
+        "from host.face import Reply\nfrom host.play.live import game_of\nimport host.daily\n"
+    )
+    assert host_modules_used(sample, "cogs.sample") == {
+        "host.face",
+        "host.play.live",
+        "host.play.live.game_of",
+        "host.daily",
+    }
 
 
 @pytest.mark.parametrize("front_end", FRONT_ENDS)
@@ -174,3 +181,17 @@ def test_front_ends_use_the_face_alone(front_end: str) -> None:
         for name in sorted(host_modules_used(path, front_end) - {FACE})
     ]
     assert not violations, "\n".join(violations)
+
+
+#: The most lines a module of the service may have: past it, a module holds more than
+#: one job, and is split by job.
+MOST_LINES = 500
+
+
+def test_no_module_of_the_service_outgrows_one_job() -> None:
+    sizes = {
+        str(path.relative_to(ROOT)): len(path.read_text(encoding="utf-8").splitlines())
+        for path in (ROOT / "host").rglob("*.py")
+    }
+    assert len(sizes) > 30
+    assert {name: n for name, n in sizes.items() if n > MOST_LINES} == {}

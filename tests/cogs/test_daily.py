@@ -8,7 +8,7 @@ from cogs.client import HilltopBot
 from cogs.daily import closed_day_autocomplete
 from engine.hillbert import new_hill
 from engine.hillbert_par import ParResult, greedy_move
-from host.daily_calendar import utc_day
+from host.daily.calendar import utc_day
 from tests.cogs.conftest import ALICE, embed_text, interaction
 
 

@@ -15,9 +15,9 @@ import pytest
 from cogs.client import HilltopBot
 from data.storage import Storage
 from engine.hillbert_par import ParResult
-from host.game_lists import PAGE_SIZE
-from host.live import Loaded
 from host.model import Channel, User
+from host.play.game_lists import PAGE_SIZE
+from host.play.live import Loaded
 from host.setup import GameSetup
 from tests.cogs.fake_discord import (
     MANAGE_GUILD,

@@ -24,7 +24,7 @@ from data.copy import TABLES, CopyError, copy_database
 from data.repository import UserRecord
 from data.storage import Storage, open_storage
 from engine.hillbert_par import ParResult
-from host.daily import DailyService
+from host.daily.service import DailyService
 from host.model import Channel, User
 from host.service import GameService
 from host.setup import GameSetup

@@ -11,7 +11,7 @@ from typing import Any
 
 from engine import registry
 from engine.core import GameState
-from host.ai_turns import PooledComputers, ThreadedComputers
+from host.play.ai_turns import PooledComputers, ThreadedComputers
 
 
 async def test_pooled_and_threaded_players_make_legal_moves() -> None:

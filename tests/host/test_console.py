@@ -372,7 +372,7 @@ def test_an_explicit_log_level_applies_in_the_console(
         options=options,
         env=console_env(**env),
     )
-    assert ("INFO    host.starting: game 1 created" in done.stderr) is shown, done.stderr
+    assert ("INFO    host.play.starting: game 1 created" in done.stderr) is shown, done.stderr
 
 
 def test_an_unknown_log_level_is_refused(tmp_path: Path) -> None:

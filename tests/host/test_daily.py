@@ -21,10 +21,10 @@ from data.results import Ending, GameResult
 from data.storage import Storage, open_storage
 from engine.hillbert import new_hill
 from engine.hillbert_par import DEFAULT_MAX_TURNS, ParResult, greedy_move, par
-from host.daily import DailyService
-from host.daily_calendar import iso_week, next_rollover, streak_of
-from host.daily_par import ParRunner, ProcessParRunner
-from host.daily_results import size_legend, size_strip
+from host.daily.calendar import iso_week, next_rollover, streak_of
+from host.daily.par import ParRunner, ProcessParRunner
+from host.daily.results import size_legend, size_strip
+from host.daily.service import DailyService
 from host.model import Channel, Reply, ServiceError, User, offered_move
 from host.service import GameService
 from tests.host.conftest import ALICE, BOB, BOT, HERE

@@ -11,10 +11,10 @@ from PIL import Image, ImageSequence
 
 from data.storage import Storage
 from engine.everest import Stage
-from host.history import PAGE_SIZE
+from host.history.finished import PAGE_SIZE
+from host.history.records import read_record
 from host.model import Channel, Reply, ServiceError, User
 from host.payloads import Action, Payload
-from host.records import read_record
 from host.service import GameService
 from host.setup import GameSetup
 from tests.host.conftest import ALICE, BOB, BOT, CAROL, HERE, make_service

@@ -10,8 +10,8 @@ from PIL import Image, ImageSequence
 
 from engine import registry
 from host import catalog  # noqa: F401  (registers the games)
-from host.history import animate, frames_of
-from host.painting import SHORTEST_MS, SPEEDS, ThreadPainter, timing
+from host.history.finished import animate, frames_of
+from host.present.painting import SHORTEST_MS, SPEEDS, ThreadPainter, timing
 
 NORMAL, FAST = SPEEDS["normal"], SPEEDS["fast"]
 

@@ -12,10 +12,10 @@ from engine.everest import EverestGame
 from engine.text import t
 from host.model import Reply
 from host.payloads import Action, Payload
-from host.presenter import in_order
+from host.present.presenter import in_order
+from host.present.words import Happened
 from host.service import GameService
 from host.setup import GameSetup
-from host.words import Happened
 from tests.host.conftest import (
     ADMIN,
     ALICE,

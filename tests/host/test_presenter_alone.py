@@ -8,11 +8,11 @@ from data.repository import GameRecord, SeatRecord, UserRecord
 from data.results import Ending, GameResult
 from engine import registry
 from engine.text import t
-from host.live import Loaded
 from host.model import User
-from host.painting import ThreadPainter
-from host.presenter import BoardFacts, Presenter
-from host.words import Happened
+from host.play.live import Loaded
+from host.present.painting import ThreadPainter
+from host.present.presenter import BoardFacts, Presenter
+from host.present.words import Happened
 
 ALICE = UserRecord(1, "alice", False)
 BOB = UserRecord(2, "bob", False)

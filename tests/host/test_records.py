@@ -15,8 +15,8 @@ from console.front import Console, console_front
 from console.lines import ConsoleInputError, parse_line, record_file
 from data.storage import Storage
 from engine import ai, registry
+from host.history.records import MAX_RECORD_BYTES, read_record
 from host.model import ServiceError
-from host.records import MAX_RECORD_BYTES, read_record
 from host.service import GameService
 from host.setup import GameSetup
 from tests.host.conftest import ALICE, BOB, BOT, HERE, THREAD

@@ -13,7 +13,7 @@ from engine.text import speaking
 from host import i18n
 from host.model import Reply, ServiceError
 from host.payloads import Action
-from host.ratings import to_rate
+from host.ratings.rating import to_rate
 from host.service import GameService
 from host.setup import GameSetup
 from tests.host.conftest import (

@@ -17,10 +17,10 @@ from data.storage import Storage, open_storage
 from engine import ai, registry
 from engine.core import GameState, Option
 from host import catalog
-from host.ai_turns import PooledComputers
 from host.model import Channel, Reply, ServiceError
 from host.payloads import Action
-from host.presenter import pick_choices
+from host.play.ai_turns import PooledComputers
+from host.present.presenter import pick_choices
 from host.service import GameService
 from host.setup import GameSetup
 from tests.host.conftest import (
@@ -708,7 +708,7 @@ async def test_a_position_that_cannot_be_shown_starts_no_game(
     def broken(*args: object) -> bytes:
         raise IndexError("an event names a seat that does not exist")
 
-    monkeypatch.setattr("host.painting.draw_board", broken)
+    monkeypatch.setattr("host.present.painting.draw_board", broken)
     with pytest.raises(ServiceError, match="cannot be played or shown"):
         await service.admin_start(HERE, ADMIN, GameSetup("hokito", position=position), [ALICE, BOB])
     assert await service.repository.live_game_in_channel(HERE.channel_id) is None

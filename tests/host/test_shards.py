@@ -12,7 +12,7 @@ from pathlib import Path
 from data.repository import Shards, shard_of
 from data.storage import Storage, open_storage
 from engine.hillbert_par import ParResult
-from host.daily import DailyService
+from host.daily.service import DailyService
 from host.model import Channel
 from host.service import GameService
 from host.setup import GameSetup

@@ -12,7 +12,7 @@ import time
 from pathlib import Path
 
 from engine import registry
-from host.painting import ProcessPainter, ThreadPainter
+from host.present.painting import ProcessPainter, ThreadPainter
 from render.core import RenderContext
 
 ROOT = Path(__file__).resolve().parents[2]

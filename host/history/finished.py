@@ -14,14 +14,14 @@ from data.results import Ending, GameResult
 from engine.core import GameState
 from engine.text import t, tn
 from host import i18n
-from host.lists import paged_from
-from host.live import LiveGames, game_of, replay, start_state
+from host.history.records import shown_moves, write_record
 from host.model import Channel, Choice, Reply, ServiceError, User
-from host.painting import NORMAL, SPEEDS, Painter, Speed
 from host.payloads import Action, Payload
-from host.presenter import Presenter
-from host.records import shown_moves, write_record
-from host.results import list_names, result_tag, short_line
+from host.play.live import LiveGames, game_of, replay, start_state
+from host.play.results import list_names, result_tag, short_line
+from host.present.lists import paged_from
+from host.present.painting import NORMAL, SPEEDS, Painter, Speed
+from host.present.presenter import Presenter
 from render.core import RenderContext
 
 #: Games on one page of `/history`.

@@ -11,9 +11,9 @@ from typing import Protocol
 
 from data.repository import UserRecord
 from engine.text import t
-from host.live import Loaded, record_of, user_of
 from host.model import Choice, Reply, ServiceError, User
 from host.payloads import Action, Payload
+from host.play.live import Loaded, record_of, user_of
 from host.settings import SettingsStore, keep_bounded
 
 

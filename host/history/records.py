@@ -32,8 +32,8 @@ from data.repository import GameRecord, MoveRecord
 from engine.core import Game, GameState, MoveError, NotationError
 from engine.text import Text, t
 from host import catalog
-from host.live import UNDO, replay, start_state
 from host.model import ServiceError
+from host.play.live import UNDO, replay, start_state
 
 _HEADER = re.compile(r'^\[(?P<key>[A-Za-z0-9]+) "(?P<value>[^"\n]*)"\]$')
 _MOVE = re.compile(r"^(?P<number>[0-9]+)\.\s+(?:(?P<seat>[^:]+):\s*)?(?P<text>\S.*)$")

@@ -13,21 +13,21 @@ from collections.abc import Awaitable, Callable
 from data.repository import MAX_ID
 from engine.text import t
 from host import catalog
-from host.ai_turns import ComputerPlayers
 from host.background import OnePerUser
-from host.computer_turns import ComputerTurns
-from host.following import Following
-from host.game_lists import GameLists
-from host.history import History
-from host.lists import move_list, rules_page
-from host.live import LiveGames, Loaded
+from host.history.finished import History
 from host.model import Channel, Choice, Reply, ServiceError, StaleControlsError, User
-from host.moves import GAME_OVER, Moves
-from host.offers import Offers
 from host.payloads import Action, Payload
-from host.playing import Playing
-from host.presenter import Presenter
-from host.starting import Starting
+from host.play.ai_turns import ComputerPlayers
+from host.play.computer_turns import ComputerTurns
+from host.play.following import Following
+from host.play.game_lists import GameLists
+from host.play.live import LiveGames, Loaded
+from host.play.moves import GAME_OVER, Moves
+from host.play.offers import Offers
+from host.play.playing import Playing
+from host.play.starting import Starting
+from host.present.lists import move_list, rules_page
+from host.present.presenter import Presenter
 
 Handler = Callable[["Buttons", Channel, User, Payload], Awaitable[list[Reply]]]
 

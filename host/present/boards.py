@@ -7,12 +7,12 @@ import logging
 from collections.abc import Sequence
 
 from engine.text import Text
-from host.following import Following
-from host.live import Loaded
 from host.model import Reply, User
-from host.presenter import BoardFacts, Presenter
-from host.ratings import Ratings
-from host.words import Happened
+from host.play.following import Following
+from host.play.live import Loaded
+from host.present.presenter import BoardFacts, Presenter
+from host.present.words import Happened
+from host.ratings.rating import Ratings
 
 log = logging.getLogger(__name__)
 

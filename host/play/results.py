@@ -19,8 +19,8 @@ from data.repository import GameRecord
 from data.results import OFF_THE_BOARD, Actor, Ending, GameResult
 from engine.core import Game, Outcome
 from engine.text import Text, joined, t
-from host.live import Loaded
 from host.model import User
+from host.play.live import Loaded
 
 #: A line's parts are joined with this (punctuation, not a word to translate).
 PARTS = " · "

@@ -31,7 +31,7 @@ from engine.hillbert import GAME, result_text, rows_text, turns_text
 from engine.rng import seed_from_text
 from engine.text import t, tn
 from host import i18n
-from host.daily_calendar import (
+from host.daily.calendar import (
     closes_at,
     first_open_day,
     iso_week,
@@ -39,11 +39,11 @@ from host.daily_calendar import (
     streak_now,
     utc_day,
 )
-from host.daily_par import DailyPar, ParRunner, ProcessParRunner
-from host.daily_replays import DailyReplays
-from host.daily_results import Replayed, replay_log, size_legend, size_strip
-from host.live import Loaded
+from host.daily.par import DailyPar, ParRunner, ProcessParRunner
+from host.daily.replays import DailyReplays
+from host.daily.results import Replayed, replay_log, size_legend, size_strip
 from host.model import SCOPES, Channel, Reply, ServiceError, Suggestion, User, offered_move
+from host.play.live import Loaded
 from host.service import GameService
 
 log = logging.getLogger(__name__)

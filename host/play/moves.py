@@ -15,11 +15,11 @@ from typing import Any
 from data.repository import DatabaseUnavailableError, GameRecord, StalePlyError, Timer
 from engine.core import GameState, MoveError
 from engine.text import t
-from host.deadlines import next_deadline
-from host.live import LiveGames, Loaded
 from host.model import ServiceError, User, offered_move
-from host.presenter import Presenter
-from host.results import by_rules, timed_out
+from host.play.deadlines import next_deadline
+from host.play.live import LiveGames, Loaded
+from host.play.results import by_rules, timed_out
+from host.present.presenter import Presenter
 
 #: The game moved between reading it and writing to it.
 MOVED_ON = t(

@@ -20,17 +20,17 @@ from engine import ai
 from engine.core import Game, GameState, NotationError
 from engine.rng import Rng
 from engine.text import Text, t
-from host.boards import Boards
-from host.computer_turns import ComputerTurns
-from host.deadlines import first_deadline
-from host.live import LiveGames, Loaded, game_of, record_of, start_state, user_of
+from host.history.records import position_after, read_record
 from host.model import Channel, ChannelBusyError, Reply, ServiceError, User
-from host.presenter import Presenter
-from host.records import position_after, read_record
-from host.results import how_it_ended
+from host.play.computer_turns import ComputerTurns
+from host.play.deadlines import first_deadline
+from host.play.live import LiveGames, Loaded, game_of, record_of, start_state, user_of
+from host.play.results import how_it_ended
+from host.present.boards import Boards
+from host.present.presenter import Presenter
+from host.present.words import Happened
 from host.settings import SettingError, SettingsStore
 from host.setup import GameOptions, GameSetup, SeatChoice
-from host.words import Happened
 from render.core import RenderContext
 
 log = logging.getLogger(__name__)

@@ -9,10 +9,10 @@ from typing import Any
 from data.repository import GameRecord
 from engine.core import Game
 from engine.text import Text, t
-from host.live import Loaded, user_of
 from host.model import Choice, Reply, User
 from host.payloads import Action, Payload
-from host.words import Words
+from host.play.live import Loaded, user_of
+from host.present.words import Words
 
 
 class Notices(Words):

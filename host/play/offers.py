@@ -13,16 +13,16 @@ from collections.abc import Callable
 from data.repository import StalePlyError
 from data.results import Ending
 from engine.text import Text, t
-from host.boards import Boards
-from host.deadlines import first_deadline
-from host.live import UNDO, UNDONE, LiveGames, Loaded
 from host.model import Choice, Reply, ServiceError, StaleControlsError, User
-from host.moves import GAME_OVER
 from host.payloads import Action, Payload
-from host.playing import Playing
-from host.presenter import Presenter
-from host.results import ended
-from host.words import Happened
+from host.play.deadlines import first_deadline
+from host.play.live import UNDO, UNDONE, LiveGames, Loaded
+from host.play.moves import GAME_OVER
+from host.play.playing import Playing
+from host.play.results import ended
+from host.present.boards import Boards
+from host.present.presenter import Presenter
+from host.present.words import Happened
 
 LAPSED = t("This offer lapsed: a move was made since, or the game ended.")
 

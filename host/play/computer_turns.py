@@ -1,6 +1,6 @@
 """The computer players' turns.
 
-When computer seats must act, they think in the background (`host.ai_turns` runs the
+When computer seats must act, they think in the background (`host.play.ai_turns` runs the
 search in a worker) with the game's lock released: the people of the game can look at
 it, and plan at the same time in games of secret decisions, while they think. A reply
 waits for them at most `wait` seconds; what they play later is posted to the game's
@@ -17,14 +17,14 @@ from dataclasses import dataclass, field
 
 from engine.core import MoveError
 from engine.text import t, tn
-from host import rounds
-from host.ai_turns import ComputerPlayers
-from host.boards import Boards
-from host.live import LiveGames, Loaded
 from host.model import Channel, Reply, User
-from host.moves import Moves
-from host.presenter import Presenter
-from host.words import Happened
+from host.play import rounds
+from host.play.ai_turns import ComputerPlayers
+from host.play.live import LiveGames, Loaded
+from host.play.moves import Moves
+from host.present.boards import Boards
+from host.present.presenter import Presenter
+from host.present.words import Happened
 
 log = logging.getLogger(__name__)
 

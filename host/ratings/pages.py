@@ -19,10 +19,10 @@ from engine.hillbert import GAME as HILLBERT
 from engine.hillbert import rows_text
 from engine.text import Text, t, tn
 from host import catalog
-from host.daily_calendar import streak_now, utc_day
-from host.live import game_of
+from host.daily.calendar import streak_now, utc_day
 from host.model import SCOPES, Channel, Reply, ServiceError, User
-from host.ratings import Ratings, shown
+from host.play.live import game_of
+from host.ratings.rating import Ratings, shown
 
 log = logging.getLogger(__name__)
 

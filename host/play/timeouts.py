@@ -16,16 +16,16 @@ from dataclasses import replace
 from data.repository import StalePlyError, TimeKeeping
 from data.results import Ending, GameResult
 from engine.text import speaking, t
-from host.boards import Boards
-from host.computer_turns import ComputerTurns
-from host.deadlines import next_reminder
-from host.live import LiveGames, Loaded, user_of
 from host.model import Channel, Direct, Reply, User, Where
-from host.moves import Moves, running_timer
-from host.presenter import Presenter
-from host.results import how_it_ended
+from host.play.computer_turns import ComputerTurns
+from host.play.deadlines import next_reminder
+from host.play.live import LiveGames, Loaded, user_of
+from host.play.moves import Moves, running_timer
+from host.play.results import how_it_ended
+from host.present.boards import Boards
+from host.present.presenter import Presenter
+from host.present.words import Happened
 from host.settings import SettingsStore
-from host.words import Happened
 
 log = logging.getLogger(__name__)
 

@@ -10,9 +10,9 @@ from data.repository import GameRecord, SeatRecord
 from data.results import Ending, GameResult
 from engine.core import MoveError
 from engine.text import Text, t, tn
-from host.live import Loaded, user_of
 from host.model import User
-from host.results import how_it_ended
+from host.play.live import Loaded, user_of
+from host.play.results import how_it_ended
 
 
 @dataclass(frozen=True, slots=True)

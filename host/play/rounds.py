@@ -17,13 +17,13 @@ from typing import Protocol
 
 from data.repository import GameRecord
 from engine.text import Text, t
-from host.live import Loaded, Played
 from host.model import Choice, Reply, User
 from host.payloads import Action, Payload
+from host.play.live import Loaded, Played
 
 
 class Happened(Protocol):
-    """One thing a reply tells (`host.presenter.Happened`)."""
+    """One thing a reply tells (`host.present.presenter.Happened`)."""
 
     @property
     def line(self) -> Text: ...
@@ -36,7 +36,7 @@ class Happened(Protocol):
 
 
 class Presenter(Protocol):
-    """What telling a round needs of the presenter (`host.presenter.Presenter`)."""
+    """What telling a round needs of the presenter (`host.present.presenter.Presenter`)."""
 
     def names(self, loaded: Loaded) -> list[str]: ...
 

@@ -7,10 +7,10 @@ from collections.abc import Callable
 
 from engine.text import Text, t
 from host.catalog import Listing
-from host.live import Loaded, search_key
 from host.model import Choice, Reply
-from host.painting import Painter
 from host.payloads import Action, Payload
+from host.play.live import Loaded, search_key
+from host.present.painting import Painter
 from render.core import RenderContext
 
 #: A Discord embed holds 4,096 characters; long move lists are cut below that.

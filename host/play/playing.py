@@ -15,14 +15,14 @@ from dataclasses import replace
 from data.repository import HandOver, StalePlyError
 from data.results import Ending, GameResult
 from engine.text import Text, t
-from host.boards import Boards
-from host.computer_turns import ComputerTurns
-from host.live import LiveGames, Loaded, record_of
 from host.model import Reply, ServiceError, StaleControlsError, User
-from host.moves import GAME_OVER, Moves
-from host.presenter import Presenter
-from host.results import ended
-from host.words import Happened
+from host.play.computer_turns import ComputerTurns
+from host.play.live import LiveGames, Loaded, record_of
+from host.play.moves import GAME_OVER, Moves
+from host.play.results import ended
+from host.present.boards import Boards
+from host.present.presenter import Presenter
+from host.present.words import Happened
 
 #: Called after a move finishes a game; their replies follow the final board.
 FinishHook = Callable[[Loaded], Awaitable[list[Reply]]]

@@ -10,11 +10,11 @@ from datetime import date, timedelta
 from data.daily import DailyRepository
 from engine.hillbert import GAME, new_hill, result_text
 from engine.text import t
-from host.daily_calendar import closes_at, first_open_day
-from host.daily_par import DailyPar
-from host.history import animate, frames_of
-from host.live import start_state
+from host.daily.calendar import closes_at, first_open_day
+from host.daily.par import DailyPar
+from host.history.finished import animate, frames_of
 from host.model import SCOPES, Channel, Reply, ServiceError, User
+from host.play.live import start_state
 from host.service import GameService
 
 log = logging.getLogger(__name__)

@@ -8,11 +8,11 @@ from functools import partial
 
 from data.repository import GameRecord
 from engine.text import t, tn
-from host.lists import paged
-from host.live import LiveGames, game_of
 from host.model import Channel, Reply, ServiceError, User
 from host.payloads import Action, Payload
-from host.presenter import Presenter
+from host.play.live import LiveGames, game_of
+from host.present.lists import paged
+from host.present.presenter import Presenter
 
 #: Games on one page of `/games mine` and `/games here`.
 PAGE_SIZE = 8

@@ -2,7 +2,7 @@
 
 Every reply a player sees about a game in play is made here: the board (its words,
 picture, buttons, who is pinged), a challenge, the move builder's private panel, and the
-refusals that name the players (move lists and rules pages are in `host.lists`). What
+refusals that name the players (move lists and rules pages are in `host.present.lists`). What
 a reply says comes from the game's declared facts (`Game.has_scores`, `Game.hints`,
 `Game.secret_decisions`), never from guesses.
 """
@@ -15,14 +15,14 @@ from dataclasses import dataclass
 from data.repository import GameRecord
 from engine.core import Option
 from engine.text import Text, t, tn
-from host import rounds
-from host.live import Loaded
 from host.model import Choice, Reply, User
-from host.notices import Notices
-from host.painting import BoardImages, Painter
 from host.payloads import Action, Payload
-from host.results import short_line
-from host.words import Happened
+from host.play import rounds
+from host.play.live import Loaded
+from host.play.results import short_line
+from host.present.notices import Notices
+from host.present.painting import BoardImages, Painter
+from host.present.words import Happened
 from render.core import RenderContext
 
 #: Discord allows 25 options in a select menu and 25 buttons on a message.

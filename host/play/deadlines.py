@@ -4,7 +4,7 @@ Every game but a solo one gives a person's decision a time: the minutes chosen a
 set-up, else the server's default for that game, else the game's own
 (`Game.decision_seconds`), else `DEFAULT_SECONDS`. Computers have no deadlines. The
 player to act is reminded when half the time is gone and again `remind_before` seconds
-before the end. What happens when the time is out is in `host.timeouts`: the game's
+before the end. What happens when the time is out is in `host.play.timeouts`: the game's
 documented default where it has one (`GameState.timeout_move`), else the others may
 claim the win.
 

@@ -1,0 +1,1 @@
+"""The daily challenge: the hill of the day, its runs, par, boards and replays."""

@@ -1,0 +1,1 @@
+"""Finished games: the history, a game's record and its replay."""

@@ -1,0 +1,1 @@
+"""Playing a game: games in memory, starting, moves, computers, deadlines, buttons."""

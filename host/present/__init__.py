@@ -1,0 +1,1 @@
+"""What players read and see: boards, words, notices, move lists and rules pages."""

@@ -1,0 +1,1 @@
+"""Ratings of games between people, and the pages that show them."""
