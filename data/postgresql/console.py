@@ -16,8 +16,9 @@ from contextlib import contextmanager
 
 import asyncpg
 
-from data.console import Button, ConsoleMemoryError, parse_buttons
+from data.console import Button, ConsoleMemoryError
 from data.postgresql.db import PgDatabase, unavailable_as_error
+from data.rows import dump_buttons, parse_buttons
 
 #: The advisory lock under which a showing takes its number.
 _SHOWN_LOCK = "hilltop:console_buttons"
@@ -55,7 +56,7 @@ class PgConsoleRepository:
                     " shown = excluded.shown, buttons = excluded.buttons",
                     channel,
                     owner or "",
-                    json.dumps([list(b) for b in buttons]),
+                    dump_buttons(buttons),
                 )
 
     async def visible(self, channel: str, user: str) -> list[Button]:

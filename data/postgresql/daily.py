@@ -12,25 +12,13 @@ from contextlib import AbstractAsyncContextManager
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
-from data.daily import (
-    DAYS_PLAYED,
-    RANKED_RUN,
-    RUN_COLUMNS,
-    BoardRow,
-    DailyRecord,
-    DailyRun,
-    DaySpread,
-    ahead_query,
-    day_rows,
-    median_offset,
-    record_from,
-    run_of,
-    total_rows,
-)
-from data.postgresql.db import PgDatabase, rowcount
+from data.daily import BoardRow, DailyRecord, DailyRun, DaySpread
+from data.postgresql.db import PgDatabase, mark, rowcount
 from data.postgresql.games import insert_game, load_game, upsert_user
+from data.queries import DAYS_PLAYED, RANKED_RUN, RUN_COLUMNS, ahead_query, median_offset
 from data.repository import GameRecord, NewGame, UserRecord
 from data.results import GameResult, dump_result
+from data.rows import day_rows, record_from, run_of, total_rows
 
 if TYPE_CHECKING:
     from data.postgresql.db import Connection
@@ -213,7 +201,7 @@ class PgDailyRepository:
                 ("day", day),
                 (("score", ">", score), ("turns", "<", turns), ("finished_at", "<", finished)),
                 guild_id,
-                lambda n: f"${n}",
+                mark,
                 RANKED_RUN,
             )
             ahead = await conn.fetchval(query, *params)
@@ -245,7 +233,7 @@ class PgDailyRepository:
                 ("period", period),
                 (("total", ">", total), ("best", ">", best), ("last_at", "<", last_at)),
                 guild_id,
-                lambda n: f"${n}",
+                mark,
             )
             ahead = await conn.fetchval(query, *params)
         return BoardRow(int(ahead or 0) + 1, user_id, name, total, 0, best, runs)

@@ -85,6 +85,11 @@ def is_postgres_url(target: object) -> bool:
     return isinstance(target, str) and target.startswith(("postgresql://", "postgres://"))
 
 
+def mark(n: int) -> str:
+    """The placeholder of a statement's n-th parameter."""
+    return f"${n}"
+
+
 def pool_size() -> int:
     value = os.environ.get("HILLTOP_DB_POOL", "").strip()
     return int(value) if value.isdigit() and int(value) > 0 else DEFAULT_POOL_SIZE

@@ -17,16 +17,16 @@ from typing import TYPE_CHECKING, Any, Literal
 
 import asyncpg
 
-from data.games import (
-    GAME_COLUMNS,
+from data.postgresql.db import PgDatabase, mark, rowcount
+from data.queries import (
+    FINISHED,
+    GAME_COLUMNS_OF_G,
+    LIVE,
+    NEWEST_FIRST,
     SETTINGS_TABLES,
-    dump_json,
+    Params,
     finished_page_query,
-    game_record,
-    seat_records,
-    timer_values,
 )
-from data.postgresql.db import PgDatabase, rowcount
 from data.repository import (
     LIVE_STATUSES,
     GameRecord,
@@ -45,6 +45,7 @@ from data.repository import (
     settings_paths,
 )
 from data.results import GameResult, dump_result
+from data.rows import dump_json, game_record, seat_records, timer_values
 
 if TYPE_CHECKING:
     from data.postgresql.db import Connection
@@ -182,7 +183,7 @@ class PgGameRepository:
             return await load_game(conn, game_id)
 
     async def due_games(self, now: float, shards: TimeKeeping | None = None) -> list[int]:
-        p = _Params()
+        p = Params(mark)
         rows = await self.db.fetch(
             f"SELECT id FROM games WHERE deadline_at IS NOT NULL AND deadline_at <= {p(now)}"
             f" AND status = 'active'{_of_shards(shards, p)} ORDER BY deadline_at",
@@ -191,7 +192,7 @@ class PgGameRepository:
         return [row[0] for row in rows]
 
     async def reminders_due(self, now: float, shards: TimeKeeping | None = None) -> list[int]:
-        p = _Params()
+        p = Params(mark)
         rows = await self.db.fetch(
             f"SELECT id FROM games WHERE remind_at IS NOT NULL AND remind_at <= {p(now)}"
             f" AND status = 'active'{_of_shards(shards, p)} ORDER BY remind_at",
@@ -230,7 +231,7 @@ class PgGameRepository:
             )
 
     async def live_games_of_user(self, user_id: int) -> list[GameRecord]:
-        where = f"{_LIVE} AND g.id IN (SELECT game_id FROM seats WHERE user_id = $1 AND live = 1)"
+        where = f"{LIVE} AND g.id IN (SELECT game_id FROM seats WHERE user_id = $1 AND live = 1)"
         return records(await self.db.fetch(select_games(where), (user_id,)))
 
     async def finished_games(
@@ -244,9 +245,9 @@ class PgGameRepository:
         newer_than: int | None = None,
     ) -> list[GameRecord]:
         where, params = finished_page_query(
-            guild_id, user_id, game, limit, older_than, newer_than, mark=lambda n: f"${n}"
+            guild_id, user_id, game, limit, older_than, newer_than, mark=mark
         )
-        page = select_games(where, tail="ORDER BY g.finished_at DESC, g.id DESC")
+        page = select_games(where, tail=NEWEST_FIRST)
         return records(await self.db.fetch(page, params))
 
     async def settings(self, scope: Literal["guild", "user"], key: int) -> dict[str, Any]:
@@ -266,7 +267,7 @@ class PgGameRepository:
         # key, on the row as it stands: ON CONFLICT DO UPDATE locks it and sees the last
         # committed change. A value that is not an object is replaced, as reading
         # ignores it.
-        p = _Params()
+        p = Params(mark)
         row_key = p(key)
         top: dict[str, Any] = {}
         inner: dict[str, dict[str, Any]] = {}
@@ -315,7 +316,7 @@ class PgGameRepository:
         return [UserRecord(r[0], r[1], bool(r[2])) for r in rows]
 
     async def stale_challenges(self, before: float, shards: TimeKeeping | None = None) -> list[int]:
-        p = _Params()
+        p = Params(mark)
         rows = await self.db.fetch(
             f"SELECT id FROM games WHERE status = 'challenge' AND created_at < {p(before)}"
             f"{_of_shards(shards, p)} ORDER BY id",
@@ -345,8 +346,8 @@ class PgGameRepository:
     async def live_games(
         self, guild_id: int | None, limit: int, offset: int, excluding: Collection[int] = ()
     ) -> tuple[list[GameRecord], int]:
-        p = _Params()
-        where = f"{_in_guild(guild_id, p)} AND {_LIVE}"
+        p = Params(mark)
+        where = f"{_in_guild(guild_id, p)} AND {LIVE}"
         if excluding:
             where += f" AND NOT (g.id = ANY({p(list(excluding))}::bigint[]))"
         filters = list(p.values)
@@ -455,24 +456,22 @@ async def load_game(conn: Connection, game_id: int) -> GameRecord:
     return records(await conn.fetch(select_games("g.id = $1"), game_id))[0]
 
 
-_FINISHED = "g.kind = 'channel' AND g.status = 'finished'"
 #: In the order they finished; a game without an end time first, as SQLite orders NULL.
 _BY_FINISH = "ORDER BY g.finished_at NULLS FIRST, g.id"
 
 
 async def unrated_finished(db: PgDatabase, limit: int) -> list[GameRecord]:
     """Finished games not through the rating yet, in the order they finished."""
-    where = f"{_FINISHED} AND g.rated_at IS NULL"
+    where = f"{FINISHED} AND g.rated_at IS NULL"
     return records(await db.fetch(select_games(where, tail=f"{_BY_FINISH} LIMIT $1"), (limit,)))
 
 
 async def finished_in_order(db: PgDatabase) -> list[GameRecord]:
     """Every finished game, in the order they finished."""
-    return records(await db.fetch(select_games(_FINISHED, tail=_BY_FINISH)))
+    return records(await db.fetch(select_games(FINISHED, tail=_BY_FINISH)))
 
 
-_LIVE = "g.kind = 'channel' AND g.status IN ('challenge', 'active')"
-_LIVE_IN_CHANNEL = f"g.channel_id = $1 AND {_LIVE}"
+_LIVE_IN_CHANNEL = f"g.channel_id = $1 AND {LIVE}"
 _SEATS = (
     "ARRAY(SELECT ROW(s.seat, s.accepted, u.id, u.name, s.is_bot)"
     " FROM seats s JOIN users u ON u.id = s.user_id WHERE s.game_id = g.id"
@@ -482,7 +481,6 @@ _LOG = (
     "ARRAY(SELECT ROW(m.ply, m.seat, m.user_id, m.text, m.created_at)"
     " FROM moves m WHERE m.game_id = g.id ORDER BY m.ply) AS log"
 )
-_COLUMNS = ", ".join(f"g.{c.strip()}" for c in GAME_COLUMNS.split(","))
 
 
 def select_games(where: str, *, with_moves: bool = False, tail: str = "ORDER BY g.id") -> str:
@@ -490,7 +488,7 @@ def select_games(where: str, *, with_moves: bool = False, tail: str = "ORDER BY 
     `tail`: their row, their seats in seat order and, if asked, their move log in ply
     order (`log`), so that a load is one round trip and one consistent snapshot."""
     log = f", {_LOG}" if with_moves else ""
-    return f"SELECT {_COLUMNS}, {_SEATS}{log} FROM games g WHERE {where} {tail}"
+    return f"SELECT {GAME_COLUMNS_OF_G}, {_SEATS}{log} FROM games g WHERE {where} {tail}"
 
 
 def records(rows: Iterable[asyncpg.Record]) -> list[GameRecord]:
@@ -498,26 +496,14 @@ def records(rows: Iterable[asyncpg.Record]) -> list[GameRecord]:
     return [game_record(row, seat_records(row["seat_list"])) for row in rows]
 
 
-class _Params:
-    """The parameters of a query being written: each call adds one and returns its
-    placeholder ($1, $2…)."""
-
-    def __init__(self) -> None:
-        self.values: list[Any] = []
-
-    def __call__(self, value: Any) -> str:
-        self.values.append(value)
-        return f"${len(self.values)}"
-
-
-def _in_guild(guild_id: int | None, p: _Params) -> str:
+def _in_guild(guild_id: int | None, p: Params) -> str:
     """The condition for games of a server, or with None of direct messages (SQLite's
     `IS ?`); spelled as `=` or `IS NULL` rather than `IS NOT DISTINCT FROM`, which no
     index serves."""
     return "g.guild_id IS NULL" if guild_id is None else f"g.guild_id = {p(guild_id)}"
 
 
-def _of_shards(shards: TimeKeeping | None, p: _Params) -> str:
+def _of_shards(shards: TimeKeeping | None, p: Params) -> str:
     """The condition for games in the servers of `shards` (`owns`); games in direct
     messages are shard 0's."""
     if shards is None:

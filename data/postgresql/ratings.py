@@ -15,31 +15,11 @@ from typing import TYPE_CHECKING
 
 from data.postgresql.db import PgDatabase, rowcount
 from data.postgresql.games import finished_in_order, unrated_finished
-from data.ratings import (
-    MEET,
-    MEETINGS,
-    RESULT_QUERY,
-    STANDING_QUERY,
-    TABLE_QUERY,
-    TALLY,
-    Change,
-    Meeting,
-    RatedResult,
-    Rater,
-    Skill,
-    Standing,
-    ToRate,
-    change_of,
-    change_row,
-    changes_for,
-    meetings_again,
-    meetings_of,
-    numbered,
-    rated_again,
-    result_of,
-    standing_of,
-)
+from data.queries import MEET, MEETINGS, RESULT_QUERY, STANDING_QUERY, TABLE_QUERY
+from data.rating_math import TALLY, changes_for, meetings_again, meetings_of, rated_again
+from data.ratings import Change, Meeting, RatedResult, Rater, Skill, Standing, ToRate
 from data.repository import GameRecord
+from data.rows import change_of, change_row, numbered, result_of, standing_of
 
 if TYPE_CHECKING:
     from data.postgresql.db import Connection
@@ -53,7 +33,6 @@ _INSERT_CHANGE = (
     " mu_before, sigma_before, mu_after, sigma_after, others_mu, others)"
     " VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)"
 )
-#: Outcomes as the ratings upsert adds them: (wins, draws, losses, streak step).
 
 
 class PgRatingRepository:
