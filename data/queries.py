@@ -172,11 +172,27 @@ MEETINGS = (
     "SELECT game, wins, draws, losses, last_game_id, last_finished_at, last_outcome"
     " FROM head_to_head WHERE scope = {0} AND user_id = {1} AND other_id = {2} ORDER BY game"
 )
-#: Adding one game to a pair's meetings, with placeholders for the ten columns.
-MEET = (
+#: A rating change, with placeholders for its thirteen columns (`change_row`).
+INSERT_CHANGE = (
+    "INSERT INTO rating_changes (scope, user_id, game_id, game, finished_at, outcome, place,"
+    " mu_before, sigma_before, mu_after, sigma_after, others_mu, others)"
+    " VALUES ({})"
+)
+#: A rating computed again, with placeholders for its ten columns (`rated_again`).
+INSERT_RATING = (
+    "INSERT INTO ratings (game, scope, user_id, mu, sigma, games, wins, draws,"
+    " losses, streak) VALUES ({})"
+)
+#: A pair's meetings computed again, with placeholders for the ten columns
+#: (`meetings_again`).
+INSERT_MEETINGS = (
     "INSERT INTO head_to_head (scope, user_id, other_id, game, wins, draws, losses,"
     " last_game_id, last_finished_at, last_outcome) VALUES ({})"
-    " ON CONFLICT (scope, user_id, other_id, game) DO UPDATE SET"
+)
+#: Adding one game to a pair's meetings, with placeholders for the ten columns
+#: (`meetings_of`).
+MEET = (
+    INSERT_MEETINGS + " ON CONFLICT (scope, user_id, other_id, game) DO UPDATE SET"
     " wins = head_to_head.wins + excluded.wins, draws = head_to_head.draws + excluded.draws,"
     " losses = head_to_head.losses + excluded.losses, last_game_id = excluded.last_game_id,"
     " last_finished_at = excluded.last_finished_at, last_outcome = excluded.last_outcome"

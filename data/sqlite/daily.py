@@ -1,31 +1,29 @@
-"""The SQLite implementation of `DailyRepository`: runs, leaderboards, streak data and par."""
+"""The SQLite implementation of `DailyRepository`: runs, leaderboards, streak data and
+par. Its writes are its own; its reads are shared with PostgreSQL's (`data.shared`)."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from contextlib import AbstractAsyncContextManager
+from collections.abc import AsyncIterator, Sequence
+from contextlib import asynccontextmanager
 
 import aiosqlite
 
-from data.daily import BoardRow, DailyRecord, DailyRun, DaySpread
-from data.queries import DAYS_PLAYED, RANKED_RUN, RUN_COLUMNS, ahead_query, median_offset
+from data.daily import DailyRun
+from data.queries import RUN_COLUMNS
 from data.repository import GameRecord, NewGame, UserRecord
 from data.results import GameResult, dump_result
-from data.rows import day_rows, record_from, run_of, total_rows
-from data.sqlite.db import Database, mark
+from data.rows import run_of
+from data.shared import Reads, SharedDailyRepository
+from data.sqlite.db import Database
 from data.sqlite.games import insert_game, load_game, upsert_user
 
-_RECORD = (
-    "SELECT runs, total, best, unfinished FROM daily_totals WHERE period = 'all' AND user_id = ?"
-)
-_LAST_FINISHED = "user_id = ? AND finished_at IS NOT NULL ORDER BY day DESC LIMIT 1"
-#: A server member's row (of the table aliased {0}), one look-up per row read.
-_MEMBER = "EXISTS (SELECT 1 FROM guild_members m WHERE m.guild_id = ? AND m.user_id = {0}user_id)"
 
-
-class SqliteDailyRepository:
-    def __init__(self, db: Database) -> None:
-        self.db = db
+class SqliteDailyRepository(SharedDailyRepository[Database]):
+    @asynccontextmanager
+    async def _reading(self) -> AsyncIterator[Reads]:
+        # The reader connection: each statement sees the last commit, and waits for no
+        # writer.
+        yield self.db
 
     async def start_run(
         self, new: NewGame, user: UserRecord, day: str, week: str, now: float
@@ -44,27 +42,6 @@ class SqliteDailyRepository:
                 (user.id, day, week, game_id, now),
             )
             return await load_game(conn, game_id), True
-
-    async def run_for(self, user_id: int, day: str) -> DailyRun | None:
-        async with self.db.read() as conn:
-            return await _run(conn, "user_id = ? AND day = ?", (user_id, day))
-
-    async def run_by_game(self, game_id: int) -> DailyRun | None:
-        async with self.db.read() as conn:
-            return await _run(conn, "game_id = ?", (game_id,))
-
-    async def pending_runs(self, user_id: int) -> list[DailyRun]:
-        """The runs of `user` not recorded yet, and those scored unfinished that they have
-        not been told about, oldest first."""
-        async with self.db.read() as conn:
-            return await _runs(
-                conn, "user_id = ? AND (finished_at IS NULL OR untold = 1) ORDER BY day", (user_id,)
-            )
-
-    async def open_runs_before(self, day: str) -> list[DailyRun]:
-        """Every run of a day before `day` that is not recorded yet."""
-        async with self.db.read() as conn:
-            return await _runs(conn, "day < ? AND finished_at IS NULL ORDER BY day", (day,))
 
     async def finish_run(
         self,
@@ -129,119 +106,7 @@ class SqliteDailyRepository:
                 (guild_id, user.id),
             )
 
-    # --- leaderboards ------------------------------------------------------------------
-    async def day_board(self, day: str, guild_id: int | None, limit: int) -> list[BoardRow]:
-        where, params = _scoped("r.day = ? AND r.finished_at IS NOT NULL", (day,), guild_id, "r.")
-        async with (
-            self.db.read() as conn,
-            conn.execute(
-                "SELECT r.user_id, u.name, r.score, r.turns FROM daily_runs r"
-                f" JOIN users u ON u.id = r.user_id WHERE {where}"
-                " ORDER BY r.score DESC, r.turns ASC, r.finished_at ASC LIMIT ?",
-                (*params, limit),
-            ) as cur,
-        ):
-            rows = await cur.fetchall()
-        return day_rows(rows)
-
-    async def day_spread(self, day: str) -> DaySpread | None:
-        async with self.db.read() as conn:
-            # Both read the index of the day's finished scores, not the runs.
-            async with conn.execute(
-                "SELECT count(*), max(score) FROM daily_runs"
-                " WHERE day = ? AND finished_at IS NOT NULL",
-                (day,),
-            ) as cur:
-                row = await cur.fetchone()
-            if row is None or not row[0]:
-                return None
-            async with conn.execute(
-                "SELECT score FROM daily_runs WHERE day = ? AND finished_at IS NOT NULL"
-                " ORDER BY score DESC LIMIT 1 OFFSET ?",
-                (day, median_offset(row[0])),
-            ) as cur:
-                median = await cur.fetchone()
-        assert median is not None
-        return DaySpread(int(row[0]), int(row[1]), int(median[0]))
-
-    async def day_rank(self, day: str, guild_id: int | None, user_id: int) -> BoardRow | None:
-        async with self.db.read() as conn:
-            async with conn.execute(
-                "SELECT r.score, r.turns, r.finished_at, u.name FROM daily_runs r"
-                " JOIN users u ON u.id = r.user_id"
-                " WHERE r.day = ? AND r.user_id = ? AND r.finished_at IS NOT NULL",
-                (day, user_id),
-            ) as cur:
-                mine = await cur.fetchone()
-            if mine is None:
-                return None
-            score, turns, finished, name = mine
-            query, params = ahead_query(
-                "daily_runs",
-                ("day", day),
-                (("score", ">", score), ("turns", "<", turns), ("finished_at", "<", finished)),
-                guild_id,
-                mark,
-                RANKED_RUN,
-            )
-            async with conn.execute(query, params) as c:
-                ahead = await c.fetchone()
-        return BoardRow((ahead[0] if ahead else 0) + 1, user_id, name, score, turns, score, 1)
-
-    async def total_board(self, period: str, guild_id: int | None, limit: int) -> list[BoardRow]:
-        where, params = _scoped("t.period = ?", (period,), guild_id, "t.")
-        async with (
-            self.db.read() as conn,
-            conn.execute(
-                "SELECT t.user_id, u.name, t.total, t.best, t.runs FROM daily_totals t"
-                f" JOIN users u ON u.id = t.user_id WHERE {where}"
-                " ORDER BY t.total DESC, t.best DESC, t.last_at ASC LIMIT ?",
-                (*params, limit),
-            ) as cur,
-        ):
-            rows = await cur.fetchall()
-        return total_rows(rows)
-
-    async def total_rank(self, period: str, guild_id: int | None, user_id: int) -> BoardRow | None:
-        async with self.db.read() as conn:
-            async with conn.execute(
-                "SELECT t.total, t.best, t.runs, t.last_at, u.name FROM daily_totals t"
-                " JOIN users u ON u.id = t.user_id WHERE t.period = ? AND t.user_id = ?",
-                (period, user_id),
-            ) as cur:
-                mine = await cur.fetchone()
-            if mine is None:
-                return None
-            total, best, runs, last_at, name = mine
-            query, params = ahead_query(
-                "daily_totals",
-                ("period", period),
-                (("total", ">", total), ("best", ">", best), ("last_at", "<", last_at)),
-                guild_id,
-                mark,
-            )
-            async with conn.execute(query, params) as c:
-                ahead = await c.fetchone()
-        return BoardRow((ahead[0] if ahead else 0) + 1, user_id, name, total, 0, best, runs)
-
-    async def record_of(self, user_id: int) -> DailyRecord | None:
-        async with self.db.read() as conn:
-            totals = await conn.execute_fetchall(_RECORD, (user_id,))
-            last = await _run(conn, _LAST_FINISHED, (user_id,))
-        return record_from(totals, last)
-
-    async def days_played(self, user_id: int, limit: int) -> list[str]:
-        rows = await self.db.fetch(DAYS_PLAYED.format("?", "?"), (user_id, limit))
-        return [row[0] for row in rows]
-
-    async def get_par(self, day: str) -> tuple[int, int] | None:
-        async with (
-            self.db.read() as conn,
-            conn.execute("SELECT score, turns FROM daily_par WHERE day = ?", (day,)) as cur,
-        ):
-            row = await cur.fetchone()
-        return (row[0], row[1]) if row else None
-
+    # --- par --------------------------------------------------------------------------
     async def set_par(
         self, day: str, score: int, turns: int, now: float, moves: Sequence[str] = ()
     ) -> None:
@@ -251,29 +116,11 @@ class SqliteDailyRepository:
             (day, score, turns, now, "\n".join(moves) if moves else None),
         )
 
-    async def par_line(self, day: str) -> tuple[str, ...] | None:
-        rows = await self.db.fetch("SELECT moves FROM daily_par WHERE day = ?", (day,))
-        if not rows or rows[0][0] is None:
-            return None
-        return tuple(move for move in rows[0][0].split("\n") if move)
-
     async def keep_par_line(self, day: str, moves: Sequence[str]) -> None:
         await self.db.write(
             "UPDATE daily_par SET moves = ? WHERE day = ? AND moves IS NULL",
             ("\n".join(moves), day),
         )
-
-    def exclusive(self, name: str) -> AbstractAsyncContextManager[bool]:
-        return self.db.exclusive(name)
-
-
-def _scoped(
-    where: str, params: tuple[object, ...], guild_id: int | None, alias: str
-) -> tuple[str, tuple[object, ...]]:
-    """Restrict a query to the members of a server when `guild_id` is given."""
-    if guild_id is None:
-        return where, params
-    return f"{where} AND {_MEMBER.format(alias)}", (*params, guild_id)
 
 
 class _NothingToClose(Exception):

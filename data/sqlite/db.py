@@ -37,11 +37,6 @@ from data.repository import Shards, ShardsHeldError, shards_named, this_process
 _LOCK_NAME = re.compile(r"[^A-Za-z0-9_.-]")
 
 
-def mark(_n: int) -> str:
-    """The placeholder of a statement's n-th parameter (SQLite's are positional)."""
-    return "?"
-
-
 async def _connect(target: Path, *, query_only: bool) -> aiosqlite.Connection:
     conn = await aiosqlite.connect(str(target), isolation_level=None)
     conn.row_factory = aiosqlite.Row
@@ -77,6 +72,11 @@ class Database:
             raise
         await db.migrate()
         return db
+
+    @staticmethod
+    def mark(_n: int) -> str:
+        """The placeholder of a statement's n-th parameter (SQLite's are positional)."""
+        return "?"
 
     async def close(self) -> None:
         await self._reader.close()

@@ -1,22 +1,16 @@
-"""The SQLite implementation of `GameRepository`."""
+"""The SQLite implementation of `GameRepository`: what differs from PostgreSQL's (its
+writes, and how a game is read whole); the rest is shared (`data.shared`)."""
 
 from __future__ import annotations
 
 import json
 import sqlite3
-from collections.abc import Collection, Iterable
+from collections.abc import Collection, Iterable, Sequence
 from typing import Any, Literal, cast
 
 import aiosqlite
 
-from data.queries import (
-    FINISHED,
-    GAME_COLUMNS_OF_G,
-    LIVE,
-    NEWEST_FIRST,
-    SETTINGS_TABLES,
-    finished_page_query,
-)
+from data.queries import FINISHED, GAME_COLUMNS_OF_G, LIVE, SETTINGS_TABLES, Params
 from data.repository import (
     LIVE_STATUSES,
     GameRecord,
@@ -36,12 +30,23 @@ from data.repository import (
 )
 from data.results import GameResult, dump_result
 from data.rows import dump_json, game_record, seat_records, timer_values
-from data.sqlite.db import Database, mark
+from data.shared import SharedGameRepository
+from data.sqlite.db import Database
 
 
-class SqliteGameRepository:
-    def __init__(self, db: Database) -> None:
-        self.db = db
+class SqliteGameRepository(SharedGameRepository[Database]):
+    async def _games(
+        self, where: str, params: Sequence[Any], *, tail: str = "ORDER BY g.id"
+    ) -> list[GameRecord]:
+        return _records(await self.db.fetch(_select(where, tail=tail), params))
+
+    def _of_shards(self, shards: TimeKeeping | None, p: Params) -> str:
+        if shards is None:
+            return ""
+        if isinstance(shards, OneServer):
+            return f" AND guild_id = {p(shards.guild_id)}"
+        shard = f"CASE WHEN guild_id IS NULL THEN 0 ELSE (guild_id >> 22) % {p(shards.count)} END"
+        return f" AND ({shard}) IN ({','.join(p(held) for held in shards.ids)})"
 
     # --- writes -----------------------------------------------------------------------
     async def create_game(self, new: NewGame, now: float) -> GameRecord:
@@ -155,42 +160,6 @@ class SqliteGameRepository:
             )
             return await load_game(conn, game_id)
 
-    async def due_games(self, now: float, shards: TimeKeeping | None = None) -> list[int]:
-        where, params = _of_shards(shards)
-        rows = await self.db.fetch(
-            "SELECT id FROM games WHERE deadline_at IS NOT NULL AND deadline_at <= ?"
-            f" AND status = 'active'{where} ORDER BY deadline_at",
-            (now, *params),
-        )
-        return [row[0] for row in rows]
-
-    async def reminders_due(self, now: float, shards: TimeKeeping | None = None) -> list[int]:
-        where, params = _of_shards(shards)
-        rows = await self.db.fetch(
-            "SELECT id FROM games WHERE remind_at IS NOT NULL AND remind_at <= ?"
-            f" AND status = 'active'{where} ORDER BY remind_at",
-            (now, *params),
-        )
-        return [row[0] for row in rows]
-
-    async def set_reminder(
-        self, game_id: int, ply: int, due: float, following: float | None
-    ) -> bool:
-        rows = await self.db.write(
-            "UPDATE games SET remind_at = ? WHERE id = ? AND ply = ? AND remind_at = ?"
-            " AND status = 'active' RETURNING id",
-            (following, game_id, ply, due),
-        )
-        return bool(rows)
-
-    async def mark_expired(self, game_id: int, ply: int, now: float) -> bool:
-        rows = await self.db.write(
-            "UPDATE games SET expired_at = deadline_at, deadline_at = NULL, remind_at = NULL"
-            " WHERE id = ? AND ply = ? AND status = 'active' AND deadline_at <= ? RETURNING id",
-            (game_id, ply, now),
-        )
-        return bool(rows)
-
     async def set_board_messages(self, boards: dict[int, int]) -> None:
         if not boards:
             return
@@ -199,31 +168,6 @@ class SqliteGameRepository:
                 "UPDATE games SET board_message_id = ? WHERE id = ?",
                 [(message_id, game_id) for game_id, message_id in boards.items()],
             )
-
-    async def live_games_of_user(self, user_id: int) -> list[GameRecord]:
-        where = f"{LIVE} AND g.id IN (SELECT game_id FROM seats WHERE user_id = ? AND live = 1)"
-        return _records(await self.db.fetch(_select(where), (user_id,)))
-
-    async def finished_games(
-        self,
-        guild_id: int | None,
-        user_id: int | None,
-        game: str | None,
-        limit: int,
-        *,
-        older_than: int | None = None,
-        newer_than: int | None = None,
-    ) -> list[GameRecord]:
-        query, params = finished_page_query(
-            guild_id, user_id, game, limit, older_than, newer_than, mark=mark
-        )
-        return _records(await self.db.fetch(_select(query, tail=NEWEST_FIRST), params))
-
-    async def settings(self, scope: Literal["guild", "user"], key: int) -> dict[str, Any]:
-        table, column = SETTINGS_TABLES[scope]
-        rows = await self.db.fetch(f"SELECT settings FROM {table} WHERE {column} = ?", (key,))
-        stored = json.loads(rows[0][0]) if rows else {}
-        return stored if isinstance(stored, dict) else {}
 
     async def change_settings(
         self, scope: Literal["guild", "user"], key: int, changes: SettingsChanges
@@ -261,30 +205,7 @@ class SqliteGameRepository:
                     "DELETE FROM follows WHERE game_id = ? AND user_id = ?", (game_id, user.id)
                 )
 
-    async def followers(self, game_id: int) -> list[UserRecord]:
-        rows = await self.db.fetch(
-            "SELECT u.id, u.name, u.is_bot FROM follows f JOIN users u ON u.id = f.user_id"
-            " WHERE f.game_id = ? ORDER BY u.id",
-            (game_id,),
-        )
-        return [UserRecord(r[0], r[1], bool(r[2])) for r in rows]
-
-    async def stale_challenges(self, before: float, shards: TimeKeeping | None = None) -> list[int]:
-        where, params = _of_shards(shards)
-        rows = await self.db.fetch(
-            f"SELECT id FROM games WHERE status = 'challenge' AND created_at < ?{where}"
-            " ORDER BY id",
-            (before, *params),
-        )
-        return [row[0] for row in rows]
-
     # --- reads ------------------------------------------------------------------------
-    async def get_game(self, game_id: int) -> GameRecord | None:
-        if not is_stored_id(game_id):
-            return None
-        records = _records(await self.db.fetch(_select("g.id = ?"), (game_id,)))
-        return records[0] if records else None
-
     async def game_with_moves(self, game_id: int) -> tuple[GameRecord, list[MoveRecord]] | None:
         if not is_stored_id(game_id):
             return None
@@ -292,10 +213,6 @@ class SqliteGameRepository:
         if not rows:
             return None
         return _records(rows)[0], _moves(rows[0]["log"])
-
-    async def live_game_in_channel(self, channel_id: int) -> GameRecord | None:
-        records = _records(await self.db.fetch(_select(_LIVE_IN_CHANNEL), (channel_id,)))
-        return records[0] if records else None
 
     async def live_games(
         self, guild_id: int | None, limit: int, offset: int, excluding: Collection[int] = ()
@@ -318,13 +235,6 @@ class SqliteGameRepository:
             finally:
                 await conn.execute("COMMIT")
         return _records(rows), int(next(iter(count))[0])
-
-    async def moves(self, game_id: int) -> list[MoveRecord]:
-        rows = await self.db.fetch(
-            "SELECT ply, seat, user_id, text, created_at FROM moves WHERE game_id = ? ORDER BY ply",
-            (game_id,),
-        )
-        return [MoveRecord(r[0], r[1], r[2], r[3], r[4]) for r in rows]
 
 
 async def insert_game(conn: aiosqlite.Connection, new: NewGame, now: float) -> int:
@@ -382,20 +292,6 @@ async def _seat(
     )
 
 
-def _of_shards(shards: TimeKeeping | None) -> tuple[str, tuple[int, ...]]:
-    """The condition (and its parameters) for games in the servers of `shards`; games in
-    direct messages are shard 0's."""
-    if shards is None:
-        return "", ()
-    if isinstance(shards, OneServer):
-        return " AND guild_id = ?", (shards.guild_id,)
-    marks = ",".join("?" * len(shards.ids))
-    return (
-        f" AND (CASE WHEN guild_id IS NULL THEN 0 ELSE (guild_id >> 22) % ? END) IN ({marks})",
-        (shards.count, *shards.ids),
-    )
-
-
 async def upsert_user(conn: aiosqlite.Connection, user: UserRecord) -> None:
     await conn.execute(
         "INSERT INTO users (id, name, is_bot) VALUES (?,?,?)"
@@ -424,7 +320,6 @@ async def finished_in_order(db: Database) -> list[GameRecord]:
     return _records(await db.fetch(_select(FINISHED).replace("ORDER BY g.id", _BY_FINISH)))
 
 
-_LIVE_IN_CHANNEL = f"g.channel_id = ? AND {LIVE}"
 _SEATS = (
     "(SELECT json_group_array(json_array(s.seat, s.accepted, u.id, u.name, s.is_bot))"
     " FROM seats s JOIN users u ON u.id = s.user_id WHERE s.game_id = g.id) AS seat_list"

@@ -11,19 +11,17 @@ from collections.abc import Iterable, Mapping
 
 import aiosqlite
 
-from data.queries import MEET, MEETINGS, RESULT_QUERY, STANDING_QUERY, TABLE_QUERY
+from data.queries import INSERT_CHANGE, INSERT_MEETINGS, INSERT_RATING, MEET
 from data.rating_math import TALLY, changes_for, meetings_again, meetings_of, rated_again
-from data.ratings import Change, Meeting, RatedResult, Rater, Skill, Standing, ToRate
+from data.ratings import Change, Rater, Skill, ToRate
 from data.repository import GameRecord
-from data.rows import change_of, change_row, numbered, result_of, standing_of
+from data.rows import change_row
+from data.shared import SharedRatingRepository
 from data.sqlite.db import Database
 from data.sqlite.games import finished_in_order, unrated_finished
 
 
-class SqliteRatingRepository:
-    def __init__(self, db: Database) -> None:
-        self.db = db
-
+class SqliteRatingRepository(SharedRatingRepository[Database]):
     async def unrated_games(self, limit: int) -> list[GameRecord]:
         return await unrated_finished(self.db, limit)
 
@@ -61,54 +59,9 @@ class SqliteRatingRepository:
             await conn.executemany(
                 _INSERT_CHANGE, [change_row(g, c) for g, found in rows for c in found]
             )
-            await conn.executemany(
-                "INSERT INTO ratings (game, scope, user_id, mu, sigma, games, wins, draws,"
-                " losses, streak) VALUES (?,?,?,?,?,?,?,?,?,?)",
-                tables,
-            )
-            await conn.executemany(
-                "INSERT INTO head_to_head (scope, user_id, other_id, game, wins, draws, losses,"
-                " last_game_id, last_finished_at, last_outcome) VALUES (?,?,?,?,?,?,?,?,?,?)",
-                meetings_again(rows),
-            )
+            await conn.executemany(INSERT_RATING.format(_TEN), tables)
+            await conn.executemany(INSERT_MEETINGS.format(_TEN), meetings_again(rows))
         return sum(1 for game, _ in rows if game.places)
-
-    async def table(self, game: str, scope: int, limit: int) -> list[Standing]:
-        rows = await self.db.fetch(TABLE_QUERY.format("?", "?", "?"), (game, scope, limit))
-        return numbered(rows)
-
-    async def standing(self, game: str, scope: int, user_id: int) -> Standing | None:
-        rows = await self.db.fetch(STANDING_QUERY.format("?", "?", "?"), (game, scope, user_id))
-        return standing_of(rows[0]) if rows else None
-
-    async def standings_of(self, user_id: int, scope: int) -> list[Standing]:
-        games = await self.db.fetch(
-            "SELECT game FROM ratings WHERE scope = ? AND user_id = ? ORDER BY game",
-            (scope, user_id),
-        )
-        found = [await self.standing(row[0], scope, user_id) for row in games]
-        return [s for s in found if s is not None]
-
-    async def best_win(self, user_id: int, scope: int, game: str) -> RatedResult | None:
-        rows = await self.db.fetch(
-            f"{RESULT_QUERY} WHERE scope = ? AND user_id = ? AND game = ? AND outcome = 'win'"
-            " ORDER BY others_mu DESC, finished_at DESC LIMIT 1",
-            (scope, user_id, game),
-        )
-        return result_of(rows[0]) if rows else None
-
-    async def head_to_head(self, user_id: int, other_id: int, scope: int) -> list[Meeting]:
-        rows = await self.db.fetch(MEETINGS.format("?", "?", "?"), (scope, user_id, other_id))
-        return [Meeting(*row) for row in rows]
-
-    async def changes_of(self, game_id: int) -> list[Change]:
-        rows = await self.db.fetch(
-            "SELECT scope, user_id, outcome, place, mu_before, sigma_before, mu_after,"
-            " sigma_after, others_mu, others FROM rating_changes WHERE game_id = ?"
-            " ORDER BY scope, user_id",
-            (game_id,),
-        )
-        return [change_of(row) for row in rows]
 
     async def names(self, user_ids: Iterable[int]) -> dict[int, str]:
         wanted = sorted(set(user_ids))
@@ -132,16 +85,13 @@ async def _skills(
     return found
 
 
-_INSERT_CHANGE = (
-    "INSERT INTO rating_changes (scope, user_id, game_id, game, finished_at, outcome, place,"
-    " mu_before, sigma_before, mu_after, sigma_after, others_mu, others)"
-    " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)"
-)
+_TEN = ",".join("?" * 10)
+_INSERT_CHANGE = INSERT_CHANGE.format(",".join("?" * 13))
 
 
 async def _write(conn: aiosqlite.Connection, game: ToRate, changes: list[Change]) -> None:
     await conn.executemany(_INSERT_CHANGE, [change_row(game, c) for c in changes])
-    await conn.executemany(MEET.format(",".join("?" * 10)), meetings_of(game, changes))
+    await conn.executemany(MEET.format(_TEN), meetings_of(game, changes))
     await conn.executemany(
         "INSERT INTO ratings (game, scope, user_id, mu, sigma, games, wins, draws, losses,"
         " streak) VALUES (?,?,?,?,?,1,?,?,?,?)"
