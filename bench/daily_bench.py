@@ -9,8 +9,8 @@ from datetime import date, timedelta
 from pathlib import Path
 
 from bench.common import percentiles
-from data.daily import SqliteDailyRepository
-from data.db import Database
+from data.sqlite.daily import SqliteDailyRepository
+from data.sqlite.db import Database
 from engine.hillbert_par import greedy, par
 from host.daily.calendar import iso_week
 

@@ -8,9 +8,9 @@ from pathlib import Path
 from typing import Any
 
 from bench.common import percentiles
-from data.db import Database
-from data.games import SqliteGameRepository
 from data.repository import NewGame, UserRecord
+from data.sqlite.db import Database
+from data.sqlite.games import SqliteGameRepository
 from engine import registry
 from engine.rng import Rng
 from host.model import Channel, User

@@ -24,8 +24,8 @@ from typing import TYPE_CHECKING, Any
 import aiosqlite
 import asyncpg
 
-from data.db import Database
 from data.postgresql.db import PgDatabase
+from data.sqlite.db import Database
 
 if TYPE_CHECKING:
     from data.postgresql.db import Connection

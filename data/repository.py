@@ -1,8 +1,9 @@
 """The storage interface the host talks to, and the records it returns.
 
-`GameRepository` is what a backend implements: SQLite today (`data.games`), PostgreSQL
-later for several bot processes on one database. Records are plain frozen values; the
-engine's notation is stored as text, so this layer knows nothing about any game's rules.
+`GameRepository` is what a backend implements: SQLite (`data.sqlite.games`) for one
+bot process, PostgreSQL (`data.postgresql.games`) for several on one database. Records
+are plain frozen values; the engine's notation is stored as text, so this layer knows
+nothing about any game's rules.
 """
 
 from __future__ import annotations

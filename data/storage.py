@@ -20,8 +20,8 @@ from data.ratings import RatingRepository
 from data.repository import GameRepository, ShardHold, Shards
 
 if TYPE_CHECKING:
-    from data.db import Database
     from data.postgresql.db import PgDatabase
+    from data.sqlite.db import Database
 
 DEFAULT_PATH = Path("var") / "hilltop.sqlite3"
 
@@ -80,11 +80,11 @@ async def open_storage(target: str | Path | None = None) -> Storage:
             PgConsoleRepository(pg),
             pg,
         )
-    from data.console import SqliteConsoleRepository
-    from data.daily import SqliteDailyRepository
-    from data.db import Database
-    from data.games import SqliteGameRepository
-    from data.ratings import SqliteRatingRepository
+    from data.sqlite.console import SqliteConsoleRepository
+    from data.sqlite.daily import SqliteDailyRepository
+    from data.sqlite.db import Database
+    from data.sqlite.games import SqliteGameRepository
+    from data.sqlite.ratings import SqliteRatingRepository
 
     db = await Database.open(where)
     return Storage(

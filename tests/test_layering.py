@@ -83,14 +83,20 @@ def imported_modules(path: Path, module: str) -> set[str]:
     return found
 
 
-def module_graph() -> dict[str, set[str]]:
-    """Every project module, with the project modules it imports."""
+def module_paths() -> dict[str, Path]:
+    """Every project module, with its file."""
     paths = {"bot": ROOT / "bot.py"}
     for package in PACKAGES:
         for path in (ROOT / package).rglob("*.py"):
             parts = path.relative_to(ROOT).with_suffix("").parts
             name = ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
             paths[name] = path
+    return paths
+
+
+def module_graph() -> dict[str, set[str]]:
+    """Every project module, with the project modules it imports."""
+    paths = module_paths()
     return {
         name: {m for m in imported_modules(path, name) if m in paths and m != name}
         for name, path in paths.items()
@@ -195,3 +201,75 @@ def test_no_module_of_the_service_outgrows_one_job() -> None:
     }
     assert len(sizes) > 30
     assert {name: n for name, n in sizes.items() if n > MOST_LINES} == {}
+
+
+#: The two storage backends, side by side: neither imports the other.
+BACKENDS = ("data.sqlite", "data.postgresql")
+#: The interfaces the host talks to and the records they return, and what both backends
+#: share: they import no database driver and no backend.
+NEUTRAL = (
+    "data.repository",
+    "data.results",
+    "data.daily",
+    "data.ratings",
+    "data.console",
+    "data.rows",
+    "data.rating_math",
+    "data.queries",
+    "data.shared",
+)
+#: The modules that open the backend a deployment names, or copy one into the other: the
+#: only ones outside a backend that import it.
+OPENERS = ("data.storage", "data.copy")
+
+
+def in_package(module: str, package: str) -> bool:
+    return module == package or module.startswith(f"{package}.")
+
+
+def backend_crossings(graph: dict[str, set[str]], roots: dict[str, set[str]]) -> list[str]:
+    """The imports that tie the backends together: a backend's module importing the
+    other backend, any other module but the openers importing a backend, and an interface
+    or shared module importing a database driver. `graph` holds each module's project
+    imports, `roots` the top-level packages each imports."""
+    found = []
+    for name in sorted(graph):
+        home = next((b for b in BACKENDS if in_package(name, b)), None)
+        found += [
+            f"{name} imports {target}"
+            for target in sorted(graph[name])
+            for backend in BACKENDS
+            if in_package(target, backend) and backend != home and name not in OPENERS
+        ]
+        if name in NEUTRAL:
+            found += [f"{name} imports {d}" for d in sorted(roots.get(name, set()) & DRIVERS)]
+    return found
+
+
+def test_backend_crossings_are_found() -> None:
+    graph = {
+        "data.sqlite.games": {"data.sqlite.db", "data.postgresql.db"},
+        "data.postgresql.daily": {"data.sqlite.games", "data.rows"},
+        "data.daily": {"data.repository", "data.sqlite"},
+        "data.storage": {"data.sqlite.db", "data.postgresql.db"},
+        "host.service": {"data.postgresql.games"},
+        "data.ratings": set(),
+        "data.sqlite.db": set(),
+    }
+    roots = {"data.ratings": {"asyncpg", "json"}, "data.sqlite.db": {"aiosqlite"}}
+    assert backend_crossings(graph, roots) == [
+        "data.daily imports data.sqlite",
+        "data.postgresql.daily imports data.sqlite.games",
+        "data.ratings imports asyncpg",
+        "data.sqlite.games imports data.postgresql.db",
+        "host.service imports data.postgresql.games",
+    ]
+
+
+def test_backends_stand_apart_and_interfaces_know_no_driver() -> None:
+    paths = module_paths()
+    graph = module_graph()
+    assert set(NEUTRAL) | set(OPENERS) | set(BACKENDS) <= set(graph), sorted(graph)
+    roots = {name: imported_roots(path) for name, path in paths.items()}
+    crossings = backend_crossings(graph, roots)
+    assert not crossings, "\n".join(crossings)

@@ -1,2 +1,2 @@
-"""The PostgreSQL backend: the same repositories as SQLite's, for several bot processes
-(shards) on one database server."""
+"""The PostgreSQL backend: the same repositories as SQLite's (`data.sqlite`), for several
+bot processes (shards) on one database server."""

@@ -10,14 +10,15 @@ server that cannot be reached stays a `DatabaseUnavailableError`.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Collection, Iterator, Sequence
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager
 
 import asyncpg
 
-from data.console import Button, ConsoleMemoryError, parse_buttons
+from data.console import Button, ConsoleMemoryError
 from data.postgresql.db import PgDatabase, unavailable_as_error
+from data.rows import dump_buttons
+from data.shared import SharedConsoleRepository
 
 #: The advisory lock under which a showing takes its number.
 _SHOWN_LOCK = "hilltop:console_buttons"
@@ -34,9 +35,9 @@ def _memory_errors() -> Iterator[None]:
         raise ConsoleMemoryError(str(exc)) from exc
 
 
-class PgConsoleRepository:
-    def __init__(self, db: PgDatabase) -> None:
-        self.db = db
+class PgConsoleRepository(SharedConsoleRepository[PgDatabase]):
+    def _memory_errors(self) -> AbstractContextManager[None]:
+        return _memory_errors()
 
     async def remember(self, channel: str, owner: str | None, buttons: Sequence[Button]) -> None:
         """The buttons of a reply in `channel`, shown to everyone (`owner` None) or to one
@@ -55,29 +56,8 @@ class PgConsoleRepository:
                     " shown = excluded.shown, buttons = excluded.buttons",
                     channel,
                     owner or "",
-                    json.dumps([list(b) for b in buttons]),
+                    dump_buttons(buttons),
                 )
-
-    async def visible(self, channel: str, user: str) -> list[Button]:
-        """The newest buttons `user` sees in `channel`: everyone's or their own."""
-        with _memory_errors():
-            rows = await self.db.fetch(
-                "SELECT buttons FROM console_buttons WHERE channel = $1 AND owner IN ('', $2)"
-                " ORDER BY shown DESC LIMIT 1",
-                (channel, user),
-            )
-        try:
-            return parse_buttons(json.loads(rows[0][0])) if rows else []
-        except (ValueError, TypeError) as exc:
-            raise ConsoleMemoryError(str(exc)) from exc
-
-    async def name_channel(self, channel_id: int, name: str) -> None:
-        with _memory_errors():
-            await self.db.write(
-                "INSERT INTO console_channels (channel_id, name) VALUES ($1, $2)"
-                " ON CONFLICT (channel_id) DO UPDATE SET name = excluded.name",
-                (channel_id, name),
-            )
 
     async def channel_names(self, ids: Collection[int]) -> dict[int, str]:
         with _memory_errors():

@@ -1,8 +1,10 @@
-"""Daily challenge storage: runs, leaderboards, streak data and par (PostgreSQL).
+"""The PostgreSQL implementation of `DailyRepository`: runs, leaderboards, streak data
+and par.
 
 The same rules as in SQLite, kept by the database for several processes at once: one
 scored run per player and day (the primary key), a run recorded once (its `finished_at`
-is set once), each notice of a run scored unfinished handed out once.
+is set once), each notice of a run scored unfinished handed out once. The reads are
+shared with SQLite's (`data.shared`); a read of several statements sees one snapshot.
 """
 
 from __future__ import annotations
@@ -12,33 +14,22 @@ from contextlib import AbstractAsyncContextManager
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
-from data.daily import (
-    DAYS_PLAYED,
-    RANKED_RUN,
-    RUN_COLUMNS,
-    BoardRow,
-    DailyRecord,
-    DailyRun,
-    DaySpread,
-    ahead_query,
-    day_rows,
-    median_offset,
-    record_from,
-    run_of,
-    total_rows,
-)
+from data.daily import DailyRun
 from data.postgresql.db import PgDatabase, rowcount
 from data.postgresql.games import insert_game, load_game, upsert_user
+from data.queries import RUN_COLUMNS
 from data.repository import GameRecord, NewGame, UserRecord
 from data.results import GameResult, dump_result
+from data.rows import run_of
+from data.shared import Reads, SharedDailyRepository
 
 if TYPE_CHECKING:
     from data.postgresql.db import Connection
 
 
-class PgDailyRepository:
-    def __init__(self, db: PgDatabase) -> None:
-        self.db = db
+class PgDailyRepository(SharedDailyRepository[PgDatabase]):
+    def _reading(self) -> AbstractAsyncContextManager[Reads]:
+        return self.db.snapshot()
 
     async def start_run(
         self, new: NewGame, user: UserRecord, day: str, week: str, now: float
@@ -73,29 +64,6 @@ class PgDailyRepository:
                     existing = await _run(conn, "user_id = $1 AND day = $2", (user.id, day))
             assert existing is not None
             return await load_game(conn, existing.game_id), False
-
-    async def run_for(self, user_id: int, day: str) -> DailyRun | None:
-        async with self.db.read() as conn:
-            return await _run(conn, "user_id = $1 AND day = $2", (user_id, day))
-
-    async def run_by_game(self, game_id: int) -> DailyRun | None:
-        async with self.db.read() as conn:
-            return await _run(conn, "game_id = $1", (game_id,))
-
-    async def pending_runs(self, user_id: int) -> list[DailyRun]:
-        """The runs of `user` not recorded yet, and those scored unfinished that they have
-        not been told about, oldest first."""
-        async with self.db.read() as conn:
-            return await _runs(
-                conn,
-                "user_id = $1 AND (finished_at IS NULL OR untold = 1) ORDER BY day",
-                (user_id,),
-            )
-
-    async def open_runs_before(self, day: str) -> list[DailyRun]:
-        """Every run of a day before `day` that is not recorded yet."""
-        async with self.db.read() as conn:
-            return await _runs(conn, "day < $1 AND finished_at IS NULL ORDER BY day", (day,))
 
     async def finish_run(
         self,
@@ -169,109 +137,7 @@ class PgDailyRepository:
                 user.id,
             )
 
-    # --- leaderboards ------------------------------------------------------------------
-    async def day_board(self, day: str, guild_id: int | None, limit: int) -> list[BoardRow]:
-        where, params = _scoped("r.day = $1 AND r.finished_at IS NOT NULL", (day,), guild_id, "r.")
-        rows = await self.db.fetch(
-            "SELECT r.user_id, u.name, r.score, r.turns FROM daily_runs r"
-            f" JOIN users u ON u.id = r.user_id WHERE {where}"
-            f" ORDER BY r.score DESC, r.turns ASC, r.finished_at ASC LIMIT ${len(params) + 1}",
-            (*params, limit),
-        )
-        return day_rows(rows)
-
-    async def day_spread(self, day: str) -> DaySpread | None:
-        # Both read the index of the day's finished scores, not the runs.
-        [row] = await self.db.fetch(
-            "SELECT count(*), max(score) FROM daily_runs"
-            " WHERE day = $1 AND finished_at IS NOT NULL",
-            (day,),
-        )
-        if not row[0]:
-            return None
-        [median] = await self.db.fetch(
-            "SELECT score FROM daily_runs WHERE day = $1 AND finished_at IS NOT NULL"
-            " ORDER BY score DESC LIMIT 1 OFFSET $2",
-            (day, median_offset(row[0])),
-        )
-        return DaySpread(int(row[0]), int(row[1]), int(median[0]))
-
-    async def day_rank(self, day: str, guild_id: int | None, user_id: int) -> BoardRow | None:
-        async with self.db.read() as conn:
-            mine = await conn.fetchrow(
-                "SELECT r.score, r.turns, r.finished_at, u.name FROM daily_runs r"
-                " JOIN users u ON u.id = r.user_id"
-                " WHERE r.day = $1 AND r.user_id = $2 AND r.finished_at IS NOT NULL",
-                day,
-                user_id,
-            )
-            if mine is None:
-                return None
-            score, turns, finished, name = mine
-            query, params = ahead_query(
-                "daily_runs",
-                ("day", day),
-                (("score", ">", score), ("turns", "<", turns), ("finished_at", "<", finished)),
-                guild_id,
-                lambda n: f"${n}",
-                RANKED_RUN,
-            )
-            ahead = await conn.fetchval(query, *params)
-        return BoardRow(int(ahead or 0) + 1, user_id, name, score, turns, score, 1)
-
-    async def total_board(self, period: str, guild_id: int | None, limit: int) -> list[BoardRow]:
-        where, params = _scoped("t.period = $1", (period,), guild_id, "t.")
-        rows = await self.db.fetch(
-            "SELECT t.user_id, u.name, t.total, t.best, t.runs FROM daily_totals t"
-            f" JOIN users u ON u.id = t.user_id WHERE {where}"
-            f" ORDER BY t.total DESC, t.best DESC, t.last_at ASC LIMIT ${len(params) + 1}",
-            (*params, limit),
-        )
-        return total_rows(rows)
-
-    async def total_rank(self, period: str, guild_id: int | None, user_id: int) -> BoardRow | None:
-        async with self.db.read() as conn:
-            mine = await conn.fetchrow(
-                "SELECT t.total, t.best, t.runs, t.last_at, u.name FROM daily_totals t"
-                " JOIN users u ON u.id = t.user_id WHERE t.period = $1 AND t.user_id = $2",
-                period,
-                user_id,
-            )
-            if mine is None:
-                return None
-            total, best, runs, last_at, name = mine
-            query, params = ahead_query(
-                "daily_totals",
-                ("period", period),
-                (("total", ">", total), ("best", ">", best), ("last_at", "<", last_at)),
-                guild_id,
-                lambda n: f"${n}",
-            )
-            ahead = await conn.fetchval(query, *params)
-        return BoardRow(int(ahead or 0) + 1, user_id, name, total, 0, best, runs)
-
-    async def record_of(self, user_id: int) -> DailyRecord | None:
-        async with self.db.read() as conn:
-            totals = await conn.fetch(
-                "SELECT runs, total, best, unfinished FROM daily_totals"
-                " WHERE period = 'all' AND user_id = $1",
-                user_id,
-            )
-            last = await _run(
-                conn,
-                "user_id = $1 AND finished_at IS NOT NULL ORDER BY day DESC LIMIT 1",
-                (user_id,),
-            )
-        return record_from(totals, last)
-
-    async def days_played(self, user_id: int, limit: int) -> list[str]:
-        rows = await self.db.fetch(DAYS_PLAYED.format("$1", "$2"), (user_id, limit))
-        return [row[0] for row in rows]
-
-    async def get_par(self, day: str) -> tuple[int, int] | None:
-        rows = await self.db.fetch("SELECT score, turns FROM daily_par WHERE day = $1", (day,))
-        return (rows[0][0], rows[0][1]) if rows else None
-
+    # --- par --------------------------------------------------------------------------
     async def set_par(
         self, day: str, score: int, turns: int, now: float, moves: Sequence[str] = ()
     ) -> None:
@@ -282,38 +148,12 @@ class PgDailyRepository:
             (day, score, turns, now, "\n".join(moves) if moves else None),
         )
 
-    async def par_line(self, day: str) -> tuple[str, ...] | None:
-        """The turns of a day's par run (None: no par stored, or stored without them)."""
-        rows = await self.db.fetch("SELECT moves FROM daily_par WHERE day = $1", (day,))
-        if not rows or rows[0][0] is None:
-            return None
-        return tuple(move for move in rows[0][0].split("\n") if move)
-
     async def keep_par_line(self, day: str, moves: Sequence[str]) -> None:
         """Store the turns of a par stored without them."""
         await self.db.execute(
             "UPDATE daily_par SET moves = $1 WHERE day = $2 AND moves IS NULL",
             ("\n".join(moves), day),
         )
-
-    def exclusive(self, name: str) -> AbstractAsyncContextManager[bool]:
-        """Whether this process is the one (of all sharing the database) doing the work
-        that must happen once, `name`, for the block; False at once if another is."""
-        return self.db.exclusive(name)
-
-
-def _scoped(
-    where: str, params: tuple[object, ...], guild_id: int | None, alias: str
-) -> tuple[str, tuple[object, ...]]:
-    """Restrict a query to the members of a server when `guild_id` is given (its
-    parameter numbered after those of `where`)."""
-    if guild_id is None:
-        return where, params
-    member = (
-        f"EXISTS (SELECT 1 FROM guild_members m WHERE m.guild_id = ${len(params) + 1}"
-        f" AND m.user_id = {alias}user_id)"
-    )
-    return f"{where} AND {member}", (*params, guild_id)
 
 
 class _StartedElsewhere(Exception):

@@ -144,6 +144,11 @@ class PgDatabase:
             raise
         return db
 
+    @staticmethod
+    def mark(n: int) -> str:
+        """The placeholder of a statement's n-th parameter."""
+        return f"${n}"
+
     async def close(self) -> None:
         try:
             await asyncio.wait_for(self.pool.close(), 10.0)
@@ -216,6 +221,13 @@ class PgDatabase:
                 yield conn
 
     @asynccontextmanager
+    async def snapshot(self) -> AsyncIterator[Snapshot]:
+        """Reads of several statements, each sent as `fetch` sends one, all seeing the
+        same snapshot (`read`)."""
+        async with self.read() as conn:
+            yield Snapshot(conn)
+
+    @asynccontextmanager
     async def exclusive(self, name: str) -> AsyncIterator[bool]:
         """Whether this process holds the advisory lock `name` (no other process of any
         host does) for the block; False at once when another holds it. The lock belongs
@@ -255,6 +267,17 @@ class PgDatabase:
             await conn.close()
             raise
         return PgShardHold(conn)
+
+
+class Snapshot:
+    """The reads of one `PgDatabase.snapshot`."""
+
+    def __init__(self, conn: Connection) -> None:
+        self._conn = conn
+
+    async def fetch(self, sql: str, params: Sequence[Any] = ()) -> list[asyncpg.Record]:
+        """The rows of one query."""
+        return list(await self._conn.fetch(sql, *params))
 
 
 class PgShardHold:

@@ -6,27 +6,20 @@ in one UPDATE, and the database's trigger logs it), or locks the game's row firs
 seat accepting a challenge), so that no process acts on what another has just changed.
 A game is loaded by one query returning its row with its seats (and, if asked, its move
 log) aggregated as arrays of rows: one round trip, one snapshot, and times decoded from
-PostgreSQL's binary doubles, exactly as stored.
+PostgreSQL's binary doubles, exactly as stored. The reads and writes whose statements
+are SQLite's too are shared (`data.shared`).
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Collection, Iterable
+from collections.abc import Collection, Iterable, Sequence
 from typing import TYPE_CHECKING, Any, Literal
 
 import asyncpg
 
-from data.games import (
-    GAME_COLUMNS,
-    SETTINGS_TABLES,
-    dump_json,
-    finished_page_query,
-    game_record,
-    seat_records,
-    timer_values,
-)
 from data.postgresql.db import PgDatabase, rowcount
+from data.queries import FINISHED, GAME_COLUMNS_OF_G, LIVE, SETTINGS_TABLES, Params
 from data.repository import (
     LIVE_STATUSES,
     GameRecord,
@@ -45,6 +38,8 @@ from data.repository import (
     settings_paths,
 )
 from data.results import GameResult, dump_result
+from data.rows import dump_json, game_record, seat_records, timer_values
+from data.shared import SharedGameRepository
 
 if TYPE_CHECKING:
     from data.postgresql.db import Connection
@@ -53,9 +48,21 @@ if TYPE_CHECKING:
 LIVE_GAME_INDEX = "games_one_live_per_channel"
 
 
-class PgGameRepository:
-    def __init__(self, db: PgDatabase) -> None:
-        self.db = db
+class PgGameRepository(SharedGameRepository[PgDatabase]):
+    async def _games(
+        self, where: str, params: Sequence[Any], *, tail: str = "ORDER BY g.id"
+    ) -> list[GameRecord]:
+        return records(await self.db.fetch(select_games(where, tail=tail), params))
+
+    def _of_shards(self, shards: TimeKeeping | None, p: Params) -> str:
+        if shards is None:
+            return ""
+        if isinstance(shards, OneServer):
+            return f" AND guild_id = {p(shards.guild_id)}"
+        return (
+            " AND (CASE WHEN guild_id IS NULL THEN 0"
+            f" ELSE (guild_id >> 22) % {p(shards.count)} END) = ANY({p(list(shards.ids))}::int[])"
+        )
 
     # --- writes -----------------------------------------------------------------------
     async def create_game(self, new: NewGame, now: float) -> GameRecord:
@@ -181,43 +188,6 @@ class PgGameRepository:
             await _seat(conn, game_id, seats, user)
             return await load_game(conn, game_id)
 
-    async def due_games(self, now: float, shards: TimeKeeping | None = None) -> list[int]:
-        p = _Params()
-        rows = await self.db.fetch(
-            f"SELECT id FROM games WHERE deadline_at IS NOT NULL AND deadline_at <= {p(now)}"
-            f" AND status = 'active'{_of_shards(shards, p)} ORDER BY deadline_at",
-            p.values,
-        )
-        return [row[0] for row in rows]
-
-    async def reminders_due(self, now: float, shards: TimeKeeping | None = None) -> list[int]:
-        p = _Params()
-        rows = await self.db.fetch(
-            f"SELECT id FROM games WHERE remind_at IS NOT NULL AND remind_at <= {p(now)}"
-            f" AND status = 'active'{_of_shards(shards, p)} ORDER BY remind_at",
-            p.values,
-        )
-        return [row[0] for row in rows]
-
-    async def set_reminder(
-        self, game_id: int, ply: int, due: float, following: float | None
-    ) -> bool:
-        rows = await self.db.write(
-            "UPDATE games SET remind_at = $1 WHERE id = $2 AND ply = $3 AND remind_at = $4"
-            " AND status = 'active' RETURNING id",
-            (following, game_id, ply, due),
-        )
-        return bool(rows)
-
-    async def mark_expired(self, game_id: int, ply: int, now: float) -> bool:
-        rows = await self.db.write(
-            "UPDATE games SET expired_at = deadline_at, deadline_at = NULL, remind_at = NULL"
-            " WHERE id = $1 AND ply = $2 AND status = 'active' AND deadline_at <= $3"
-            " RETURNING id",
-            (game_id, ply, now),
-        )
-        return bool(rows)
-
     async def set_board_messages(self, boards: dict[int, int]) -> None:
         if not boards:
             return
@@ -228,32 +198,6 @@ class PgGameRepository:
                 "UPDATE games SET board_message_id = $1 WHERE id = $2",
                 [(boards[game_id], game_id) for game_id in sorted(boards)],
             )
-
-    async def live_games_of_user(self, user_id: int) -> list[GameRecord]:
-        where = f"{_LIVE} AND g.id IN (SELECT game_id FROM seats WHERE user_id = $1 AND live = 1)"
-        return records(await self.db.fetch(select_games(where), (user_id,)))
-
-    async def finished_games(
-        self,
-        guild_id: int | None,
-        user_id: int | None,
-        game: str | None,
-        limit: int,
-        *,
-        older_than: int | None = None,
-        newer_than: int | None = None,
-    ) -> list[GameRecord]:
-        where, params = finished_page_query(
-            guild_id, user_id, game, limit, older_than, newer_than, mark=lambda n: f"${n}"
-        )
-        page = select_games(where, tail="ORDER BY g.finished_at DESC, g.id DESC")
-        return records(await self.db.fetch(page, params))
-
-    async def settings(self, scope: Literal["guild", "user"], key: int) -> dict[str, Any]:
-        table, column = SETTINGS_TABLES[scope]
-        rows = await self.db.fetch(f"SELECT settings FROM {table} WHERE {column} = $1", (key,))
-        stored = json.loads(rows[0][0]) if rows else {}
-        return stored if isinstance(stored, dict) else {}
 
     async def change_settings(
         self, scope: Literal["guild", "user"], key: int, changes: SettingsChanges
@@ -266,7 +210,7 @@ class PgGameRepository:
         # key, on the row as it stands: ON CONFLICT DO UPDATE locks it and sees the last
         # committed change. A value that is not an object is replaced, as reading
         # ignores it.
-        p = _Params()
+        p = Params(self.db.mark)
         row_key = p(key)
         top: dict[str, Any] = {}
         inner: dict[str, dict[str, Any]] = {}
@@ -306,30 +250,7 @@ class PgGameRepository:
                     "DELETE FROM follows WHERE game_id = $1 AND user_id = $2", game_id, user.id
                 )
 
-    async def followers(self, game_id: int) -> list[UserRecord]:
-        rows = await self.db.fetch(
-            "SELECT u.id, u.name, u.is_bot FROM follows f JOIN users u ON u.id = f.user_id"
-            " WHERE f.game_id = $1 ORDER BY u.id",
-            (game_id,),
-        )
-        return [UserRecord(r[0], r[1], bool(r[2])) for r in rows]
-
-    async def stale_challenges(self, before: float, shards: TimeKeeping | None = None) -> list[int]:
-        p = _Params()
-        rows = await self.db.fetch(
-            f"SELECT id FROM games WHERE status = 'challenge' AND created_at < {p(before)}"
-            f"{_of_shards(shards, p)} ORDER BY id",
-            p.values,
-        )
-        return [row[0] for row in rows]
-
     # --- reads ------------------------------------------------------------------------
-    async def get_game(self, game_id: int) -> GameRecord | None:
-        if not is_stored_id(game_id):
-            return None
-        found = records(await self.db.fetch(select_games("g.id = $1"), (game_id,)))
-        return found[0] if found else None
-
     async def game_with_moves(self, game_id: int) -> tuple[GameRecord, list[MoveRecord]] | None:
         if not is_stored_id(game_id):
             return None
@@ -338,15 +259,11 @@ class PgGameRepository:
             return None
         return records(rows)[0], [MoveRecord(*entry) for entry in rows[0]["log"]]
 
-    async def live_game_in_channel(self, channel_id: int) -> GameRecord | None:
-        found = records(await self.db.fetch(select_games(_LIVE_IN_CHANNEL), (channel_id,)))
-        return found[0] if found else None
-
     async def live_games(
         self, guild_id: int | None, limit: int, offset: int, excluding: Collection[int] = ()
     ) -> tuple[list[GameRecord], int]:
-        p = _Params()
-        where = f"{_in_guild(guild_id, p)} AND {_LIVE}"
+        p = Params(self.db.mark)
+        where = f"{_in_guild(guild_id, p)} AND {LIVE}"
         if excluding:
             where += f" AND NOT (g.id = ANY({p(list(excluding))}::bigint[]))"
         filters = list(p.values)
@@ -356,14 +273,6 @@ class PgGameRepository:
             count = await conn.fetchval(f"SELECT count(*) FROM games g WHERE {where}", *filters)
             rows = await conn.fetch(page, *p.values)
         return records(rows), int(count)
-
-    async def moves(self, game_id: int) -> list[MoveRecord]:
-        rows = await self.db.fetch(
-            "SELECT ply, seat, user_id, text, created_at FROM moves WHERE game_id = $1"
-            " ORDER BY ply",
-            (game_id,),
-        )
-        return [MoveRecord(r[0], r[1], r[2], r[3], r[4]) for r in rows]
 
 
 # --- helpers shared with the other PostgreSQL repositories ----------------------------
@@ -455,24 +364,21 @@ async def load_game(conn: Connection, game_id: int) -> GameRecord:
     return records(await conn.fetch(select_games("g.id = $1"), game_id))[0]
 
 
-_FINISHED = "g.kind = 'channel' AND g.status = 'finished'"
 #: In the order they finished; a game without an end time first, as SQLite orders NULL.
 _BY_FINISH = "ORDER BY g.finished_at NULLS FIRST, g.id"
 
 
 async def unrated_finished(db: PgDatabase, limit: int) -> list[GameRecord]:
     """Finished games not through the rating yet, in the order they finished."""
-    where = f"{_FINISHED} AND g.rated_at IS NULL"
+    where = f"{FINISHED} AND g.rated_at IS NULL"
     return records(await db.fetch(select_games(where, tail=f"{_BY_FINISH} LIMIT $1"), (limit,)))
 
 
 async def finished_in_order(db: PgDatabase) -> list[GameRecord]:
     """Every finished game, in the order they finished."""
-    return records(await db.fetch(select_games(_FINISHED, tail=_BY_FINISH)))
+    return records(await db.fetch(select_games(FINISHED, tail=_BY_FINISH)))
 
 
-_LIVE = "g.kind = 'channel' AND g.status IN ('challenge', 'active')"
-_LIVE_IN_CHANNEL = f"g.channel_id = $1 AND {_LIVE}"
 _SEATS = (
     "ARRAY(SELECT ROW(s.seat, s.accepted, u.id, u.name, s.is_bot)"
     " FROM seats s JOIN users u ON u.id = s.user_id WHERE s.game_id = g.id"
@@ -482,7 +388,6 @@ _LOG = (
     "ARRAY(SELECT ROW(m.ply, m.seat, m.user_id, m.text, m.created_at)"
     " FROM moves m WHERE m.game_id = g.id ORDER BY m.ply) AS log"
 )
-_COLUMNS = ", ".join(f"g.{c.strip()}" for c in GAME_COLUMNS.split(","))
 
 
 def select_games(where: str, *, with_moves: bool = False, tail: str = "ORDER BY g.id") -> str:
@@ -490,7 +395,7 @@ def select_games(where: str, *, with_moves: bool = False, tail: str = "ORDER BY 
     `tail`: their row, their seats in seat order and, if asked, their move log in ply
     order (`log`), so that a load is one round trip and one consistent snapshot."""
     log = f", {_LOG}" if with_moves else ""
-    return f"SELECT {_COLUMNS}, {_SEATS}{log} FROM games g WHERE {where} {tail}"
+    return f"SELECT {GAME_COLUMNS_OF_G}, {_SEATS}{log} FROM games g WHERE {where} {tail}"
 
 
 def records(rows: Iterable[asyncpg.Record]) -> list[GameRecord]:
@@ -498,33 +403,8 @@ def records(rows: Iterable[asyncpg.Record]) -> list[GameRecord]:
     return [game_record(row, seat_records(row["seat_list"])) for row in rows]
 
 
-class _Params:
-    """The parameters of a query being written: each call adds one and returns its
-    placeholder ($1, $2…)."""
-
-    def __init__(self) -> None:
-        self.values: list[Any] = []
-
-    def __call__(self, value: Any) -> str:
-        self.values.append(value)
-        return f"${len(self.values)}"
-
-
-def _in_guild(guild_id: int | None, p: _Params) -> str:
+def _in_guild(guild_id: int | None, p: Params) -> str:
     """The condition for games of a server, or with None of direct messages (SQLite's
     `IS ?`); spelled as `=` or `IS NULL` rather than `IS NOT DISTINCT FROM`, which no
     index serves."""
     return "g.guild_id IS NULL" if guild_id is None else f"g.guild_id = {p(guild_id)}"
-
-
-def _of_shards(shards: TimeKeeping | None, p: _Params) -> str:
-    """The condition for games in the servers of `shards` (`owns`); games in direct
-    messages are shard 0's."""
-    if shards is None:
-        return ""
-    if isinstance(shards, OneServer):
-        return f" AND guild_id = {p(shards.guild_id)}"
-    return (
-        " AND (CASE WHEN guild_id IS NULL THEN 0"
-        f" ELSE (guild_id >> 22) % {p(shards.count)} END) = ANY({p(list(shards.ids))}::int[])"
-    )

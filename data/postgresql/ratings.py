@@ -15,31 +15,12 @@ from typing import TYPE_CHECKING
 
 from data.postgresql.db import PgDatabase, rowcount
 from data.postgresql.games import finished_in_order, unrated_finished
-from data.ratings import (
-    MEET,
-    MEETINGS,
-    RESULT_QUERY,
-    STANDING_QUERY,
-    TABLE_QUERY,
-    TALLY,
-    Change,
-    Meeting,
-    RatedResult,
-    Rater,
-    Skill,
-    Standing,
-    ToRate,
-    change_of,
-    change_row,
-    changes_for,
-    meetings_again,
-    meetings_of,
-    numbered,
-    rated_again,
-    result_of,
-    standing_of,
-)
+from data.queries import INSERT_CHANGE, INSERT_MEETINGS, INSERT_RATING, MEET, marks
+from data.rating_math import TALLY, changes_for, meetings_again, meetings_of, rated_again
+from data.ratings import Change, Rater, Skill, ToRate
 from data.repository import GameRecord
+from data.rows import change_row
+from data.shared import SharedRatingRepository
 
 if TYPE_CHECKING:
     from data.postgresql.db import Connection
@@ -47,19 +28,11 @@ if TYPE_CHECKING:
 #: The advisory lock every rating write holds until its transaction ends.
 RATINGS_LOCK = "hilltop:ratings"
 
-_TEN = ", ".join(f"${n}" for n in range(1, 11))
-_INSERT_CHANGE = (
-    "INSERT INTO rating_changes (scope, user_id, game_id, game, finished_at, outcome, place,"
-    " mu_before, sigma_before, mu_after, sigma_after, others_mu, others)"
-    " VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)"
-)
-#: Outcomes as the ratings upsert adds them: (wins, draws, losses, streak step).
+_TEN = ", ".join(marks(PgDatabase.mark, 10))
+_INSERT_CHANGE = INSERT_CHANGE.format(", ".join(marks(PgDatabase.mark, 13)))
 
 
-class PgRatingRepository:
-    def __init__(self, db: PgDatabase) -> None:
-        self.db = db
-
+class PgRatingRepository(SharedRatingRepository[PgDatabase]):
     async def unrated_games(self, limit: int) -> list[GameRecord]:
         """Finished games not through the rating yet, in the order they finished."""
         return await unrated_finished(self.db, limit)
@@ -115,58 +88,9 @@ class PgRatingRepository:
             await conn.executemany(
                 _INSERT_CHANGE, [change_row(g, c) for g, found in rows for c in found]
             )
-            await conn.executemany(
-                "INSERT INTO ratings (game, scope, user_id, mu, sigma, games, wins, draws,"
-                " losses, streak) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)",
-                tables,
-            )
-            await conn.executemany(
-                "INSERT INTO head_to_head (scope, user_id, other_id, game, wins, draws, losses,"
-                f" last_game_id, last_finished_at, last_outcome) VALUES ({_TEN})",
-                meetings_again(rows),
-            )
+            await conn.executemany(INSERT_RATING.format(_TEN), tables)
+            await conn.executemany(INSERT_MEETINGS.format(_TEN), meetings_again(rows))
         return sum(1 for game, _ in rows if game.places)
-
-    async def table(self, game: str, scope: int, limit: int) -> list[Standing]:
-        rows = await self.db.fetch(TABLE_QUERY.format("$1", "$2", "$3"), (game, scope, limit))
-        return numbered(rows)
-
-    async def standing(self, game: str, scope: int, user_id: int) -> Standing | None:
-        query = STANDING_QUERY.format("$1", "$2", "$3")
-        rows = await self.db.fetch(query, (game, scope, user_id))
-        return standing_of(rows[0]) if rows else None
-
-    async def standings_of(self, user_id: int, scope: int) -> list[Standing]:
-        """The player's rating in every game they have one in, in that scope."""
-        games = await self.db.fetch(
-            "SELECT game FROM ratings WHERE scope = $1 AND user_id = $2 ORDER BY game",
-            (scope, user_id),
-        )
-        found = [await self.standing(row[0], scope, user_id) for row in games]
-        return [s for s in found if s is not None]
-
-    async def best_win(self, user_id: int, scope: int, game: str) -> RatedResult | None:
-        """The win over the strongest opposition (by their mean μ before the game)."""
-        rows = await self.db.fetch(
-            f"{RESULT_QUERY} WHERE scope = $1 AND user_id = $2 AND game = $3"
-            " AND outcome = 'win' ORDER BY others_mu DESC, finished_at DESC LIMIT 1",
-            (scope, user_id, game),
-        )
-        return result_of(rows[0]) if rows else None
-
-    async def head_to_head(self, user_id: int, other_id: int, scope: int) -> list[Meeting]:
-        rows = await self.db.fetch(MEETINGS.format("$1", "$2", "$3"), (scope, user_id, other_id))
-        return [Meeting(*row) for row in rows]
-
-    async def changes_of(self, game_id: int) -> list[Change]:
-        """What a rated game changed (empty: not rated, or not yet)."""
-        rows = await self.db.fetch(
-            "SELECT scope, user_id, outcome, place, mu_before, sigma_before, mu_after,"
-            " sigma_after, others_mu, others FROM rating_changes WHERE game_id = $1"
-            " ORDER BY scope, user_id",
-            (game_id,),
-        )
-        return [change_of(row) for row in rows]
 
     async def names(self, user_ids: Iterable[int]) -> dict[int, str]:
         """The names the players were last seen with."""

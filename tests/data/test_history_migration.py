@@ -9,8 +9,8 @@ from typing import Any
 
 import asyncpg
 
-from data.db import _split_sql
 from data.migrations import migrations
+from data.sqlite.db import _split_sql
 from data.storage import open_storage
 
 #: The schema version before this migration.

@@ -15,16 +15,18 @@ from typing import Any
 import asyncpg
 import pytest
 
-import data.games as lite_games
 import data.postgresql.games as pg_games
-from data.daily import BoardRow, DailyRepository, SqliteDailyRepository
-from data.db import Database
+import data.sqlite.games as lite_games
+from data.daily import BoardRow, DailyRepository
 from data.postgresql.daily import PgDailyRepository
 from data.postgresql.db import PgDatabase
 from data.postgresql.ratings import PgRatingRepository
-from data.ratings import GLOBAL, RatingRepository, Skill, SqliteRatingRepository, ToRate
+from data.ratings import GLOBAL, RatingRepository, Skill, ToRate
 from data.repository import NewGame, UserRecord
 from data.results import Ending, GameResult
+from data.sqlite.daily import SqliteDailyRepository
+from data.sqlite.db import Database
+from data.sqlite.ratings import SqliteRatingRepository
 from tests.postgres_server import PostgresServer
 
 ALICE = UserRecord(1, "alice")

@@ -12,10 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from data import games as sqlite_games
-from data.console import ConsoleMemoryError, SqliteConsoleRepository
-from data.db import Database
-from data.games import SqliteGameRepository
+from data.console import ConsoleMemoryError
 from data.postgresql.console import PgConsoleRepository
 from data.postgresql.db import PgDatabase
 from data.postgresql.games import (
@@ -38,6 +35,10 @@ from data.repository import (
     UserRecord,
 )
 from data.results import Ending, GameResult
+from data.sqlite import games as sqlite_games
+from data.sqlite.console import SqliteConsoleRepository
+from data.sqlite.db import Database
+from data.sqlite.games import SqliteGameRepository
 from tests.postgres_server import PostgresServer
 
 ALICE = UserRecord(1, "alice")

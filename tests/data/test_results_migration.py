@@ -11,9 +11,9 @@ from typing import Any
 
 import asyncpg
 
-from data.db import _split_sql
 from data.migrations import migrations
 from data.results import Actor, Ending, GameResult
+from data.sqlite.db import _split_sql
 from data.storage import open_storage
 
 #: The schema version before results became facts.

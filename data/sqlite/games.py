@@ -1,15 +1,16 @@
-"""The SQLite implementation of `GameRepository`."""
+"""The SQLite implementation of `GameRepository`: what differs from PostgreSQL's (its
+writes, and how a game is read whole); the rest is shared (`data.shared`)."""
 
 from __future__ import annotations
 
 import json
 import sqlite3
-from collections.abc import Callable, Collection, Iterable
-from typing import Any, Literal, Protocol, cast
+from collections.abc import Collection, Iterable, Sequence
+from typing import Any, Literal, cast
 
 import aiosqlite
 
-from data.db import Database
+from data.queries import FINISHED, GAME_COLUMNS_OF_G, LIVE, SETTINGS_TABLES, Params
 from data.repository import (
     LIVE_STATUSES,
     GameRecord,
@@ -18,7 +19,6 @@ from data.repository import (
     MoveRecord,
     NewGame,
     OneServer,
-    SeatRecord,
     SettingsChanges,
     StalePlyError,
     Status,
@@ -28,19 +28,25 @@ from data.repository import (
     is_stored_id,
     settings_paths,
 )
-from data.results import GameResult, dump_result, load_result
-
-GAME_COLUMNS = (
-    "id, game, kind, guild_id, channel_id, status, seed, variant, rules_version, "
-    "start_position, ply, snapshot, options, result, created_by, created_at, updated_at, "
-    "finished_at, deadline_at, deadline_from, remind_at, expired_at, board_message_id"
-)
-SETTINGS_TABLES = {"guild": ("guild_settings", "guild_id"), "user": ("user_settings", "user_id")}
+from data.results import GameResult, dump_result
+from data.rows import dump_json, game_record, seat_records, timer_values
+from data.shared import SharedGameRepository
+from data.sqlite.db import Database
 
 
-class SqliteGameRepository:
-    def __init__(self, db: Database) -> None:
-        self.db = db
+class SqliteGameRepository(SharedGameRepository[Database]):
+    async def _games(
+        self, where: str, params: Sequence[Any], *, tail: str = "ORDER BY g.id"
+    ) -> list[GameRecord]:
+        return _records(await self.db.fetch(_select(where, tail=tail), params))
+
+    def _of_shards(self, shards: TimeKeeping | None, p: Params) -> str:
+        if shards is None:
+            return ""
+        if isinstance(shards, OneServer):
+            return f" AND guild_id = {p(shards.guild_id)}"
+        shard = f"CASE WHEN guild_id IS NULL THEN 0 ELSE (guild_id >> 22) % {p(shards.count)} END"
+        return f" AND ({shard}) IN ({','.join(p(held) for held in shards.ids)})"
 
     # --- writes -----------------------------------------------------------------------
     async def create_game(self, new: NewGame, now: float) -> GameRecord:
@@ -154,42 +160,6 @@ class SqliteGameRepository:
             )
             return await load_game(conn, game_id)
 
-    async def due_games(self, now: float, shards: TimeKeeping | None = None) -> list[int]:
-        where, params = _of_shards(shards)
-        rows = await self.db.fetch(
-            "SELECT id FROM games WHERE deadline_at IS NOT NULL AND deadline_at <= ?"
-            f" AND status = 'active'{where} ORDER BY deadline_at",
-            (now, *params),
-        )
-        return [row[0] for row in rows]
-
-    async def reminders_due(self, now: float, shards: TimeKeeping | None = None) -> list[int]:
-        where, params = _of_shards(shards)
-        rows = await self.db.fetch(
-            "SELECT id FROM games WHERE remind_at IS NOT NULL AND remind_at <= ?"
-            f" AND status = 'active'{where} ORDER BY remind_at",
-            (now, *params),
-        )
-        return [row[0] for row in rows]
-
-    async def set_reminder(
-        self, game_id: int, ply: int, due: float, following: float | None
-    ) -> bool:
-        rows = await self.db.write(
-            "UPDATE games SET remind_at = ? WHERE id = ? AND ply = ? AND remind_at = ?"
-            " AND status = 'active' RETURNING id",
-            (following, game_id, ply, due),
-        )
-        return bool(rows)
-
-    async def mark_expired(self, game_id: int, ply: int, now: float) -> bool:
-        rows = await self.db.write(
-            "UPDATE games SET expired_at = deadline_at, deadline_at = NULL, remind_at = NULL"
-            " WHERE id = ? AND ply = ? AND status = 'active' AND deadline_at <= ? RETURNING id",
-            (game_id, ply, now),
-        )
-        return bool(rows)
-
     async def set_board_messages(self, boards: dict[int, int]) -> None:
         if not boards:
             return
@@ -198,31 +168,6 @@ class SqliteGameRepository:
                 "UPDATE games SET board_message_id = ? WHERE id = ?",
                 [(message_id, game_id) for game_id, message_id in boards.items()],
             )
-
-    async def live_games_of_user(self, user_id: int) -> list[GameRecord]:
-        where = f"{_LIVE} AND g.id IN (SELECT game_id FROM seats WHERE user_id = ? AND live = 1)"
-        return _records(await self.db.fetch(_select(where), (user_id,)))
-
-    async def finished_games(
-        self,
-        guild_id: int | None,
-        user_id: int | None,
-        game: str | None,
-        limit: int,
-        *,
-        older_than: int | None = None,
-        newer_than: int | None = None,
-    ) -> list[GameRecord]:
-        query, params = finished_page_query(
-            guild_id, user_id, game, limit, older_than, newer_than, mark=lambda _n: "?"
-        )
-        return _records(await self.db.fetch(_select(query, tail=_NEWEST_FIRST), params))
-
-    async def settings(self, scope: Literal["guild", "user"], key: int) -> dict[str, Any]:
-        table, column = SETTINGS_TABLES[scope]
-        rows = await self.db.fetch(f"SELECT settings FROM {table} WHERE {column} = ?", (key,))
-        stored = json.loads(rows[0][0]) if rows else {}
-        return stored if isinstance(stored, dict) else {}
 
     async def change_settings(
         self, scope: Literal["guild", "user"], key: int, changes: SettingsChanges
@@ -260,30 +205,7 @@ class SqliteGameRepository:
                     "DELETE FROM follows WHERE game_id = ? AND user_id = ?", (game_id, user.id)
                 )
 
-    async def followers(self, game_id: int) -> list[UserRecord]:
-        rows = await self.db.fetch(
-            "SELECT u.id, u.name, u.is_bot FROM follows f JOIN users u ON u.id = f.user_id"
-            " WHERE f.game_id = ? ORDER BY u.id",
-            (game_id,),
-        )
-        return [UserRecord(r[0], r[1], bool(r[2])) for r in rows]
-
-    async def stale_challenges(self, before: float, shards: TimeKeeping | None = None) -> list[int]:
-        where, params = _of_shards(shards)
-        rows = await self.db.fetch(
-            f"SELECT id FROM games WHERE status = 'challenge' AND created_at < ?{where}"
-            " ORDER BY id",
-            (before, *params),
-        )
-        return [row[0] for row in rows]
-
     # --- reads ------------------------------------------------------------------------
-    async def get_game(self, game_id: int) -> GameRecord | None:
-        if not is_stored_id(game_id):
-            return None
-        records = _records(await self.db.fetch(_select("g.id = ?"), (game_id,)))
-        return records[0] if records else None
-
     async def game_with_moves(self, game_id: int) -> tuple[GameRecord, list[MoveRecord]] | None:
         if not is_stored_id(game_id):
             return None
@@ -292,14 +214,10 @@ class SqliteGameRepository:
             return None
         return _records(rows)[0], _moves(rows[0]["log"])
 
-    async def live_game_in_channel(self, channel_id: int) -> GameRecord | None:
-        records = _records(await self.db.fetch(_select(_LIVE_IN_CHANNEL), (channel_id,)))
-        return records[0] if records else None
-
     async def live_games(
         self, guild_id: int | None, limit: int, offset: int, excluding: Collection[int] = ()
     ) -> tuple[list[GameRecord], int]:
-        where = f"g.guild_id IS ? AND {_LIVE}"
+        where = f"g.guild_id IS ? AND {LIVE}"
         if excluding:
             where += f" AND g.id NOT IN ({','.join('?' * len(excluding))})"
         params = (guild_id, *excluding)
@@ -317,13 +235,6 @@ class SqliteGameRepository:
             finally:
                 await conn.execute("COMMIT")
         return _records(rows), int(next(iter(count))[0])
-
-    async def moves(self, game_id: int) -> list[MoveRecord]:
-        rows = await self.db.fetch(
-            "SELECT ply, seat, user_id, text, created_at FROM moves WHERE game_id = ? ORDER BY ply",
-            (game_id,),
-        )
-        return [MoveRecord(r[0], r[1], r[2], r[3], r[4]) for r in rows]
 
 
 async def insert_game(conn: aiosqlite.Connection, new: NewGame, now: float) -> int:
@@ -381,32 +292,6 @@ async def _seat(
     )
 
 
-def _of_shards(shards: TimeKeeping | None) -> tuple[str, tuple[int, ...]]:
-    """The condition (and its parameters) for games in the servers of `shards`; games in
-    direct messages are shard 0's."""
-    if shards is None:
-        return "", ()
-    if isinstance(shards, OneServer):
-        return " AND guild_id = ?", (shards.guild_id,)
-    marks = ",".join("?" * len(shards.ids))
-    return (
-        f" AND (CASE WHEN guild_id IS NULL THEN 0 ELSE (guild_id >> 22) % ? END) IN ({marks})",
-        (shards.count, *shards.ids),
-    )
-
-
-def timer_values(timer: Timer | None) -> tuple[float | None, float | None, float | None]:
-    """deadline_at, deadline_from and remind_at as stored."""
-    if timer is None:
-        return (None, None, None)
-    return (timer.deadline_at, timer.started_at, timer.remind_at)
-
-
-def dump_json(value: dict[str, Any] | None) -> str | None:
-    """A JSON object as stored (keys sorted; None stays NULL)."""
-    return None if value is None else json.dumps(value, sort_keys=True)
-
-
 async def upsert_user(conn: aiosqlite.Connection, user: UserRecord) -> None:
     await conn.execute(
         "INSERT INTO users (id, name, is_bot) VALUES (?,?,?)"
@@ -420,71 +305,19 @@ async def load_game(conn: aiosqlite.Connection, game_id: int) -> GameRecord:
     return _records(await conn.execute_fetchall(_select("g.id = ?"), (game_id,)))[0]
 
 
-_FINISHED = "g.kind = 'channel' AND g.status = 'finished'"
 _BY_FINISH = "ORDER BY g.finished_at, g.id"
 
 
 async def unrated_finished(db: Database, limit: int) -> list[GameRecord]:
     """Finished games not through the rating yet, in the order they finished."""
-    where = f"{_FINISHED} AND g.rated_at IS NULL"
+    where = f"{FINISHED} AND g.rated_at IS NULL"
     query = _select(where).replace("ORDER BY g.id", f"{_BY_FINISH} LIMIT ?")
     return _records(await db.fetch(query, (limit,)))
 
 
 async def finished_in_order(db: Database) -> list[GameRecord]:
     """Every finished game, in the order they finished."""
-    return _records(await db.fetch(_select(_FINISHED).replace("ORDER BY g.id", _BY_FINISH)))
-
-
-_LIVE = "g.kind = 'channel' AND g.status IN ('challenge', 'active')"
-_LIVE_IN_CHANNEL = f"g.channel_id = ? AND {_LIVE}"
-_NEWEST_FIRST = "ORDER BY g.finished_at DESC, g.id DESC"
-
-
-def finished_page_query(
-    guild_id: int | None,
-    user_id: int | None,
-    game: str | None,
-    limit: int,
-    older_than: int | None,
-    newer_than: int | None,
-    mark: Callable[[int], str],
-) -> tuple[str, list[Any]]:
-    """The condition on `games g` for one page of ended games (see
-    `GameRepository.finished_games`), and its parameters; `mark(n)` is the placeholder of the
-    n-th parameter (from 1). The page's ids are found first, in an index that holds
-    the server's (or the player's) ended games in order of their end, from where the last
-    page stopped; only those games are then read whole."""
-    params: list[Any] = []
-
-    def p(value: Any) -> str:
-        params.append(value)
-        return mark(len(params))
-
-    where = ""
-    if user_id is None:
-        source, key, ids = "games g", "g.finished_at, g.id", "g.id"
-    else:
-        # A player in two seats of one game lists it once: from their first seat.
-        source = "seats s JOIN games g ON g.id = s.game_id"
-        key, ids = "s.finished_at, s.game_id", "s.game_id"
-        where = (
-            f"s.user_id = {p(user_id)} AND s.live = 0 AND NOT EXISTS (SELECT 1 FROM seats o"
-            " WHERE o.game_id = s.game_id AND o.user_id = s.user_id AND o.seat < s.seat) AND "
-        )
-    where += "g.guild_id IS NULL" if guild_id is None else f"g.guild_id = {p(guild_id)}"
-    where += " AND g.kind = 'channel' AND g.status IN ('finished', 'aborted')"
-    if game is not None:
-        where += f" AND g.game = {p(game)}"
-    order = "DESC"
-    if older_than is not None:
-        where += f" AND ({key}) < (SELECT finished_at, id FROM games WHERE id = {p(older_than)})"
-    elif newer_than is not None:
-        where += f" AND ({key}) > (SELECT finished_at, id FROM games WHERE id = {p(newer_than)})"
-        order = "ASC"
-    by = ", ".join(f"{column.strip()} {order}" for column in key.split(","))
-    inner = f"SELECT {ids} FROM {source} WHERE {where} ORDER BY {by} LIMIT {p(limit)}"
-    return f"g.id IN ({inner})", params
+    return _records(await db.fetch(_select(FINISHED).replace("ORDER BY g.id", _BY_FINISH)))
 
 
 _SEATS = (
@@ -501,58 +334,13 @@ def _select(where: str, *, with_moves: bool = False, tail: str = "ORDER BY g.id"
     """One query for whole games, ordered and cut by `tail`: their row, their seats and,
     if asked, their move log, so that a load is one round trip and one consistent
     snapshot of the database."""
-    columns = ", ".join(f"g.{c.strip()}" for c in GAME_COLUMNS.split(","))
     log = f", {_LOG}" if with_moves else ""
-    return f"SELECT {columns}, {_SEATS}{log} FROM games g WHERE {where} {tail}"
+    return f"SELECT {GAME_COLUMNS_OF_G}, {_SEATS}{log} FROM games g WHERE {where} {tail}"
 
 
 def _moves(log: str) -> list[MoveRecord]:
     return [MoveRecord(*entry) for entry in sorted(json.loads(log))]
 
 
-class Row(Protocol):
-    """A result row read by column name (sqlite3.Row, asyncpg.Record)."""
-
-    def __getitem__(self, key: str, /) -> Any: ...
-
-
 def _records(rows: Iterable[sqlite3.Row]) -> list[GameRecord]:
     return [game_record(row, seat_records(json.loads(row["seat_list"]))) for row in rows]
-
-
-def seat_records(entries: Iterable[Any]) -> tuple[SeatRecord, ...]:
-    """A game's seats, in seat order, from (seat, accepted, user id, name, is_bot) entries."""
-    return tuple(
-        SeatRecord(seat, UserRecord(uid, name, bool(is_bot)), bool(accepted))
-        for seat, accepted, uid, name, is_bot in sorted(entries)
-    )
-
-
-def game_record(row: Row, seats: tuple[SeatRecord, ...]) -> GameRecord:
-    """A game from a row holding its `GAME_COLUMNS` (read by name) and its seats."""
-    return GameRecord(
-        id=row["id"],
-        game=row["game"],
-        kind=row["kind"],
-        guild_id=row["guild_id"],
-        channel_id=row["channel_id"],
-        status=row["status"],
-        seed=row["seed"],
-        variant=row["variant"],
-        rules_version=row["rules_version"],
-        start_position=row["start_position"],
-        ply=row["ply"],
-        snapshot=row["snapshot"],
-        options=json.loads(row["options"]),
-        result=load_result(row["result"]),
-        created_by=row["created_by"],
-        created_at=row["created_at"],
-        updated_at=row["updated_at"],
-        finished_at=row["finished_at"],
-        seats=seats,
-        deadline_at=row["deadline_at"],
-        deadline_from=row["deadline_from"],
-        remind_at=row["remind_at"],
-        expired_at=row["expired_at"],
-        board_message_id=row["board_message_id"],
-    )

@@ -73,6 +73,11 @@ class Database:
         await db.migrate()
         return db
 
+    @staticmethod
+    def mark(_n: int) -> str:
+        """The placeholder of a statement's n-th parameter (SQLite's are positional)."""
+        return "?"
+
     async def close(self) -> None:
         await self._reader.close()
         await self._writer.close()

@@ -1,0 +1,105 @@
+"""The SQLite implementation of `RatingRepository`.
+
+SQLite runs one writer at a time: a game is claimed (marked rated) and its changes are
+written in one transaction, from the ratings read inside it, so no game is rated twice
+nor from stale ratings, even by several processes on one file.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+
+import aiosqlite
+
+from data.queries import INSERT_CHANGE, INSERT_MEETINGS, INSERT_RATING, MEET
+from data.rating_math import TALLY, changes_for, meetings_again, meetings_of, rated_again
+from data.ratings import Change, Rater, Skill, ToRate
+from data.repository import GameRecord
+from data.rows import change_row
+from data.shared import SharedRatingRepository
+from data.sqlite.db import Database
+from data.sqlite.games import finished_in_order, unrated_finished
+
+
+class SqliteRatingRepository(SharedRatingRepository[Database]):
+    async def unrated_games(self, limit: int) -> list[GameRecord]:
+        return await unrated_finished(self.db, limit)
+
+    async def finished_in_order(self) -> list[GameRecord]:
+        return await finished_in_order(self.db)
+
+    async def rate(self, game: ToRate, rater: Rater, now: float) -> list[Change] | None:
+        async with self.db.transaction() as conn:
+            cur = await conn.execute(
+                "UPDATE games SET rated_at = ? WHERE id = ? AND rated_at IS NULL",
+                (now, game.game_id),
+            )
+            if cur.rowcount != 1:
+                return None
+            changes: list[Change] = []
+            for scope in game.scopes if game.places else ():
+                current = await _skills(conn, game.game, scope, game.places, rater.start)
+                found = changes_for(game, scope, current, rater)
+                await _write(conn, game, found)
+                changes += found
+            return changes
+
+    async def recompute(self, games: Iterable[ToRate], rater: Rater, now: float) -> int:
+        # Everything is computed first, so that the one transaction that replaces the
+        # tables is short: other processes' moves wait for it no longer than a moment.
+        rows, tables = rated_again(games, rater)
+        async with self.db.transaction() as conn:
+            await conn.execute("DELETE FROM ratings")
+            await conn.execute("DELETE FROM rating_changes")
+            await conn.execute("DELETE FROM head_to_head")
+            await conn.execute("UPDATE games SET rated_at = NULL WHERE rated_at IS NOT NULL")
+            await conn.executemany(
+                "UPDATE games SET rated_at = ? WHERE id = ?", [(now, g.game_id) for g, _ in rows]
+            )
+            await conn.executemany(
+                _INSERT_CHANGE, [change_row(g, c) for g, found in rows for c in found]
+            )
+            await conn.executemany(INSERT_RATING.format(_TEN), tables)
+            await conn.executemany(INSERT_MEETINGS.format(_TEN), meetings_again(rows))
+        return sum(1 for game, _ in rows if game.places)
+
+    async def names(self, user_ids: Iterable[int]) -> dict[int, str]:
+        wanted = sorted(set(user_ids))
+        marks = ",".join("?" * len(wanted))
+        rows = await self.db.fetch(f"SELECT id, name FROM users WHERE id IN ({marks})", wanted)
+        return {row[0]: row[1] for row in rows}
+
+
+async def _skills(
+    conn: aiosqlite.Connection, game: str, scope: int, places: Mapping[int, int], start: Skill
+) -> dict[int, Skill]:
+    marks = ",".join("?" * len(places))
+    rows = await conn.execute_fetchall(
+        f"SELECT user_id, mu, sigma FROM ratings WHERE game = ? AND scope = ?"
+        f" AND user_id IN ({marks})",
+        (game, scope, *places),
+    )
+    found = dict.fromkeys(places, start)
+    for user, mu, sigma in rows:
+        found[user] = (mu, sigma)
+    return found
+
+
+_TEN = ",".join("?" * 10)
+_INSERT_CHANGE = INSERT_CHANGE.format(",".join("?" * 13))
+
+
+async def _write(conn: aiosqlite.Connection, game: ToRate, changes: list[Change]) -> None:
+    await conn.executemany(_INSERT_CHANGE, [change_row(game, c) for c in changes])
+    await conn.executemany(MEET.format(_TEN), meetings_of(game, changes))
+    await conn.executemany(
+        "INSERT INTO ratings (game, scope, user_id, mu, sigma, games, wins, draws, losses,"
+        " streak) VALUES (?,?,?,?,?,1,?,?,?,?)"
+        " ON CONFLICT (game, scope, user_id) DO UPDATE SET mu = excluded.mu,"
+        " sigma = excluded.sigma, games = games + 1, wins = wins + excluded.wins,"
+        " draws = draws + excluded.draws, losses = losses + excluded.losses,"
+        " streak = CASE excluded.streak WHEN 0 THEN 0"
+        " WHEN 1 THEN CASE WHEN streak > 0 THEN streak + 1 ELSE 1 END"
+        " ELSE CASE WHEN streak < 0 THEN streak - 1 ELSE -1 END END",
+        [(game.game, c.scope, c.user_id, *c.after, *TALLY[c.outcome]) for c in changes],
+    )
