@@ -20,7 +20,7 @@ from babel.messages.mofile import write_mo
 from babel.messages.pofile import read_po
 from discord.ext import commands
 
-from cogs.command_texts import COMMAND_NAME, OPTION_NAME, command_words
+from cogs.command_texts import COMMAND_NAME, OPTION_NAME, command_words, only_the_date_differs
 from cogs.extensions import EXTENSIONS
 from engine.text import speaking, t, tn
 from host import catalog, i18n
@@ -155,6 +155,15 @@ def test_every_command_word_is_translated_within_discords_limits(language: str) 
         if len(set(names)) != len(names):
             problems.append(f"{command}: two options share a name: {names}")
     assert problems == []
+
+
+def test_a_template_whose_only_change_is_its_date_is_kept() -> None:
+    """`make messages` rewrites a template only when a message changed, not every run."""
+    template = (
+        b'msgid ""\nmsgstr ""\n"POT-Creation-Date: 2026-01-01 09:00+0000\\n"\n\nmsgid "Resign"\n'
+    )
+    assert only_the_date_differs(template, template.replace(b"01-01 09:00", b"11-27 12:24"))
+    assert not only_the_date_differs(template, template.replace(b"Resign", b"Resign now"))
 
 
 def test_the_same_word_may_name_a_command_and_an_option_differently() -> None:
