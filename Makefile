@@ -14,10 +14,16 @@ COMPILED := $(CATALOGUES:.po=.mo)
 
 .PHONY: run test lint bench strength clean messages
 
-$(STAMP): pyproject.toml
+# The development install: the project and its tools, with the run-time dependencies at
+# the versions requirements.lock pins, which the image installs. Its versions alone
+# constrain pip here: with the hashes, pip would ask one of every package, the project's
+# own editable install included. The tools, which the lock does not hold, get the newest
+# versions pyproject.toml allows.
+$(STAMP): pyproject.toml requirements.lock
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e '.[dev]'
+	sed -e '/--hash=/d' -e 's/ *\\$$//' requirements.lock > $(VENV)/constraints.txt
+	$(BIN)/python -m pip install --quiet -c $(VENV)/constraints.txt -e '.[dev]'
 	touch $(STAMP)
 
 %.mo: %.po $(STAMP)
