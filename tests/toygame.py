@@ -318,7 +318,8 @@ RENDERER: Renderer[PebblesState] = Renderer(render)
 
 # === hosting it (one line of host/catalog.py in a real game) =============================
 
-LISTING = catalog.Listing(GAME, RENDERER, resources.files("tests") / "toygame_rules.md")
+#: Its rules page is `tests/toygame_rules.md`, in Polish `tests/pl/toygame_rules.md`.
+LISTING = catalog.Listing(GAME, RENDERER, "toygame_rules.md", resources.files("tests"))
 
 
 def register_pebbles() -> None:
