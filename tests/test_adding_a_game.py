@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import io
 import logging
+import re
 from collections.abc import AsyncIterator, Callable, Iterator
 from functools import partial
 from pathlib import Path
@@ -142,6 +143,18 @@ def test_a_message_of_pebbles_without_its_polish_is_named(
         f"Pebbles (pebbles): no Polish translation of 'How many pebbles do you take?' ({where}): "
         f"run make messages, then translate in {messages} (make compiles it)"
     )
+
+
+def test_the_recipe_lists_the_files_a_game_is_made_of() -> None:
+    """The recipe's table of files is the listing's parts, the catalogue line and the
+    messages template: what `make test` needs of a new game, and nothing more."""
+    recipe = (ROOT / "docs" / "adding-a-game.md").read_text(encoding="utf-8")
+    table = recipe.split("\n\n| file |", 1)[1].split("\n\n", 1)[0]
+    files = re.findall(r"^\| `([^`]+)` \|", table, re.MULTILINE)
+    hokito = catalog.listing("hokito")
+    parts = {path.replace("hokito", "<id>") for path in hokito.parts().values()}
+    assert sorted(files) == sorted(parts | {"host/catalog.py", "host/locale/hilltop.pot"})
+    assert len(files) == len(set(files))
 
 
 # --- the engine contract, as tests/engine/test_contract.py checks every hosted game ----
