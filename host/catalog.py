@@ -147,7 +147,9 @@ def missing_parts(listing: Listing) -> list[str]:
         )
     if not listing.page().is_file():
         missing.append(f"{named}: no rules page: write {parts['rules page']}")
-    sources = sorted({parts["engine"], parts["renderer"]})
+    sources = sorted(
+        source for source in {parts["engine"], parts["renderer"]} if (ROOT / source).is_file()
+    )
     unread = [source for source in sources if not _extracted(source)]
     for source in unread:
         missing.append(f"{named}: make messages does not read {source}: add it to babel.cfg")
