@@ -4,6 +4,9 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 DOMAIN := hilltop
+TEMPLATE := host/locale/$(DOMAIN).pot
+# The width message templates and catalogues are written at: the code's line length.
+WIDTH := 100
 
 # The catalogues of each language, compiled for the bot from the ones people write.
 CATALOGUES := $(wildcard host/locale/*/LC_MESSAGES/*.po)
@@ -11,10 +14,16 @@ COMPILED := $(CATALOGUES:.po=.mo)
 
 .PHONY: run test lint bench strength clean messages
 
-$(STAMP): pyproject.toml
+# The development install: the project and its tools, with the run-time dependencies at
+# the versions requirements.lock pins, which the image installs. Its versions alone
+# constrain pip here: with the hashes, pip would ask one of every package, the project's
+# own editable install included. The tools, which the lock does not hold, get the newest
+# versions pyproject.toml allows.
+$(STAMP): pyproject.toml requirements.lock
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e '.[dev]'
+	sed -e '/--hash=/d' -e 's/ *\\$$//' requirements.lock > $(VENV)/constraints.txt
+	$(BIN)/python -m pip install --quiet -c $(VENV)/constraints.txt -e '.[dev]'
 	touch $(STAMP)
 
 %.mo: %.po $(STAMP)
@@ -36,14 +45,18 @@ bench: $(STAMP) $(COMPILED)
 
 # After changing what players read: extract the messages from the code into the
 # template, bring every language's catalogue up to date with it, then translate what is
-# new (README: Languages).
+# new (README: Languages). Templates and catalogues are all written 100 characters wide,
+# and a template whose only change would be its date is kept as it was, so that a run
+# changes the files only where a message changed.
 messages: $(STAMP)
 	$(BIN)/pybabel extract --mapping-file babel.cfg --no-default-keywords \
-		--keyword t --keyword tn:1,2 --no-location --sort-output \
-		--project Hilltop --output-file host/locale/$(DOMAIN).pot .
-	$(BIN)/pybabel update --input-file host/locale/$(DOMAIN).pot --output-dir host/locale \
-		--domain $(DOMAIN) --no-fuzzy-matching --ignore-obsolete --width 100
-	$(BIN)/python -m cogs.command_texts
+		--keyword t --keyword tn:1,2 --no-location --sort-output --width $(WIDTH) \
+		--project Hilltop --output-file $(TEMPLATE).new .
+	if diff -q -I '^"POT-Creation-Date: ' $(TEMPLATE) $(TEMPLATE).new >/dev/null; \
+		then rm $(TEMPLATE).new; else mv $(TEMPLATE).new $(TEMPLATE); fi
+	$(BIN)/pybabel update --input-file $(TEMPLATE) --output-dir host/locale \
+		--domain $(DOMAIN) --no-fuzzy-matching --ignore-obsolete --width $(WIDTH)
+	$(BIN)/python -m cogs.command_texts --width $(WIDTH)
 
 # The computer levels matched against each other (slow; GAMES=20 for a quick look).
 strength: $(STAMP)

@@ -2,16 +2,20 @@
 `commands` catalogue, and the extraction of every word the commands show (names,
 descriptions, option names and descriptions, choices) into that catalogue's template.
 
-`python -m cogs.command_texts` (run by `make messages`) writes the template and brings
-each language's `commands.po` up to date with it.
+`python -m cogs.command_texts --width 100` (run by `make messages`) writes the template
+and brings each language's `commands.po` up to date with it, both that many characters
+wide; a template whose only change would be its date is kept as it was.
 """
 
 from __future__ import annotations
 
+import argparse
 import asyncio
+import io
 import subprocess
 import sys
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import discord
@@ -106,10 +110,26 @@ def extract() -> Catalog:
     return template
 
 
-def main() -> None:
-    target = locale_dir() / f"{COMMANDS}.pot"
-    with open(str(target), "wb") as out:
-        write_po(out, extract(), sort_output=True, omit_header=False)
+def only_the_date_differs(old: bytes, new: bytes) -> bool:
+    """Whether two templates are the same but for when they were made."""
+
+    def undated(template: bytes) -> list[bytes]:
+        return [
+            line for line in template.splitlines() if not line.startswith(b'"POT-Creation-Date: ')
+        ]
+
+    return undated(old) == undated(new)
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description="Extract the slash commands' words.")
+    parser.add_argument("--width", type=int, default=76, help="line width of the files")
+    width = parser.parse_args(argv).width
+    target = Path(str(locale_dir() / f"{COMMANDS}.pot"))
+    written = io.BytesIO()
+    write_po(written, extract(), sort_output=True, omit_header=False, width=width)
+    if not (target.is_file() and only_the_date_differs(target.read_bytes(), written.getvalue())):
+        target.write_bytes(written.getvalue())
     subprocess.run(
         [
             sys.executable,
@@ -124,6 +144,8 @@ def main() -> None:
             COMMANDS,
             "--no-fuzzy-matching",
             "--ignore-obsolete",
+            "--width",
+            str(width),
         ],
         check=True,
     )

@@ -324,8 +324,10 @@ class Game(ABC, Generic[M]):
     draw_seats: ClassVar[bool] = True
     #: Bumped when a rule change would make an old move log replay differently.
     rules_version: ClassVar[int] = 1
-    #: Seconds a person has for a decision before `timeout_move` is played for them
-    #: (None: the game waits for ever).
+    #: Seconds a person has for each decision; None: three days
+    #: (`host.play.deadlines.DEFAULT_SECONDS`). A time chosen at `/play deadline:`, else the
+    #: server's for the game, comes first. When it runs out, `timeout_move` is played,
+    #: else the others may claim the win. A solo game has no deadlines.
     decision_seconds: ClassVar[int | None] = None
 
     # --- facts that generic code relies on; declared, never guessed ---------------------

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import io
 import logging
+import re
 from collections.abc import AsyncIterator, Callable, Iterator
 from functools import partial
 from pathlib import Path
@@ -20,7 +21,8 @@ from console.front import Console, console_front
 from data.storage import Storage
 from engine import ai, registry
 from engine.core import IllegalMoveError, InvalidMoveError, NotationError
-from host import catalog
+from engine.text import speaking
+from host import catalog, i18n
 from host.model import Reply, ServiceError
 from host.service import GameService
 from host.setup import GameSetup
@@ -44,6 +46,8 @@ from tests.toygame import (
     render,
 )
 
+ROOT = Path(__file__).resolve().parent.parent
+LOCALES = ROOT / "host" / "locale"
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 #: Seed 0 gives a pile of 11: not a multiple of four, so the first seat can force a win.
 SEED = 0
@@ -94,6 +98,62 @@ def test_registering_adds_the_game_everywhere_and_unregistering_removes_it(
     assert GAME not in registry.all_games()
     with pytest.raises(KeyError):
         catalog.listing("pebbles")
+
+
+# --- its parts, as tests/host/test_catalog.py checks every hosted game ------------------
+def test_pebbles_has_every_part_a_hosted_game_has(pebbles: catalog.Listing) -> None:
+    assert pebbles.parts() == {
+        "engine": "tests/toygame.py",
+        "renderer": "tests/toygame.py",
+        "rules page": "tests/toygame_rules.md",
+        "Polish rules page": "tests/pl/toygame_rules.md",
+        "Polish messages": "host/locale/pl/LC_MESSAGES/hilltop.po",
+    }
+    assert catalog.missing_parts(pebbles) == []
+    i18n.install()
+    english = pebbles.rules_pages()
+    with speaking("pl"):
+        polish = pebbles.rules_pages()
+        assert str(GAME.blurb) == "Bierz 1, 2 albo 3 kamyki; wygrywa ten, kto weźmie ostatni."
+    assert len(polish) == len(english) == 3 and polish != english
+    assert polish[1].startswith("**Polecenia**") and polish[2].startswith("**Zasady domowe**")
+
+
+def test_a_message_of_pebbles_without_its_polish_is_named(
+    pebbles: catalog.Listing, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    written = LOCALES / "pl" / "LC_MESSAGES" / "hilltop.po"
+    messages = tmp_path / "pl" / "LC_MESSAGES" / "hilltop.po"
+    messages.parent.mkdir(parents=True)
+    untranslated = 'msgid "How many pebbles do you take?"\nmsgstr ""\n'
+    text = written.read_text(encoding="utf-8")
+    text = text.replace(
+        'msgid "How many pebbles do you take?"\nmsgstr "Ile kamyków bierzesz?"\n', untranslated
+    )
+    messages.write_text(text, encoding="utf-8")
+    assert untranslated in messages.read_text(encoding="utf-8")
+    monkeypatch.setattr(i18n, "locale_dir", lambda: tmp_path)
+
+    [missing] = catalog.missing_parts(pebbles)
+    source = (ROOT / "tests" / "toygame.py").read_text(encoding="utf-8").splitlines()
+    line = next(n for n, text in enumerate(source, 1) if '"How many pebbles do you take?"' in text)
+    where = f"tests/toygame.py:{line}"
+    assert missing == (
+        f"Pebbles (pebbles): no Polish translation of 'How many pebbles do you take?' ({where}): "
+        f"run make messages, then translate in {messages} (make compiles it)"
+    )
+
+
+def test_the_recipe_lists_the_files_a_game_is_made_of() -> None:
+    """The recipe's table of files is the listing's parts, the catalogue line and the
+    messages template: what `make test` needs of a new game, and nothing more."""
+    recipe = (ROOT / "docs" / "adding-a-game.md").read_text(encoding="utf-8")
+    table = recipe.split("\n\n| file |", 1)[1].split("\n\n", 1)[0]
+    files = re.findall(r"^\| `([^`]+)` \|", table, re.MULTILINE)
+    hokito = catalog.listing("hokito")
+    parts = {path.replace("hokito", "<id>") for path in hokito.parts().values()}
+    assert sorted(files) == sorted(parts | {"host/catalog.py", "host/locale/hilltop.pot"})
+    assert len(files) == len(set(files))
 
 
 # --- the engine contract, as tests/engine/test_contract.py checks every hosted game ----

@@ -15,12 +15,14 @@ import discord
 import pytest
 from babel import Locale
 from babel.messages.catalog import Catalog
-from babel.messages.extract import extract_from_dir
+from babel.messages.extract import extract_from_file
+from babel.messages.frontend import parse_mapping_cfg
 from babel.messages.mofile import write_mo
 from babel.messages.pofile import read_po
+from babel.util import pathmatch
 from discord.ext import commands
 
-from cogs.command_texts import COMMAND_NAME, OPTION_NAME, command_words
+from cogs.command_texts import COMMAND_NAME, OPTION_NAME, command_words, only_the_date_differs
 from cogs.extensions import EXTENSIONS
 from engine.text import speaking, t, tn
 from host import catalog, i18n
@@ -40,34 +42,49 @@ def placeholders(text: str) -> list[str]:
     return sorted(PLACEHOLDER.findall(text.replace("{{", "").replace("}}", "")))
 
 
+def extracted_files() -> list[Path]:
+    """The source files `make messages` reads, by babel.cfg: the four layers, and the toy
+    game of the tests, which is translated like a real game."""
+    with open(ROOT / "babel.cfg", encoding="utf-8") as mapping:
+        method_map, _ = parse_mapping_cfg(mapping)
+    return sorted(
+        path
+        for path in ROOT.rglob("*.py")
+        if ".venv" not in path.parts
+        and any(pathmatch(pattern, path.relative_to(ROOT).as_posix()) for pattern, _ in method_map)
+    )
+
+
 def code_messages() -> dict[str | tuple[str, str], str]:
     """Every message of the code, extracted as `make messages` does: by Babel, from the
-    t() and tn() calls of the four layers."""
-    method_map = [(f"{layer}/**.py", "python") for layer in ("engine", "render", "host", "cogs")]
+    t() and tn() calls of the files babel.cfg names."""
     found: dict[str | tuple[str, str], str] = {}
-    for filename, line, message, _, _ in extract_from_dir(
-        str(ROOT), method_map, keywords={"t": None, "tn": (1, 2)}
-    ):
-        found[message] = f"{filename}:{line}"
+    for path in extracted_files():
+        for line, message, _, _ in extract_from_file("python", str(path), catalog.KEYWORDS):
+            found[message] = f"{path.relative_to(ROOT)}:{line}"
     return found
+
+
+def test_the_toy_game_of_the_tests_is_read_for_messages() -> None:
+    assert ROOT / "tests" / "toygame.py" in extracted_files()
+    assert "How many pebbles do you take?" in code_messages()
 
 
 def test_no_message_hides_inside_an_f_string() -> None:
     """Babel does not read the expressions of an f-string on every Python the project
     supports: a t() there never reaches the catalogue, and stays English."""
     hidden = []
-    for layer in ("engine", "render", "host", "cogs"):
-        for path in sorted((ROOT / layer).rglob("*.py")):
-            for node in ast.walk(ast.parse(path.read_text(), str(path))):
-                if not isinstance(node, ast.JoinedStr):
-                    continue
-                for inner in ast.walk(node):
-                    if (
-                        isinstance(inner, ast.Call)
-                        and isinstance(inner.func, ast.Name)
-                        and inner.func.id in ("t", "tn")
-                    ):
-                        hidden.append(f"{path.relative_to(ROOT)}:{inner.lineno}")
+    for path in extracted_files():
+        for node in ast.walk(ast.parse(path.read_text(), str(path))):
+            if not isinstance(node, ast.JoinedStr):
+                continue
+            for inner in ast.walk(node):
+                if (
+                    isinstance(inner, ast.Call)
+                    and isinstance(inner.func, ast.Name)
+                    and inner.func.id in ("t", "tn")
+                ):
+                    hidden.append(f"{path.relative_to(ROOT)}:{inner.lineno}")
     assert hidden == []
 
 
@@ -96,7 +113,9 @@ def test_every_message_has_a_translation_with_the_same_placeholders(language: st
         for string in strings:
             if placeholders(string) != placeholders(english):
                 different.append(f"{where}: {english!r} -> {string!r}")
-    assert missing == [], f"{len(missing)} messages have no {language} translation"
+    assert missing == [], f"{len(missing)} messages have no {language} translation: " + (
+        "; ".join(missing)
+    )
     assert different == [], "placeholders differ"
     assert fuzzy == [], "fuzzy translations are not used"
 
@@ -155,6 +174,15 @@ def test_every_command_word_is_translated_within_discords_limits(language: str) 
         if len(set(names)) != len(names):
             problems.append(f"{command}: two options share a name: {names}")
     assert problems == []
+
+
+def test_a_template_whose_only_change_is_its_date_is_kept() -> None:
+    """`make messages` rewrites a template only when a message changed, not every run."""
+    template = (
+        b'msgid ""\nmsgstr ""\n"POT-Creation-Date: 2026-01-01 09:00+0000\\n"\n\nmsgid "Resign"\n'
+    )
+    assert only_the_date_differs(template, template.replace(b"01-01 09:00", b"11-27 12:24"))
+    assert not only_the_date_differs(template, template.replace(b"Resign", b"Resign now"))
 
 
 def test_the_same_word_may_name_a_command_and_an_option_differently() -> None:

@@ -1,9 +1,11 @@
 """Pebbles: a tiny complete game, hosted only by the tests (docs/adding-a-game.md).
 
 It is the worked example of the recipe for adding a game, kept working by
-tests/test_adding_a_game.py. A real game splits what is here into `engine/<id>.py`,
-`render/<id>.py` and `host/rules/<id>.md`, and is listed in `host.catalog.GAMES`; this
-one is registered only while a test asks for it (`pebbles_registered`).
+tests/test_adding_a_game.py. A real game splits what is here into `engine/<id>.py` and
+`render/<id>.py`, has its rules pages in `host/rules/` (here `tests/toygame_rules.md` and
+`tests/pl/toygame_rules.md`), and is listed in `host.catalog.GAMES`; this one is
+registered only while a test asks for it (`pebbles_registered`). Its messages are in the
+catalogues like a real game's (`babel.cfg` names this file), translated.
 
 Rules: a pile of pebbles, 9 to 15 drawn from the seed (or any pile from a position). The
 two players take turns; a turn takes 1, 2 or 3 pebbles from the pile. Whoever takes the
@@ -56,6 +58,7 @@ from render.core import (
 # === engine part (engine/pebbles.py in a real game) ======================================
 
 SEATS = ("First", "Second")
+SEAT_TITLES = (t("First"), t("Second"))  # the seat names as players read them
 MOST_PER_TURN = 3
 #: A new game's pile: MIN_START plus a draw below START_SPREAD (9 to 15 pebbles).
 MIN_START = 9
@@ -104,7 +107,7 @@ class PebblesState(GameState[Take]):
         if self.pile:
             return None
         winner = 1 - self.to_move
-        reason = t("{side} took the last pebble.", side=SEATS[winner])
+        reason = t("{side} took the last pebble.", side=SEAT_TITLES[winner])
         return Outcome(self.scores(), frozenset((winner,)), reason)
 
     def scores(self) -> tuple[int, ...]:
@@ -151,7 +154,7 @@ class PebblesState(GameState[Take]):
         if not self.pile:
             raise IllegalMoveError(t("The game is over: the pile is empty."))
         if seat != self.to_move:
-            raise IllegalMoveError(t("It is {side}'s turn.", side=SEATS[self.to_move]))
+            raise IllegalMoveError(t("It is {side}'s turn.", side=SEAT_TITLES[self.to_move]))
 
     def play(self, seat: int, move: Take) -> PebblesState:
         self._check_turn(seat)
@@ -170,7 +173,14 @@ class PebblesState(GameState[Take]):
 
     def option_label(self, prefix: tuple[str, ...], token: str) -> str:
         left = self.pile - int(token)
-        return f"Take {token} ({tn('leaves {n} pebble', 'leaves {n} pebbles', n=left)})"
+        return str(
+            tn(
+                "Take {count} (leaves {n} pebble)",
+                "Take {count} (leaves {n} pebbles)",
+                n=left,
+                count=token,
+            )
+        )
 
     def option_prompt(self, prefix: tuple[str, ...]) -> Text:
         return t("How many pebbles do you take?")
@@ -196,7 +206,7 @@ class Pebbles(Game[Take]):
     min_players = 2
     max_players = 2
     seat_names = SEATS
-    blurb = "Take 1, 2 or 3 pebbles; whoever takes the last one wins."
+    blurb = t("Take 1, 2 or 3 pebbles; whoever takes the last one wins.")
     draw_seats = True
     has_scores = False
 
@@ -276,9 +286,12 @@ def render(state: PebblesState, ctx: RenderContext) -> Image.Image:
     outcome = state.outcome()
     if outcome is None:
         mover = state.to_move
-        status = f"{ctx.name(mover, SEATS[mover])} ({SEATS[mover]}) to move · {state.pile} left"
+        side = str(SEAT_TITLES[mover])
+        to_move = t("{name} ({side}) to move", name=ctx.name(mover, side), side=side)
+        left = tn("{n} pebble left", "{n} pebbles left", n=state.pile)
+        status = f"{to_move} · {left}"
     else:
-        status = f"Game over: {outcome.reason}"
+        status = str(t("Game over. {reason}", reason=outcome.reason))
     status_font = font(22, bold=outcome is not None)
     text_center(
         draw, (WIDTH // 2, 40), fit_text(status, status_font, WIDTH - 30), status_font, theme.ink
@@ -318,7 +331,8 @@ RENDERER: Renderer[PebblesState] = Renderer(render)
 
 # === hosting it (one line of host/catalog.py in a real game) =============================
 
-LISTING = catalog.Listing(GAME, RENDERER, resources.files("tests") / "toygame_rules.md")
+#: Its rules page is `tests/toygame_rules.md`, in Polish `tests/pl/toygame_rules.md`.
+LISTING = catalog.Listing(GAME, RENDERER, "toygame_rules.md", resources.files("tests"))
 
 
 def register_pebbles() -> None:

@@ -16,6 +16,7 @@ from cogs.client import HilltopBot
 from cogs.games import GamesCog, move_autocomplete, variant_autocomplete
 from cogs.views import PayloadButton, PayloadSelect, build_view
 from data.storage import Storage
+from host import catalog
 from host.model import Channel, Choice, Reply, User
 from host.payloads import Action, Payload
 from tests.cogs.conftest import (
@@ -347,8 +348,8 @@ async def test_help_names_every_game_and_how_to_begin(bot: HilltopBot) -> None:
     reply = sent.last()
     assert reply["ephemeral"] is True
     text = embed_text(reply)
-    for game_id in ("everest", "hillbert", "hokito", "hollowtown", "molehill"):
-        assert f"`{game_id}`" in text
+    for listing in catalog.all_listings():
+        assert f"`{listing.id}`" in text
     assert "(`everest`, 2-4 players)" in text and "(`hillbert`, 1 player)" in text
     for command in (
         "/play game:", "opponent:@hilltop", "/move", "/games mine", "/daily", "/rules", "/draw",
