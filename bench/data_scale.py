@@ -40,10 +40,12 @@ from host.console import Console
 from host.console_input import bot_user
 from host.daily import DailyService
 from host.model import Channel, Reply, User
+from host.payloads import Payload
+from host.rating_pages import RatingPages
 from host.service import GameService
 from tests.postgres_server import PostgresServer
 
-#: The issue's targets: every command within this warm at the large size...
+#: The targets: every command within this warm at the large size...
 TARGET_MS = 50.0
 #: ...the sweep with nothing due within this...
 SWEEP_TARGET_MS = 5.0
@@ -107,19 +109,12 @@ class Timing:
     error: str = ""
 
 
-@dataclass(frozen=True, slots=True)
-class Command:
-    name: str
-    conditions: str
-    target_ms: float | None = TARGET_MS
-
-
 def emit_progress(text: str) -> None:
     print(text, file=sys.stderr, flush=True)
 
 
-# --- one session on one history -------------------------------------------------------------
-class Session:
+# --- the commands on one history -------------------------------------------------------------
+class HistoryRun:
     """The console's service on a built history, and the commands timed on it."""
 
     def __init__(self, built: Built, config: DataScaleConfig, out_dir: Path) -> None:
@@ -134,6 +129,9 @@ class Session:
         self.console: Console | None = None
         self.busy = Channel(self.m.busy_channel, self.m.busy_guild, "busy")
         self.heavy = _user(self.m.heavy)
+        #: The first pages of /games here and /history, whose ▶ leads on.
+        self._here: Reply | None = None
+        self._history_first: Reply | None = None
 
     async def open(self) -> None:
         """The console's start: the database, the service and its parts, and the work the
@@ -169,7 +167,7 @@ class Session:
         return self.daily
 
     @property
-    def pages(self) -> Any:
+    def pages(self) -> RatingPages:
         assert self.console is not None
         return self.console.ratings
 
@@ -248,6 +246,7 @@ class Session:
         self._here = replies[0]
 
     async def _games_here_next(self, timing: Timing) -> None:
+        assert self._here is not None, "/games here comes first"
         forward = _forward(self._here)
         if forward is None:
             timing.note = "no ▶: every game of the server in the first reply"
@@ -321,6 +320,7 @@ class Session:
 
     async def _history_pages(self, timing: Timing) -> None:
         reply = self._history_first
+        assert reply is not None, "/history comes first"
         for _ in range(self.config.pages):
             forward = _forward(reply)
             if forward is None:
@@ -411,7 +411,7 @@ class Session:
         await self._calls(timing, self.svc.settle_ratings)
 
 
-def _forward(reply: Reply) -> Any:
+def _forward(reply: Reply) -> Payload | None:
     """The payload of the reply's "▶" button, if it has one that is not disabled."""
     for choice in reply.actions:
         if choice.label == "▶" and not choice.disabled:
@@ -457,7 +457,7 @@ COMMANDS: dict[str, str] = {
     "sweep, every shard": "service.expire_due(), nothing due, one bot process with every shard",
     "rating settle, nothing to rate": "before every console line and ratings page",
 }
-#: Commands whose target is not the issue's 50 ms: the sweep has its own, /replay draws
+#: Commands whose target is not the 50 ms: the sweep has its own, /replay draws
 #: a whole game, and start-up is no command.
 SPECIAL_TARGETS: dict[str, float | None] = {
     "sweep, the console's server": SWEEP_TARGET_MS,
@@ -637,8 +637,8 @@ async def _backend(
             if memory and i == len(scales) - 1:
                 for line in memory_rows(prefix, built, config.memory_marks):
                     emit(line)
-            session = Session(built, config, Path(out))
-            found.append(await session.run(f"{prefix} {scale.name}"))
+            timed = HistoryRun(built, config, Path(out))
+            found.append(await timed.run(f"{prefix} {scale.name}"))
     for line in command_rows(prefix, scales, found):
         emit(line)
 
