@@ -20,6 +20,7 @@ import gc
 import json
 import math
 import os
+import platform
 import random
 import subprocess
 import sys
@@ -29,6 +30,7 @@ import traceback
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
+from sqlite3 import sqlite_version
 from typing import Any
 
 from bench.common import cores, quantile, row
@@ -55,6 +57,9 @@ TARGET_RATIO = 2.0
 NOISE_MS = 0.5
 #: RSS after the most games touched, at most this much above after the fewest.
 MEMORY_GROWTH = 0.20
+#: A command's warm calls stop after this long, once there are this many.
+SAMPLING_SECONDS = 15.0
+FEWEST_SAMPLES = 3
 #: The most characters of an embed's description on Discord.
 DISCORD_EMBED = 4096
 #: The rated game whose tables are read.
@@ -227,14 +232,19 @@ class HistoryRun:
             await self.close()
 
     async def _calls(self, timing: Timing, call: Callable[[], Awaitable[Any]]) -> Any:
-        """`call` once as a first call, then the warm calls; the last reply."""
+        """`call` once as a first call, then the warm calls (fewer, though at least
+        `FEWEST_SAMPLES`, for a command so slow that they would take over
+        `SAMPLING_SECONDS`); the last reply."""
         started = time.perf_counter()
         replies = await call()
         timing.first.append(_ms(started))
+        until = time.perf_counter() + SAMPLING_SECONDS
         for _ in range(self.config.samples):
             started = time.perf_counter()
             replies = await call()
             timing.warm.append(_ms(started))
+            if len(timing.warm) >= FEWEST_SAMPLES and time.perf_counter() > until:
+                break
         return replies
 
     async def _games_here(self, timing: Timing) -> None:
@@ -503,6 +513,8 @@ def command_rows(
             text += f"; first call {_num(_p(a.first, 0.5))} → {_num(_p(b.first, 0.5))} ms"
         if b.note:
             text += f"; {b.note}" if b.note == a.note else f"; {a.note} → {b.note}"
+        if len(b.warm) < len(a.warm):
+            text += f"; {len(a.warm)} → {len(b.warm)} calls (the slow ones cut short)"
         limit = SPECIAL_TARGETS.get(name, TARGET_MS)
         steady = b50 <= TARGET_RATIO * a50 or b50 - a50 < NOISE_MS
         met = steady and (limit is None or b50 <= limit)
@@ -549,6 +561,8 @@ async def touch_games(
         wanted = list(marks)
         for touched, game_id in enumerate(ids, start=1):
             await service.loaded(game_id)
+            if touched % 10_000 == 0:
+                emit_progress(f"{touched:,} games touched, {time.perf_counter() - started:.0f} s")
             if wanted and touched == wanted[0]:
                 wanted.pop(0)
                 gc.collect()
@@ -694,8 +708,27 @@ def run(config: DataScaleConfig) -> None:
     def emit(line: str) -> None:
         print(line, flush=True)
 
+    started = os.getloadavg()[0]
+    emit(
+        row(
+            "data scale: machine",
+            f"{cores()}, load average {started:.1f} at the start",
+            f"{platform.machine()}, Python {platform.python_version()}, SQLite {sqlite_version}",
+            "",
+            "",
+        )
+    )
     sqlite_rows(config, emit)
     postgresql_rows(config, emit)
+    emit(
+        row(
+            "data scale: machine load",
+            "the load average over the last minute, of every process on the machine",
+            f"{started:.1f} at the start, {os.getloadavg()[0]:.1f} at the end",
+            "",
+            "",
+        )
+    )
 
 
 def main(argv: Sequence[str] | None = None) -> None:

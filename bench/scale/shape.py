@@ -14,6 +14,7 @@ from __future__ import annotations
 import json
 import math
 import random
+from collections import defaultdict
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from datetime import date, timedelta
@@ -266,11 +267,11 @@ Copy = tuple[int, int, int, float, float, int | None, int | None, int | None, in
 class Chunk:
     """The rows of every table for a stretch of games, written in one transaction."""
 
-    rows: dict[str, list[tuple[Any, ...]]] = field(default_factory=dict)
+    rows: defaultdict[str, list[tuple[Any, ...]]] = field(default_factory=lambda: defaultdict(list))
     copies: list[Copy] = field(default_factory=list)
 
     def add(self, table: str, row: tuple[Any, ...]) -> None:
-        self.rows.setdefault(table, []).append(row)
+        self.rows[table].append(row)
 
     def size(self) -> int:
         return sum(len(rows) for rows in self.rows.values()) + len(self.copies)
@@ -379,20 +380,25 @@ class Plan:
             at = rng.random() * self._game_cumulative[-1]
             name = game or self._game_names[_index(self._game_cumulative, at)]
             games = self.pool_by_game[name]
-            chosen = games[rng.randrange(len(games))]
+            chosen = games[int(rng.random() * len(games))]
             if seats is None or chosen.seats == seats:
                 return chosen
 
     def _guild(self, rng: random.Random) -> int:
         """A server other than the busy one, as likely as its share of the players."""
-        u = self.non_busy_users[rng.randrange(len(self.non_busy_users))]
+        u = self.non_busy_users[int(rng.random() * len(self.non_busy_users))]
         guilds = self.homes[u]
         return guilds[0] if len(guilds) == 1 or rng.random() < 0.7 else guilds[1]
 
     def _players(self, rng: random.Random, guild: int, count: int) -> list[int]:
         members = self.members[guild]
         if count == 1:
-            return [members[rng.randrange(len(members))]]
+            return [members[int(rng.random() * len(members))]]
+        if count == 2:  # most games: two draws are faster than a sample
+            n = len(members)
+            first = int(rng.random() * n)
+            second = int(rng.random() * (n - 1))
+            return [members[first], members[second + (second >= first)]]
         return rng.sample(members, count)
 
     def _take_id(self) -> int:
@@ -450,7 +456,7 @@ class Plan:
         self, chunk: Chunk, rng: random.Random, guild: int, created: float, probe: bool
     ) -> None:
         game_id = self._take_id()
-        kind = rng.randrange(100)
+        kind = int(rng.random() * 100)
         if probe:
             # The same real game at every size: two people, over by its rules, of the
             # game most played.
@@ -461,7 +467,7 @@ class Plan:
         else:
             pool = self._pool_game(rng)
         people = self._players(rng, guild, pool.seats)
-        if guild == 0 and pool.seats > 1 and (probe or rng.randrange(100) < HEAVY_SHARE):
+        if guild == 0 and pool.seats > 1 and (probe or rng.random() * 100 < HEAVY_SHARE):
             heavy, rival = 0, 1
             people = [heavy, rival] + [p for p in people if p not in (heavy, rival)]
             people = people[: pool.seats]
@@ -479,7 +485,7 @@ class Plan:
             result = cast(str, dump_result(GameResult(ending)))
             accepted = [True] + [False] * (pool.seats - 1)
         elif kind >= 100 - DECLINED - ABORTED:
-            ply = rng.randrange(pool.ply)
+            ply = int(rng.random() * pool.ply)
             admin = people[0]
             status, rated = "aborted", False
             result = cast(
@@ -501,8 +507,8 @@ class Plan:
             and pool.all_moved is not None
             and pool.all_moved < pool.ply
         ):
-            ply = rng.randrange(pool.all_moved, pool.ply)
-            quitter = rng.randrange(2)
+            ply = pool.all_moved + int(rng.random() * (pool.ply - pool.all_moved))
+            quitter = int(rng.random() * 2)
             winners = (1 - quitter,)
             result = cast(
                 str,
@@ -534,7 +540,7 @@ class Plan:
             self.records.append(game_id)
 
     def _finished_channel(self, rng: random.Random, guild: int) -> int:
-        return CHANNEL_BASE + guild * 64 + rng.randrange(CHANNELS_PER_GUILD)
+        return CHANNEL_BASE + guild * 64 + int(rng.random() * CHANNELS_PER_GUILD)
 
     def _game_rows(
         self,
@@ -559,8 +565,7 @@ class Plan:
     ) -> None:
         last = pool.moves[ply - 1] if ply else None
         deadline_at, deadline_from, remind_at = deadline if deadline else (None, None, None)
-        chunk.add(
-            "games",
+        chunk.rows["games"].append(
             (
                 game_id,
                 pool.game,
@@ -589,8 +594,9 @@ class Plan:
                 rated_at,
             ),
         )
+        seats = chunk.rows["seats"]
         for seat, user in enumerate(users):
-            chunk.add("seats", (game_id, seat, user, int(bots[seat]), int(accepted[seat])))
+            seats.append((game_id, seat, user, int(bots[seat]), int(accepted[seat])))
         if ply:
             u: list[int | None] = [*users, None, None, None]
             chunk.copies.append((game_id, pool.index, ply, created, step, u[0], u[1], u[2], u[3]))
@@ -614,7 +620,7 @@ class Plan:
         else:
             outcomes = [_DRAW] * n
         others = ["[" + ", ".join(str(o) for o in sorted(users) if o != u) + "]" for u in users]
-        changes = chunk.rows.setdefault("rating_changes", [])
+        changes = chunk.rows["rating_changes"]
         game = pool.game
         for scope in (self.guild_ids[guild], 0):
             records = [self._record(game, scope, u) for u in users]
@@ -688,7 +694,7 @@ class Plan:
             latest = max(midnight + 1.0, min(midnight + DAY, self.now - 120.0))
             chosen = rng.sample(range(players), min(players, s.daily_runs))
             for u in chosen:
-                n = rng.randrange(len(games))
+                n = int(rng.random() * len(games))
                 run = games[n]
                 game_id = self._take_id()
                 started = midnight + (latest - midnight) * rng.random() * 0.9
