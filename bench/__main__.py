@@ -17,7 +17,7 @@ import traceback
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 
-from bench import discord_load, memory_load, sharded_load
+from bench import data_scale, discord_load, memory_load, sharded_load
 from bench.common import cores, row
 from bench.engine_bench import playouts_per_second
 from bench.render_bench import games_with_renderers, render_figures, replay_figures
@@ -37,6 +37,7 @@ class Budget:
     load: discord_load.LoadConfig
     sharded: sharded_load.ShardedConfig
     memory: memory_load.MemoryConfig
+    data: data_scale.DataScaleConfig
 
 
 FULL = Budget(
@@ -48,8 +49,19 @@ FULL = Budget(
     discord_load.LoadConfig(),
     sharded_load.ShardedConfig(),
     memory_load.MemoryConfig(),
+    data_scale.FULL,
 )
-QUICK = Budget(0.2, 20, 20, 1, 300, discord_load.QUICK, sharded_load.QUICK, memory_load.QUICK)
+QUICK = Budget(
+    0.2,
+    20,
+    20,
+    1,
+    300,
+    discord_load.QUICK,
+    sharded_load.QUICK,
+    memory_load.QUICK,
+    data_scale.QUICK,
+)
 
 
 def guarded(figure: str, conditions: str, rows: Callable[[], Iterator[str]]) -> Iterator[str]:
@@ -165,6 +177,8 @@ def main(argv: Sequence[str] | None = None) -> None:
     sharded_load.run(budget.sharded)
     print()
     memory_load.run(budget.memory)
+    print()
+    data_scale.run(budget.data)
 
 
 if __name__ == "__main__":

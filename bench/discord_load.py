@@ -368,7 +368,7 @@ class Bench:
     async def crash(self) -> None:
         self.bot.kill()
         await self.bot.start(self.driver.admin)
-        self.emit(check_row(check_plies(self.bot.db, self.tables), len(self.tables)))
+        self.emit(check_row(check_plies(Path(self.bot.db), self.tables), len(self.tables)))
 
     async def capacity(self) -> None:
         steps: list[Run] = []

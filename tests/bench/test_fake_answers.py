@@ -12,7 +12,14 @@ import discord
 import pytest
 from discord import app_commands
 
-from tests.cogs.fake_discord import CallbackType, FakeDiscord, FakeUser, running, serving
+from tests.cogs.fake_discord import (
+    CallbackType,
+    Exchange,
+    FakeDiscord,
+    FakeUser,
+    running,
+    serving,
+)
 
 PAUSE = 0.2
 
@@ -105,17 +112,24 @@ async def test_autocomplete_is_answered_with_its_callback(
     assert exchange.replied_at == exchange.answer.at and exchange.reply_id is None
 
 
+def not_replied(exchange: Exchange) -> bool:
+    """Whether nothing has answered the exchange yet (a call, so that the answer awaited
+    next is read afresh)."""
+    return exchange.replied_at is None
+
+
 async def test_a_deferred_answer_counts_until_the_followup_fills_it(
     fake: FakeDiscord, alice: FakeUser
 ) -> None:
     exchange = await fake.dispatch_slash(alice, "later", text="done")
     await asyncio.wait_for(exchange.answered.wait(), 5)
     assert exchange.callback_type == CallbackType.DEFERRED_MESSAGE
-    assert exchange.replied_at is None
+    assert not_replied(exchange)
     await answered(exchange)
     [fill] = exchange.calls
     assert exchange.replied_at == fill.at and exchange.latency >= PAUSE
     assert exchange.reply_id == exchange.original_id and not exchange.reply_ephemeral
+    assert exchange.reply_id is not None
     assert fake.message(exchange.reply_id).content == "done"
 
 

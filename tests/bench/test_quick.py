@@ -7,10 +7,14 @@ import subprocess
 import sys
 from pathlib import Path
 
+from bench import data_scale
 from bench.render_bench import games_with_renderers
 from engine import registry
 
 ROOT = Path(__file__).resolve().parents[2]
+#: Commands of the stored-history table with a time at both sizes (the others may have
+#: no call to time, such as a page the product does not offer).
+DATA_COMMANDS = [name for name in data_scale.COMMANDS if name != "/games here ▶"]
 #: Figures whose measured cell must hold a number; one row each unless counted.
 FIGURES = {
     "random playouts per second": len(registry.all_games()),
@@ -36,6 +40,12 @@ FIGURES = {
     "PostgreSQL capacity:": 1,
     "bot RSS after": 2,
     "bot RSS growth": 1,
+    # The stored history at two sizes: its builds, each command, the memory.
+    "data scale, SQLite: build of": 2,
+    "data scale, PostgreSQL": len(DATA_COMMANDS) + 2,
+    "data scale, SQLite: RSS after touching": len(data_scale.QUICK.memory_marks),
+    "data scale, SQLite: RSS growth": 1,
+    **{f"data scale, SQLite: {name}": 1 for name in DATA_COMMANDS},
 }
 
 
