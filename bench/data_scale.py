@@ -37,13 +37,14 @@ from bench.common import cores, quantile, row
 from bench.scale.build import Built, build, scale_for
 from bench.scale.pool import DAILY_SECRET
 from bench.scale.shape import Manifest, Person, Scale
+from console.front import Console, console_front
+from console.lines import bot_user
 from data.storage import Storage, open_storage
-from host.console import Console
-from host.console_input import bot_user
-from host.daily import DailyService
+from host.daily.service import DailyService
+from host.house import House, HouseSettings, build_house
 from host.model import Channel, Reply, User
 from host.payloads import Payload
-from host.rating_pages import RatingPages
+from host.ratings.pages import RatingPages
 from host.service import GameService
 from tests.postgres_server import PostgresServer
 
@@ -132,6 +133,7 @@ class HistoryRun:
         self.service: GameService | None = None
         self.daily: DailyService | None = None
         self.console: Console | None = None
+        self.house: House | None = None
         self.busy = Channel(self.m.busy_channel, self.m.busy_guild, "busy")
         self.heavy = _user(self.m.heavy)
         #: The first pages of /games here and /history, whose ▶ leads on.
@@ -142,24 +144,20 @@ class HistoryRun:
         """The console's start: the database, the service and its parts, and the work the
         console does before its first line (ratings to settle, a sweep of deadlines)."""
         self.storage = await open_storage(self.built.target)
-        self.service = GameService(
-            self.storage.games, bot_user=bot_user(), ratings=self.storage.ratings
+        self.house = build_house(
+            self.storage, HouseSettings(daily_secret=DAILY_SECRET), console_front()
         )
-        self.daily = DailyService(self.service, self.storage.daily, secret=DAILY_SECRET)
-        self.console = Console(
-            self.service, self.daily, self.storage.console, self.out_dir, language="en"
-        )
+        self.service, self.daily = self.house.service, self.house.daily
+        self.console = Console(self.house, self.out_dir, language="en")
         await self.service.settle_ratings()
         await self.service.expire_due()
 
     async def close(self) -> None:
-        if self.daily is not None:
-            self.daily.close()
-        if self.service is not None:
-            self.service.close()
+        if self.house is not None:
+            self.house.close()
         if self.storage is not None:
             await self.storage.close()
-        self.storage = self.service = self.daily = self.console = None
+        self.storage = self.service = self.daily = self.console = self.house = None
 
     @property
     def svc(self) -> GameService:

@@ -36,8 +36,8 @@ from bench.scale.shape import (
     daily_pool_moves,
     pool_moves,
 )
-from data.db import Database
 from data.postgresql.db import PgDatabase
+from data.sqlite.db import Database
 from data.storage import backend_of
 
 Progress = Callable[[str], None]

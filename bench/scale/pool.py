@@ -20,8 +20,8 @@ from data.results import dump_result
 from engine.core import Game
 from engine.hillbert import GAME as HILLBERT
 from host import catalog
-from host.daily import DailyService
-from host.results import by_rules
+from host.daily.service import DailyService
+from host.play.results import by_rules
 
 #: How often each game comes up among the games of channels (the solo game is rare there:
 #: it is mostly played as the daily hill).

@@ -28,9 +28,9 @@ from bench.scale.pool import (
     channel_pool,
     daily_pool,
 )
+from console.lines import bot_user
 from data.results import Actor, Ending, GameResult, dump_result
-from host.console_input import bot_user
-from host.daily_calendar import iso_week, utc_day
+from host.daily.calendar import iso_week, utc_day
 from host.setup import GameOptions
 
 DAY = 86400.0
@@ -881,7 +881,7 @@ class Plan:
     ) -> MoveProbe:
         """The next move of a live game: one of the legal moves of its first seat to act
         that does not end it."""
-        from host.live import game_of
+        from host.play.live import game_of
 
         game = game_of(pool.game)
         state = game.new_state(pool.seed, pool.seats, pool.variant)

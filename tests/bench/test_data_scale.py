@@ -17,12 +17,12 @@ import pytest
 from bench.scale.build import Built, build
 from bench.scale.pool import DAILY_SECRET
 from bench.scale.shape import Scale
+from console.lines import bot_user
 from data.migrations import BACKENDS
 from data.storage import backend_of, open_storage
-from host.console_input import bot_user
-from host.daily import DailyService
-from host.live import game_of
+from host.daily.service import DailyService
 from host.model import Channel, User
+from host.play.live import game_of
 from host.service import GameService
 
 TINY = Scale(
