@@ -164,6 +164,11 @@ TABLE_QUERY = (
     + f" WHERE r.game = {{0}} AND r.scope = {{1}} {TABLE_ORDER} LIMIT {{2}}"
 )
 #: One player's rating and place, with placeholders {0} game, {1} scope, {2} user.
+#: The same without the place (0), which costs a count of the rows ahead.
+RATING_QUERY = (
+    _RATING.format(place=", 0 AS place")
+    + " WHERE r.game = {0} AND r.scope = {1} AND r.user_id = {2}"
+)
 STANDING_QUERY = (
     _RATING.format(place=PLACE) + " WHERE r.game = {0} AND r.scope = {1} AND r.user_id = {2}"
 )

@@ -140,7 +140,12 @@ class RatingRepository(Protocol):
 
     async def table(self, game: str, scope: int, limit: int) -> list[Standing]: ...
 
-    async def standing(self, game: str, scope: int, user_id: int) -> Standing | None: ...
+    async def standing(
+        self, game: str, scope: int, user_id: int, *, placed: bool = True
+    ) -> Standing | None:
+        """A player's rating in one table, with their place in it (`placed`: else the
+        place is 0, and no count of the ratings ahead is made)."""
+        ...
 
     async def standings_of(self, user_id: int, scope: int) -> list[Standing]:
         """The player's rating in every game they have one in, in that scope."""

@@ -23,6 +23,7 @@ from data.queries import (
     MEETINGS,
     NEWEST_FIRST,
     RANKED_RUN,
+    RATING_QUERY,
     RESULT_QUERY,
     RUN_COLUMNS,
     SETTINGS_TABLES,
@@ -133,12 +134,14 @@ class SharedGameRepository(ABC, Generic[D]):
 
     async def stale_challenges(self, before: float, shards: TimeKeeping | None = None) -> list[int]:
         p = self._params()
+        # No ORDER BY: asked for the ids' order, the planner would read every game in it
+        # rather than the partial index of open challenges alone.
         rows = await self.db.fetch(
             f"SELECT id FROM games WHERE status = 'challenge' AND created_at < {p(before)}"
-            f"{self._of_shards(shards, p)} ORDER BY id",
+            f"{self._of_shards(shards, p)}",
             p.values,
         )
-        return [row[0] for row in rows]
+        return sorted(row[0] for row in rows)
 
     # --- reads ------------------------------------------------------------------------
     async def get_game(self, game_id: int) -> GameRecord | None:
@@ -394,8 +397,10 @@ class SharedRatingRepository(Generic[D]):
         query = TABLE_QUERY.format(*marks(self.db.mark, 3))
         return numbered(await self.db.fetch(query, (game, scope, limit)))
 
-    async def standing(self, game: str, scope: int, user_id: int) -> Standing | None:
-        query = STANDING_QUERY.format(*marks(self.db.mark, 3))
+    async def standing(
+        self, game: str, scope: int, user_id: int, *, placed: bool = True
+    ) -> Standing | None:
+        query = (STANDING_QUERY if placed else RATING_QUERY).format(*marks(self.db.mark, 3))
         rows = await self.db.fetch(query, (game, scope, user_id))
         return standing_of(rows[0]) if rows else None
 

@@ -141,7 +141,11 @@ class RatingPages:
         head = t("**{rating}** · #{place}", rating=rating_text(standing), place=standing.place)
         lines = [str(head)]
         if where != GLOBAL:
-            mondial = await self.repository.standing(standing.game, GLOBAL, standing.user_id)
+            # The global rating beside, without its place: counting every rating ahead
+            # of it in the whole world is not worth one line of a profile.
+            mondial = await self.repository.standing(
+                standing.game, GLOBAL, standing.user_id, placed=False
+            )
             if mondial is not None:
                 lines[0] += " · " + str(t("global {rating}", rating=rating_text(mondial)))
         lines.append(

@@ -18,7 +18,9 @@ import aiosqlite
 import asyncpg
 
 from console.front import Console
+from data.repository import Shards
 from data.storage import Storage
+from host.service import GameService
 from tests.data.season import SEASON
 
 #: Tables that grow with the history kept (games, their seats and moves, runs, ratings,
@@ -143,6 +145,11 @@ async def test_no_command_reads_a_growing_table_whole(console: Console, storage:
             await console.run_line(line)
         await console.service.settle_ratings()
         await console.expire_deadlines()
+        # The bot's own sweep: every shard in one process, and some of them in each.
+        for shards in (None, Shards((0, 1), 4)):
+            bot = GameService(storage.games, bot_user=console.service.bot_user, shards=shards)
+            await bot.expire_due()
+            bot.close()
     output = console.stream.getvalue() if isinstance(console.stream, io.StringIO) else ""
     assert "Traceback" not in output and "! " not in output, output
     reads = list({repr((sql, params)): (sql, params) for sql, params in sent}.values())
