@@ -4,14 +4,10 @@ are counted from the rating changes stored, and daily totals from the runs."""
 
 from __future__ import annotations
 
-import sqlite3
 from typing import Any
 
-import asyncpg
-
-from data.migrations import migrations
-from data.sqlite.db import _split_sql
 from data.storage import open_storage
+from tests.data.schema_before import database_before
 
 #: The schema version before this migration.
 BEFORE = 9
@@ -88,43 +84,8 @@ def _statements() -> list[tuple[str, list[tuple[Any, ...]]]]:
     ]
 
 
-def _sqlite_before(path: str) -> None:
-    conn = sqlite3.connect(path)
-    for version, _, sql in migrations("sqlite"):
-        if version <= BEFORE:
-            for statement in _split_sql(sql):
-                conn.execute(statement)
-    conn.execute(f"PRAGMA user_version={BEFORE}")
-    for sql, rows in _statements():
-        conn.executemany(sql, rows)
-    conn.commit()
-    conn.close()
-
-
-def _numbered(sql: str) -> str:
-    parts = sql.split("?")
-    return parts[0] + "".join(f"${i}{part}" for i, part in enumerate(parts[1:], start=1))
-
-
-async def _postgresql_before(url: str) -> None:
-    conn = await asyncpg.connect(url)
-    try:
-        await conn.execute("CREATE TABLE schema_version (version INTEGER NOT NULL)")
-        for version, _, sql in migrations("postgresql"):
-            if version <= BEFORE:
-                await conn.execute(sql)
-                await conn.execute("INSERT INTO schema_version (version) VALUES ($1)", version)
-        for sql, rows in _statements():
-            await conn.executemany(_numbered(sql), rows)
-    finally:
-        await conn.close()
-
-
 async def test_history_is_made_ready_for_years(empty_storage_target: str) -> None:
-    if "://" in empty_storage_target:
-        await _postgresql_before(empty_storage_target)
-    else:
-        _sqlite_before(empty_storage_target)
+    await database_before(empty_storage_target, BEFORE, _statements())
     storage = await open_storage(empty_storage_target)
     try:
         fetch = storage.database.fetch

@@ -6,15 +6,11 @@ and a game ended off the board before every person had moved becomes aborted."""
 from __future__ import annotations
 
 import json
-import sqlite3
 from typing import Any
 
-import asyncpg
-
-from data.migrations import migrations
 from data.results import Actor, Ending, GameResult
-from data.sqlite.db import _split_sql
 from data.storage import open_storage
+from tests.data.schema_before import Statements, database_before
 
 #: The schema version before results became facts.
 BEFORE = 8
@@ -84,61 +80,24 @@ GAME_COLUMNS = (
 )
 
 
-def _sqlite_before(path: str) -> None:
-    conn = sqlite3.connect(path)
-    for version, _, sql in migrations("sqlite"):
-        if version <= BEFORE:
-            for statement in _split_sql(sql):
-                conn.execute(statement)
-    conn.execute(f"PRAGMA user_version={BEFORE}")
+def _statements() -> Statements:
     games, seats, moves = _rows()
-    conn.executemany("INSERT INTO users (id, name, is_bot) VALUES (?,?,?)", USERS)
-    conn.executemany(f"INSERT INTO games ({GAME_COLUMNS}) VALUES (?,?,?,?,?,?,?,?,?,?,?)", games)
-    conn.executemany(
-        "INSERT INTO seats (game_id, seat, user_id, is_bot, accepted) VALUES (?,?,?,?,?)", seats
-    )
-    conn.executemany(
-        "INSERT INTO moves (game_id, ply, seat, user_id, text, created_at) VALUES (?,?,?,?,?,?)",
-        moves,
-    )
-    conn.commit()
-    conn.close()
-
-
-async def _postgresql_before(url: str) -> None:
-    conn = await asyncpg.connect(url)
-    try:
-        await conn.execute("CREATE TABLE schema_version (version INTEGER NOT NULL)")
-        for version, _, sql in migrations("postgresql"):
-            if version <= BEFORE:
-                await conn.execute(sql)
-                await conn.execute("INSERT INTO schema_version (version) VALUES ($1)", version)
-        games, seats, moves = _rows()
-        await conn.executemany("INSERT INTO users (id, name, is_bot) VALUES ($1,$2,$3)", USERS)
-        await conn.executemany(
-            f"INSERT INTO games ({GAME_COLUMNS}) VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11)",
-            games,
-        )
-        await conn.executemany(
-            "INSERT INTO seats (game_id, seat, user_id, is_bot, accepted) VALUES ($1,$2,$3,$4,$5)",
-            seats,
-        )
-        await conn.executemany(
+    return [
+        ("INSERT INTO users (id, name, is_bot) VALUES (?,?,?)", list(USERS)),
+        (f"INSERT INTO games ({GAME_COLUMNS}) VALUES (?,?,?,?,?,?,?,?,?,?,?)", games),
+        ("INSERT INTO seats (game_id, seat, user_id, is_bot, accepted) VALUES (?,?,?,?,?)", seats),
+        (
             "INSERT INTO moves (game_id, ply, seat, user_id, text, created_at)"
-            " VALUES ($1,$2,$3,$4,$5,$6)",
+            " VALUES (?,?,?,?,?,?)",
             moves,
-        )
-    finally:
-        await conn.close()
+        ),
+    ]
 
 
 async def test_stored_results_become_facts_and_early_endings_aborts(
     empty_storage_target: str,
 ) -> None:
-    if "://" in empty_storage_target:
-        await _postgresql_before(empty_storage_target)
-    else:
-        _sqlite_before(empty_storage_target)
+    await database_before(empty_storage_target, BEFORE, _statements())
     storage = await open_storage(empty_storage_target)
     try:
         found = {}
