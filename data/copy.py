@@ -11,6 +11,9 @@ again on a finished copy copies nothing and checks again.
 
 Both the copy and the comparison go through each table `BATCH_ROWS` rows at a time, so a
 database of millions of games needs no more memory than one batch.
+
+The web pages' sign-in sessions (`web_sessions`) are not copied: they are disposable,
+and whoever was signed in signs in again on the new database.
 """
 
 from __future__ import annotations
@@ -30,7 +33,7 @@ from data.sqlite.db import Database
 if TYPE_CHECKING:
     from data.postgresql.db import Connection
 
-#: Every table, parents before the tables that refer to them.
+#: Every table, parents before the tables that refer to them (but the web sessions).
 TABLES = (
     "users",
     "games",

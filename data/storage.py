@@ -18,6 +18,8 @@ from data.migrations import Backend
 from data.postgresql.db import is_postgres_url
 from data.ratings import RatingRepository
 from data.repository import GameRepository, ShardHold, Shards
+from data.web import WebSessionRepository
+from data.web_sessions import WebSessions
 
 if TYPE_CHECKING:
     from data.postgresql.db import PgDatabase
@@ -37,6 +39,8 @@ class Storage:
     daily: DailyRepository
     ratings: RatingRepository
     console: ConsoleRepository
+    #: The sign-in sessions of the web pages.
+    web: WebSessionRepository
     database: Database | PgDatabase
 
     async def close(self) -> None:
@@ -74,11 +78,12 @@ async def open_storage(target: str | Path | None = None) -> Storage:
         return Storage(
             "postgresql",
             where,
-            PgGameRepository(pg),
-            PgDailyRepository(pg),
-            PgRatingRepository(pg),
-            PgConsoleRepository(pg),
-            pg,
+            games=PgGameRepository(pg),
+            daily=PgDailyRepository(pg),
+            ratings=PgRatingRepository(pg),
+            console=PgConsoleRepository(pg),
+            web=WebSessions(pg),
+            database=pg,
         )
     from data.sqlite.console import SqliteConsoleRepository
     from data.sqlite.daily import SqliteDailyRepository
@@ -90,9 +95,10 @@ async def open_storage(target: str | Path | None = None) -> Storage:
     return Storage(
         "sqlite",
         where,
-        SqliteGameRepository(db),
-        SqliteDailyRepository(db),
-        SqliteRatingRepository(db),
-        SqliteConsoleRepository(db),
-        db,
+        games=SqliteGameRepository(db),
+        daily=SqliteDailyRepository(db),
+        ratings=SqliteRatingRepository(db),
+        console=SqliteConsoleRepository(db),
+        web=WebSessions(db),
+        database=db,
     )

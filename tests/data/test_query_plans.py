@@ -20,6 +20,7 @@ import asyncpg
 from console.front import Console
 from data.repository import Shards
 from data.storage import Storage
+from data.web import token_hash
 from host.service import GameService
 from tests.data.season import SEASON
 
@@ -41,6 +42,7 @@ GROWING = {
     "console_channels",
     "guild_settings",
     "user_settings",
+    "web_sessions",
 }
 #: Partial indexes that hold only work still to do (games to rate, deadlines and
 #: reminders due, challenges unanswered, daily runs still open or untold): each entry
@@ -152,9 +154,36 @@ async def test_no_command_reads_a_growing_table_whole(console: Console, storage:
             bot.close()
     output = console.stream.getvalue() if isinstance(console.stream, io.StringIO) else ""
     assert "Traceback" not in output and "! " not in output, output
-    reads = list({repr((sql, params)): (sql, params) for sql, params in sent}.values())
-    reads = [(sql, params) for sql, params in reads if not _NOT_READS.match(sql)]
+    reads = _reads(sent)
     assert len(reads) > 40, "the commands sent too few statements to judge"
+    offenders = await _whole_reads(storage, reads)
+    assert not offenders, "\n\n".join(f"{sql}\n  -> {scans}" for sql, scans in offenders.items())
+
+
+async def test_web_sessions_are_found_and_pruned_by_their_indexes(storage: Storage) -> None:
+    key = token_hash("a cookie's token")
+    with recording() as sent:
+        await storage.web.create_session(key, 1, "alice", [5], now=1.0, expires_at=2.0)
+        await storage.web.session(key, now=1.5)
+        await storage.web.prune_sessions(now=3.0, limit=100)
+        await storage.web.end_session(key)
+    # (The test databases' administration, on a thread of its own, may be recorded too.)
+    reads = [(sql, params) for sql, params in _reads(sent) if "web_sessions" in sql]
+    assert len(reads) == 4, reads
+    offenders = await _whole_reads(storage, reads)
+    assert not offenders, "\n\n".join(f"{sql}\n  -> {scans}" for sql, scans in offenders.items())
+
+
+def _reads(sent: list[tuple[str, tuple[Any, ...]]]) -> list[tuple[str, tuple[Any, ...]]]:
+    """The statements sent that read something, each once."""
+    reads = list({repr((sql, params)): (sql, params) for sql, params in sent}.values())
+    return [(sql, params) for sql, params in reads if not _NOT_READS.match(sql)]
+
+
+async def _whole_reads(
+    storage: Storage, reads: list[tuple[str, tuple[Any, ...]]]
+) -> dict[str, list[str]]:
+    """The statements of `reads` that read a growing table whole, with how."""
     offenders: dict[str, list[str]] = {}
     if storage.backend == "sqlite":
         for sql, params in reads:
@@ -171,4 +200,4 @@ async def test_no_command_reads_a_growing_table_whole(console: Console, storage:
                     offenders[sql] = scans
         finally:
             await conn.close()
-    assert not offenders, "\n\n".join(f"{sql}\n  -> {scans}" for sql, scans in offenders.items())
+    return offenders
