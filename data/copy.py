@@ -150,6 +150,9 @@ async def _copy_tables(sqlite: Database, reader: aiosqlite.Connection, conn: Con
     into empty tables only, `BATCH_ROWS` rows at a time."""
     # No bot may write while the tables are filled.
     await conn.execute(f"LOCK TABLE {', '.join(TABLES)} IN EXCLUSIVE MODE")
+    # Nothing can be watching a database being filled: its games are not announced
+    # (each would be held in memory until the commit).
+    await conn.execute("SET LOCAL hilltop.announce = 'off'")
     for table in TABLES:
         if await conn.fetchval(f"SELECT EXISTS (SELECT 1 FROM {table})"):
             raise CopyError(f"PostgreSQL's {table} is not empty: copy only into a new database")

@@ -11,7 +11,7 @@ from __future__ import annotations
 import os
 import socket
 import time
-from collections.abc import Collection, Mapping
+from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol
 
@@ -62,6 +62,37 @@ def shards_named(shards: Shards | None) -> str:
         return "every shard (HILLTOP_SHARDS unset)"
     ids = ",".join(map(str, shards.ids))
     return f"shard{'s' if len(shards.ids) > 1 else ''} {ids} of {shards.count}"
+
+
+#: What a change feed calls: with a game's id after a committed change to that game, or
+#: with None when changes may have been missed (every game may have changed).
+ChangeListener = Callable[[int | None], None]
+
+
+class ChangeFeed(Protocol):
+    """Committed changes to games, announced to every process on the database: what a
+    page showing games live waits for.
+
+    A change is one a viewer of the game sees: a new game, a move, its status or result,
+    its seats (taken, accepted or handed over), its options, its clock running out.
+    Bookkeeping alone (a reminder sent, the board's message remembered, a game through
+    the rating) is not announced, and neither is anything rolled back. Several changes
+    to a game may be announced once."""
+
+    def subscribe(self, listener: ChangeListener) -> Callable[[], None]:
+        """Call `listener(game_id)` in the event loop after each committed change to a
+        game, and `listener(None)` when changes may have been missed: every game may
+        have changed. A feed listening on a connection of its own (PostgreSQL) says so
+        each time it starts listening: soon after its first subscription (a change
+        committed before then is not announced), and when its lost connection is back.
+        A feed of one process's own writes (SQLite) misses nothing. A listener must not
+        block; one that raises is logged, and the others still hear. Returns the
+        function that unsubscribes (calling it again does nothing)."""
+        ...
+
+    async def close(self) -> None:
+        """Stop listening: no listener is called again."""
+        ...
 
 
 class LiveGameExistsError(StorageError):

@@ -17,7 +17,7 @@ from data.daily import DailyRepository
 from data.migrations import Backend
 from data.postgresql.db import is_postgres_url
 from data.ratings import RatingRepository
-from data.repository import GameRepository, ShardHold, Shards
+from data.repository import ChangeFeed, GameRepository, ShardHold, Shards
 from data.web import WebSessionRepository
 from data.web_sessions import WebSessions
 
@@ -41,9 +41,12 @@ class Storage:
     console: ConsoleRepository
     #: The sign-in sessions of the web pages.
     web: WebSessionRepository
+    #: Committed changes to games, from every process on the database.
+    changes: ChangeFeed
     database: Database | PgDatabase
 
     async def close(self) -> None:
+        await self.changes.close()
         await self.database.close()
 
     async def hold_shards(self, shards: Shards | None, *, wait: float = 0.0) -> ShardHold:
@@ -71,6 +74,7 @@ async def open_storage(target: str | Path | None = None) -> Storage:
         from data.postgresql.console import PgConsoleRepository
         from data.postgresql.daily import PgDailyRepository
         from data.postgresql.db import PgDatabase
+        from data.postgresql.feed import PgChangeFeed
         from data.postgresql.games import PgGameRepository
         from data.postgresql.ratings import PgRatingRepository
 
@@ -83,6 +87,7 @@ async def open_storage(target: str | Path | None = None) -> Storage:
             ratings=PgRatingRepository(pg),
             console=PgConsoleRepository(pg),
             web=WebSessions(pg),
+            changes=PgChangeFeed(where),
             database=pg,
         )
     from data.sqlite.console import SqliteConsoleRepository
@@ -100,5 +105,6 @@ async def open_storage(target: str | Path | None = None) -> Storage:
         ratings=SqliteRatingRepository(db),
         console=SqliteConsoleRepository(db),
         web=WebSessions(db),
+        changes=db.changes,
         database=db,
     )

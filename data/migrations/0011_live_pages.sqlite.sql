@@ -1,5 +1,6 @@
--- Pages that show games live: people signed in on the web keep their session here,
--- whichever process serves their next page.
+-- Pages that show games live: people signed in on the web keep their session here. (The
+-- changes to games are announced by the one process's own writer connection, with
+-- triggers of its own: data/sqlite/feed.py.)
 
 -- Web sessions: the SHA-256 (hex) of the random token in the person's cookie, never the
 -- token itself; who they are on Discord and the servers they are in (a JSON list of ids).

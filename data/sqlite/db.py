@@ -10,6 +10,8 @@ A `Database` owns two aiosqlite connections to one file, each with its own threa
   of the last committed state while the writer works, and the connection's thread runs
   the statements of all readers one after another. It is opened `query_only`.
 
+As the writer commits, the games it changed are announced (`changes`, data.sqlite.feed).
+
 Other processes on the same file are serialised by SQLite itself (WAL, busy timeout), so
 several bot processes can share one database. WAL with synchronous=NORMAL keeps every
 committed transaction across a process crash (only an OS crash or power loss can drop the
@@ -32,6 +34,7 @@ import aiosqlite
 
 from data.migrations import migrations
 from data.repository import Shards, ShardsHeldError, shards_named, this_process
+from data.sqlite.feed import NOTE_FUNCTION, TRIGGERS, SqliteChangeFeed
 
 #: What a lock's name may keep in its file's name.
 _LOCK_NAME = re.compile(r"[^A-Za-z0-9_.-]")
@@ -56,6 +59,8 @@ class Database:
         self.path = path
         #: Held by writes only; readers never wait for it.
         self._write_lock = asyncio.Lock()
+        #: The games the writer's committed statements change.
+        self.changes = SqliteChangeFeed()
 
     @classmethod
     async def open(cls, path: Path | str) -> Database:
@@ -70,7 +75,12 @@ class Database:
         except BaseException:
             await writer.close()
             raise
-        await db.migrate()
+        try:
+            await db.migrate()
+            await db._announce_changes()
+        except BaseException:
+            await db.close()
+            raise
         return db
 
     @staticmethod
@@ -97,10 +107,26 @@ class Database:
                     current = version
             return current
 
+    async def _announce_changes(self) -> None:
+        """Have the writer's triggers note the games its statements change (on the
+        schema migrated: they name its columns)."""
+        await self._writer.create_function(NOTE_FUNCTION, 1, self.changes.note)
+        for statement in _split_sql(TRIGGERS):
+            await self._writer.execute(statement)
+
     async def write(self, sql: str, params: Sequence[Any] = ()) -> list[sqlite3.Row]:
         """One statement, atomic on its own, in one round trip; its RETURNING rows."""
         async with self._write_lock:
-            return list(await self._writer.execute_fetchall(sql, params))
+            try:
+                return list(await self._writer.execute_fetchall(sql, params))
+            except Exception:
+                self.changes.rolled_back()  # the statement failed: SQLite undid it
+                raise
+            finally:
+                # Committed; or its caller was cancelled while it ran, and it may have
+                # committed all the same: a change announced that did not happen only
+                # has a page read the game again, one not announced leaves it behind.
+                self.changes.committed()
 
     @asynccontextmanager
     async def transaction(self) -> AsyncIterator[aiosqlite.Connection]:
@@ -111,9 +137,16 @@ class Database:
             try:
                 yield self._writer
             except BaseException:
+                self.changes.rolled_back()
                 await self._writer.execute("ROLLBACK")
                 raise
-            await self._writer.execute("COMMIT")
+            try:
+                await self._writer.execute("COMMIT")
+            except Exception:
+                self.changes.rolled_back()  # the commit failed: nothing was committed
+                raise
+            finally:
+                self.changes.committed()  # (or cancelled while it ran: as in `write`)
 
     async def fetch(self, sql: str, params: Sequence[Any] = ()) -> list[sqlite3.Row]:
         """The rows of one query, in one round trip, without waiting for any writer."""
