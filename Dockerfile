@@ -23,6 +23,7 @@ COPY data data
 COPY host host
 COPY cogs cogs
 COPY console console
+COPY web web
 # The languages' catalogues, compiled from the ones translators write.
 RUN pybabel compile --domain hilltop --directory host/locale \
     && pybabel compile --domain commands --directory host/locale \

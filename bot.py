@@ -2,6 +2,7 @@
 
 python bot.py                # Discord when DISCORD_TOKEN is set, else the console
 python bot.py --console      # always the console (local play, demos, scripted tests)
+python bot.py --web          # only the web pages, beside bot processes on one database
 python bot.py --healthcheck  # exit 0 if the running bot is connected to Discord
 
 SIGTERM (`docker stop`) or SIGINT (Ctrl-C) stops the bot gracefully: no new commands are
@@ -21,14 +22,15 @@ import sys
 import time
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
-from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
+    from aiohttp.web import AppRunner
+
     from cogs.client import HilltopBot
     from data.repository import Shards
-    from host.face import HouseSettings
+    from host.face import House, HouseSettings
     from host.present.painting import Painter
 
 log = logging.getLogger("hilltop")
@@ -57,6 +59,12 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
         "--console",
         action="store_true",
         help="run the console front-end even when DISCORD_TOKEN is set",
+    )
+    parser.add_argument(
+        "--web",
+        action="store_true",
+        help="serve only the web pages (on $HILLTOP_WEB, default 127.0.0.1:8080), beside "
+        "the bot's processes on the same database",
     )
     parser.add_argument(
         "--db",
@@ -156,10 +164,64 @@ async def run_console(args: argparse.Namespace) -> None:
         if language != args.locale.split("-")[0].lower():
             log.warning("the console does not speak %r; it speaks English", args.locale)
         console = Console(house, args.out or Path("var") / "console", language=language)
+        pages = await start_web(house, console=True)
+        if pages is not None and sys.stdin.isatty():
+            print(f"Watch the games in a browser: {pages[1]}/s/1")
         try:
             with on_stop_signal(console.stop):
                 await console.run(sys.stdin, interactive=sys.stdin.isatty())
         finally:
+            if pages is not None:
+                await pages[0].cleanup()
+            house.close()
+    finally:
+        await storage.close()
+
+
+def web_wanted() -> bool:
+    """Whether this process serves the web pages: `HILLTOP_WEB` set (or unset: the
+    console serves them at 127.0.0.1:8080 so that a newcomer sees them), but not `off`."""
+    return os.environ.get("HILLTOP_WEB", "").strip().lower() != "off"
+
+
+async def start_web(house: House, *, console: bool = False) -> tuple[AppRunner, str] | None:
+    """Serve the web pages in this process, if wanted: the runner and the address. A
+    console whose address is taken goes on without them (said once, in the log)."""
+    from web.app import serve
+    from web.config import WebConfig
+
+    if not web_wanted() or (not console and not os.environ.get("HILLTOP_WEB", "").strip()):
+        return None
+    config = WebConfig.from_env(console=console)
+    try:
+        return await serve(house.pages, config), config.url
+    except OSError as exc:
+        if not console:
+            raise
+        print(f"The web pages are not served: {config.host}:{config.port} is taken ({exc}).")
+        return None
+
+
+async def run_web(args: argparse.Namespace) -> None:
+    """Only the web pages, on the shared database: no Discord connection, no console."""
+    from data.storage import open_storage
+    from host.face import FrontEnd, User, build_house
+
+    if not web_wanted():
+        raise SystemExit("--web serves the pages: set HILLTOP_WEB to the address, not off")
+    os.environ.setdefault("HILLTOP_WEB", "127.0.0.1:8080")
+    storage = await open_storage(args.db)
+    try:
+        house = build_house(storage, house_settings(), FrontEnd(User(0, "hilltop", is_bot=True)))
+        stopped = asyncio.Event()
+        started = await start_web(house)
+        assert started is not None
+        print(f"Hilltop's web pages: {started[1]}", flush=True)
+        try:
+            with on_stop_signal(stopped.set):
+                await stopped.wait()
+        finally:
+            await started[0].cleanup()
             house.close()
     finally:
         await storage.close()
@@ -171,10 +233,12 @@ def house_settings(*, for_discord: bool = False) -> HouseSettings:
     from host.face import HouseSettings
     from host.play.ai_turns import PooledComputers
 
+    web_url = os.environ.get("HILLTOP_WEB_URL", "").strip() or None
     if not for_discord:
-        return HouseSettings(daily_secret=daily_secret())
+        return HouseSettings(daily_secret=daily_secret(), web_url=web_url)
     return HouseSettings(
         daily_secret=daily_secret(),
+        web_url=web_url,
         painter=painter,
         computers=lambda: PooledComputers(workers=max(1, (os.cpu_count() or 2) - 1)),
     )
@@ -197,7 +261,7 @@ async def run_discord(token: str, args: argparse.Namespace) -> None:
     from cogs.client import HilltopBot
     from data.repository import ShardsHeldError
     from data.storage import open_storage
-    from host.face import build_house
+    from host.face import FrontEnd, build_house
 
     trim = allocator_trim()  # before any thread: each would have an arena of its own
     shards = shards_from_env()
@@ -209,9 +273,18 @@ async def run_discord(token: str, args: argparse.Namespace) -> None:
             hold = await storage.hold_shards(shards, wait=SHARD_WAIT_SECONDS)
         except ShardsHeldError as exc:
             raise SystemExit(f"Not starting: {exc}.") from None
+        web: list[tuple[AppRunner, str]] = []
+
+        def make_house(front: FrontEnd) -> House:
+            # Built when the bot logs in; the pages, if served here, start with it.
+            house = build_house(storage, house_settings(for_discord=True), front)
+            task = asyncio.get_running_loop().create_task(start_web(house))
+            task.add_done_callback(lambda done: web.append(r) if (r := done.result()) else None)
+            return house
+
         try:
             bot = HilltopBot(
-                partial(build_house, storage, house_settings(for_discord=True)),
+                make_house,
                 dev_guild_id=_int_env("DEV_GUILD_ID"),
                 shards=shards,
             )
@@ -228,6 +301,8 @@ async def run_discord(token: str, args: argparse.Namespace) -> None:
                     heartbeat.cancel()
                     trimming.cancel()
             await commands_under_way()
+            for runner, _ in web:
+                await runner.cleanup()
         finally:
             await hold.release()
     finally:
@@ -396,6 +471,10 @@ def main(argv: Sequence[str] | None = None) -> None:
     if args.recompute_ratings:
         setup_logging(args.log_level, True)
         asyncio.run(recompute_ratings(args))
+        return
+    if args.web:
+        setup_logging(args.log_level, False)
+        asyncio.run(run_web(args))
         return
     token = os.environ.get("DISCORD_TOKEN", "").strip()
     use_console = args.console or not token

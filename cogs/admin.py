@@ -96,6 +96,14 @@ class AdminCog(commands.GroupCog, group_name="admin"):
         max_hours="The longest deadline /play may choose, in hours",
         remind_minutes="The last reminder comes this many minutes before time runs out",
         threads="Start every new game in a thread of its own",
+        web="Who may see this server's games on the web",
+    )
+    @app_commands.choices(
+        web=[
+            app_commands.Choice(name="off", value="off"),
+            app_commands.Choice(name="public", value="public"),
+            app_commands.Choice(name="members", value="members"),
+        ]
     )
     @app_commands.autocomplete(game=game_autocomplete)
     async def settings(
@@ -107,14 +115,26 @@ class AdminCog(commands.GroupCog, group_name="admin"):
         max_hours: app_commands.Range[int, 1, 720] | None = None,
         remind_minutes: app_commands.Range[int, 0, 2880] | None = None,
         threads: bool | None = None,
+        web: str | None = None,
     ) -> None:
         """Show this server's settings; change any you give."""
+        # The pages show the server's name: noted whenever who may see them is set.
+        name = interaction.guild.name if web is not None and interaction.guild else None
         await respond(
             interaction,
             lambda: self.bot.service.server_settings(
                 channel_of(interaction),
                 user_of(interaction),
-                ServerChange(game, deadline_hours, min_minutes, max_hours, remind_minutes, threads),
+                ServerChange(
+                    game,
+                    deadline_hours,
+                    min_minutes,
+                    max_hours,
+                    remind_minutes,
+                    threads,
+                    web,
+                    name,
+                ),
             ),
             public=False,
         )

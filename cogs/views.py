@@ -189,6 +189,7 @@ def embed_of(reply: Reply) -> discord.Embed:
         title=reply.title[:256] or None,
         description=reply.text[:4096] or None,
         colour=COLOURS.get(reply.tone, COLOURS["info"]),
+        url=reply.url or None,
     )
     for name, value in reply.fields[:25]:
         embed.add_field(name=name[:256], value=value[:1024], inline=True)

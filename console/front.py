@@ -72,8 +72,11 @@ def console_front() -> FrontEnd:
     """What the console lends the service: its bot user, and the games it keeps time
     for, those of the console's own server only (a console run on a bot's database
     leaves a Discord game's deadline to the bot that posts there). It posts nothing
-    outside a command: a reply waits for the computers' answer."""
-    return FrontEnd(bot_user(), shards=OneServer(CONSOLE_GUILD))
+    outside a command: a reply waits for the computers' answer. Its games' web pages
+    are open to whoever runs it."""
+    return FrontEnd(
+        bot_user(), shards=OneServer(CONSOLE_GUILD), open_pages={CONSOLE_GUILD: "Console"}
+    )
 
 
 class Console:

@@ -87,6 +87,7 @@ COMMANDS: dict[str, tuple[str, ...]] = {
         "max_hours",
         "remind_minutes",
         "threads",
+        "web",
     ),
     "daily": ("move",),
     "leaderboard": ("period", "scope"),
@@ -280,6 +281,7 @@ def server_change(options: dict[str, str]) -> ServerChange:
         number(options, "max_hours"),
         number(options, "remind_minutes"),
         switch(options, "threads"),
+        options.get("web") or None,
     )
 
 

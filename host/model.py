@@ -127,6 +127,8 @@ class Reply:
     tone: str = "info"
     footer: str = ""
     fields: tuple[tuple[str, str], ...] = field(default=())
+    #: The game's page on the web, where its server opened its pages ("": none).
+    url: str = ""
 
 
 class ServiceError(Exception):

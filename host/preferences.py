@@ -8,6 +8,7 @@ from dataclasses import replace
 from engine.text import t
 from host import catalog
 from host.model import Channel, Reply, ServiceError, User
+from host.pages.links import WebLinks
 from host.settings import (
     PlayerSettings,
     ServerChange,
@@ -19,8 +20,10 @@ from host.settings import (
 
 
 class Preferences:
-    def __init__(self, settings: SettingsStore) -> None:
+    def __init__(self, settings: SettingsStore, links: WebLinks | None = None) -> None:
         self.settings = settings
+        #: Where the web pages are, to tell an admin who opens them (None: not served).
+        self.links = links
 
     # --- a server's -----------------------------------------------------------------------
     async def server(self, channel: Channel, user: User, change: ServerChange) -> Reply:
@@ -48,11 +51,16 @@ class Preferences:
             raise ServiceError(exc.text) from None
         if new != current:
             await self.settings.save_server(channel.guild_id, new)
-        return Reply(
-            title=str(t("Settings of this server")),
-            text=server_text(new, changed=new != current),
-            ephemeral=True,
-        )
+        text = server_text(new, changed=new != current)
+        served = self.links is not None and bool(self.links.base)
+        if new.web != "off" and served:
+            assert self.links is not None
+            text += "\n" + str(t("The pages: {url}", url=await self.links.server(channel.guild_id)))
+        elif new.web != "off":
+            text += "\n" + str(
+                t("This bot serves no web pages yet: its host sets HILLTOP_WEB_URL.")
+            )
+        return Reply(title=str(t("Settings of this server")), text=text, ephemeral=True)
 
     # --- a player's -----------------------------------------------------------------------
     async def player(
@@ -143,10 +151,17 @@ def server_text(settings: ServerSettings, *, changed: bool) -> str:
         else str(t("New games start in the channel where /play is used."))
     )
     lines.append(
+        {
+            "off": str(t("Web pages: off (games are seen only here).")),
+            "public": str(t("Web pages: open to anyone with the address.")),
+            "members": str(t("Web pages: open to this server's members, signed in with Discord.")),
+        }[settings.web]
+    )
+    lines.append(
         str(
             t(
                 "Change with /admin settings game: deadline_hours: min_minutes: max_hours: "
-                "remind_minutes: threads:."
+                "remind_minutes: threads: web:."
             )
         )
     )

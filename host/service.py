@@ -39,6 +39,7 @@ from host.model import (
     User,
     Where,
 )
+from host.pages.links import WebLinks
 from host.payloads import Action, Payload
 from host.play.ai_turns import ComputerPlayers, ThreadedComputers
 from host.play.buttons import Buttons
@@ -81,12 +82,14 @@ class GameService:
         link: Callable[[GameRecord], str | None] = no_link,
         shards: TimeKeeping | None = None,
         finish_hooks: Sequence[FinishHook] = (),
+        web_url: str | None = None,
     ) -> None:
         """The service over `games` (and `ratings`, if kept). A front-end lends it what only
         it has: `post`, to post replies outside any command (the computers' later moves;
         without it, replies wait for the computers); `link`, a game's latest board;
         `shards`, the servers whose time this process keeps; and `finish_hooks`, called
-        after a move finishes a game, whose replies follow the final board."""
+        after a move finishes a game, whose replies follow the final board. `web_url` is
+        where the web pages are served, for links to them (None: no links)."""
         i18n.install()
         self.repository = games
         self.bot_user = bot_user
@@ -94,12 +97,13 @@ class GameService:
         self.painter = painter or ThreadPainter()
         self.live = LiveGames(games)
         self.settings = SettingsStore(games, clock)
-        self.preferences = Preferences(self.settings)
         self.following = Following(games, self.settings, clock)
         #: Ratings of games between people (None: this service keeps none).
         self.ratings = Ratings(ratings, clock) if ratings is not None else None
         self.presenter = Presenter(self.painter, render_images=render_images, link=link)
-        self.boards = Boards(self.presenter, self.following, self.ratings)
+        self.links = WebLinks(self.settings, web_url)
+        self.preferences = Preferences(self.settings, self.links)
+        self.boards = Boards(self.presenter, self.following, self.ratings, self.links)
         self.moves = Moves(self.live, self.presenter, clock)
         self.computers = ComputerTurns(
             self.live,

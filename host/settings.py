@@ -67,6 +67,15 @@ class ServerChange:
     max_hours: int | None = None
     remind_minutes: int | None = None
     threads: bool | None = None
+    #: Who may see this server's web pages: one of `WEB_ACCESS`.
+    web: str | None = None
+    #: The server's name, shown on its web pages (noted when `web` is changed).
+    name: str | None = None
+
+
+#: Who may see a server's web pages: nobody (the default), anyone with the address, or
+#: only the server's members, signed in with Discord.
+WEB_ACCESS = ("off", "public", "members")
 
 
 @dataclass(frozen=True, slots=True)
@@ -83,6 +92,10 @@ class ServerSettings:
     #: The server's preferred language (Discord's community setting): the language of
     #: the posts nobody asked for (reminders, deadlines).
     language: str = ENGLISH
+    #: Who may see this server's web pages (`WEB_ACCESS`).
+    web: str = "off"
+    #: The server's name, as its web pages show it.
+    name: str = ""
     #: What was stored, kept whole so that unknown keys survive a save.
     stored: Mapping[str, Any] = field(default_factory=dict, compare=False)
 
@@ -100,6 +113,8 @@ class ServerSettings:
             remind_before=_or(_seconds(stored, "remind_before"), DEFAULT_REMIND_BEFORE),
             threads=stored.get("threads") is True,
             language=_language(stored),
+            web=web if (web := stored.get("web")) in WEB_ACCESS else "off",
+            name=name if isinstance(name := stored.get("name"), str) else "",
             stored=dict(stored),
         )
 
@@ -112,6 +127,8 @@ class ServerSettings:
             "remind_before": self.remind_before,
             "threads": self.threads,
             "language": self.language,
+            "web": self.web,
+            "name": self.name,
         }
 
     def changed(self, change: ServerChange) -> Self:
@@ -147,6 +164,14 @@ class ServerSettings:
             new = replace(new, remind_before=remind_before)
         if threads is not None:
             new = replace(new, threads=threads)
+        if change.web is not None:
+            if change.web not in WEB_ACCESS:
+                raise SettingError(
+                    t("web: choose off, public or members (not {web!r}).", web=change.web)
+                )
+            new = replace(new, web=change.web)
+        if change.name is not None and change.name != new.name:
+            new = replace(new, name=change.name[:100])
         return new
 
     def deadline_for(self, game: str, minutes: int | None) -> int | None:

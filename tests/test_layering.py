@@ -20,7 +20,7 @@ FORBIDDEN: dict[str, set[str]] = {
     "console": {"discord", "cogs", "data", "engine", "bot", *DRIVERS},
 }
 #: The front-ends: each talks to the service through its face alone.
-FRONT_ENDS = ("cogs", "console")
+FRONT_ENDS = ("cogs", "console", "web")
 FACE = "host.face"
 
 

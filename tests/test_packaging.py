@@ -24,7 +24,7 @@ from packaging.utils import canonicalize_name
 from packaging.version import Version
 
 ROOT = Path(__file__).resolve().parent.parent
-PACKAGES = ("engine", "render", "data", "host", "cogs", "console")
+PACKAGES = ("engine", "render", "data", "host", "cogs", "console", "web")
 SOURCES = {"bot.py", *PACKAGES}
 
 

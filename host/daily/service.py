@@ -147,19 +147,22 @@ class DailyService:
         guild = channel.guild_id if scope == "server" else None
         if scope == "server" and guild is None:
             raise ServiceError(t("There is no server here: use scope:global."))
-        if guild is not None:
+        # Someone who reads the table on the web without signing in is nobody (id 0):
+        # no row of their own, and no membership noted.
+        anonymous = user.id == 0
+        if guild is not None and not anonymous:
             await self.daily.note_member(guild, UserRecord(user.id, user.name))
         await self._settle_closed()
         today = utc_day(self.clock())
         if period == "today":
             key = today.isoformat()
             rows = await self.daily.day_board(key, guild, TOP)
-            mine = await self.daily.day_rank(key, guild, user.id)
+            mine = None if anonymous else await self.daily.day_rank(key, guild, user.id)
             title = t("Daily Hillbert, {day}", day=key)
         else:
             key = iso_week(today) if period == "week" else "all"
             rows = await self.daily.total_board(key, guild, TOP)
-            mine = await self.daily.total_rank(key, guild, user.id)
+            mine = None if anonymous else await self.daily.total_rank(key, guild, user.id)
             title = (
                 t("Daily Hillbert, week {week}", week=key)
                 if period == "week"
@@ -170,7 +173,7 @@ class DailyService:
             lines.append(str(t("Nobody has finished a run yet. Be the first: /daily")))
         if mine is not None and all(r.user_id != user.id for r in rows):
             lines += ["…", self._row_text(mine, period, True)]
-        elif mine is None and rows:
+        elif mine is None and rows and not anonymous:
             lines.append(str(t("You have no finished run in this period yet.")))
         lines.append(str(t("Next hill <t:{when}:R>.", when=next_rollover(self.clock()))))
         where = str(t("this server")) if guild is not None else str(t("everyone"))

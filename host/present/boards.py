@@ -8,6 +8,7 @@ from collections.abc import Sequence
 
 from engine.text import Text
 from host.model import Reply, User
+from host.pages.links import WebLinks
 from host.play.following import Following
 from host.play.live import Loaded
 from host.present.presenter import BoardFacts, Presenter
@@ -19,9 +20,15 @@ log = logging.getLogger(__name__)
 
 class Boards:
     def __init__(
-        self, presenter: Presenter, following: Following | None, ratings: Ratings | None
+        self,
+        presenter: Presenter,
+        following: Following | None,
+        ratings: Ratings | None,
+        links: WebLinks | None = None,
     ) -> None:
         self.presenter = presenter
+        #: Links to the games' web pages (None: no pages served).
+        self.links = links
         #: Who follows which game (None: nobody follows).
         self.following = following
         #: Rates each game between people as it finishes (None: no ratings kept).
@@ -43,7 +50,8 @@ class Boards:
         moved = any(h.after is not None for h in told) or record.status != "active"
         if self.following is not None and moved:
             followers, followers_direct = await self.following.audience(loaded)
-        return BoardFacts(followers, followers_direct, await self._rating_line(loaded))
+        page = await self.links.game(record) if self.links is not None else ""
+        return BoardFacts(followers, followers_direct, await self._rating_line(loaded), page)
 
     async def _rating_line(self, loaded: Loaded) -> Text | None:
         """How a finished game moved its players' ratings, however it ended (a move, a

@@ -40,6 +40,8 @@ class BoardFacts:
     followers: tuple[User, ...] = ()
     followers_direct: tuple[User, ...] = ()
     rating_line: Text | None = None
+    #: The game's page on the web, if its server opened its pages.
+    page: str = ""
 
 
 def no_link(record: GameRecord) -> str | None:
@@ -95,13 +97,13 @@ class Presenter(Notices):
             after = happened.after
             if after is None:
                 continue
-            lines += self._report(after)
+            lines += self.reported(after)
             if after.record.ply == record.ply:
                 last_told = True
             else:
                 earlier.append(happened)
         if not last_told:
-            lines += self._report(loaded)
+            lines += self.reported(loaded)
         picks: tuple[Choice, ...] = ()
         actions: list[Choice] = []
         tone = "turn"
@@ -143,11 +145,12 @@ class Presenter(Notices):
             followers_direct=() if private else facts.followers_direct,
             game_id=None if private else record.id,
             tone=tone,
-            fields=self._score_fields(loaded),
+            fields=self.score_fields(loaded),
             footer=self.footer(record),
+            url="" if private else facts.page,
         )
 
-    def _report(self, loaded: Loaded) -> list[str]:
+    def reported(self, loaded: Loaded) -> list[str]:
         """What the game reports by itself of the move that led to `loaded`."""
         previous = loaded.previous.view(None) if loaded.previous is not None else None
         report = loaded.state.view(None).report(previous, self.names(loaded))
@@ -164,7 +167,7 @@ class Presenter(Notices):
         for happened in earlier:
             after = happened.after
             assert after is not None
-            if happened.secret and not self._report(after):
+            if happened.secret and not self.reported(after):
                 continue  # a decision made in secret that set nothing off: nothing to see
             drawn = await self.images(after, with_choices=False)
             pictures += drawn.steps
@@ -204,7 +207,7 @@ class Presenter(Notices):
             actions.append(Choice(follow, str(t("Follow"))))
         return picks, actions
 
-    def _score_fields(self, loaded: Loaded) -> tuple[tuple[str, str], ...]:
+    def score_fields(self, loaded: Loaded) -> tuple[tuple[str, str], ...]:
         if not loaded.game.has_scores:
             return ()
         scores = loaded.state.scores()

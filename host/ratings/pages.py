@@ -52,7 +52,9 @@ class RatingPages:
         where = _scope(channel, scope)
         await self._settle()
         rows = await self.repository.table(game.id, where, TOP)
-        mine = await self.repository.standing(game.id, where, user.id)
+        # A reader on the web who has not signed in is nobody (id 0): no row of their own.
+        anonymous = user.id == 0
+        mine = None if anonymous else await self.repository.standing(game.id, where, user.id)
         lines = [_row(row, row.user_id == user.id) for row in rows]
         if not rows:
             lines.append(
@@ -65,7 +67,7 @@ class RatingPages:
                     )
                 )
             )
-        elif mine is None:
+        elif mine is None and not anonymous:
             lines.append(
                 str(
                     t("You have no rated {game} game here yet.", game=game.name)
@@ -73,7 +75,7 @@ class RatingPages:
                     else t("You have no rated {game} game yet.", game=game.name)
                 )
             )
-        elif all(r.user_id != user.id for r in rows):
+        elif mine is not None and all(r.user_id != user.id for r in rows):
             lines += ["…", _row(mine, True)]
         place = str(t("this server")) if where != GLOBAL else str(t("everyone"))
         return [

@@ -1,0 +1,102 @@
+"""The web's pages: every page a front-end can serve is a call here, and every call checks
+who may see it (`host.pages.access`)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from data.web import WebSessionRepository
+
+from data.repository import ChangeFeed
+from host.daily.service import DailyService
+from host.pages.access import Access
+from host.pages.games import GamePages
+from host.pages.sessions import Sessions
+from host.pages.tables import Tables
+from host.pages.views import (
+    Card,
+    DailyDay,
+    GameView,
+    HistoryView,
+    ReplayView,
+    ServerInfo,
+    ServerView,
+    Visitor,
+)
+from host.ratings.pages import RatingPages
+from host.service import GameService
+
+
+class WebPages:
+    def __init__(
+        self,
+        service: GameService,
+        daily: DailyService,
+        ratings: RatingPages,
+        changes: ChangeFeed,
+        sessions: WebSessionRepository,
+        always_open: dict[int, str] | None = None,
+    ) -> None:
+        """Pages over the service's games; `changes` announces each committed change of a
+        game, to every process on the database; `always_open` names the servers whose
+        pages anyone may see, whatever their settings (the console's own)."""
+        self.access = Access(service.live, service.settings, always_open)
+        self.games = GamePages(self.access, service.presenter, service.ratings)
+        self.tables = Tables(self.access, daily, ratings)
+        self.changes = changes
+        #: Who is signed in, by their cookie's token.
+        self.sessions = Sessions(sessions, service.clock)
+
+    def subscribe(self, listener: Callable[[int | None], None]) -> Callable[[], None]:
+        """`listener(game_id)` after each committed change of a game, in any process;
+        `listener(None)` when changes may have been missed. Returns the unsubscriber."""
+        return self.changes.subscribe(listener)
+
+    async def server_info(self, guild_id: int, visitor: Visitor) -> ServerInfo:
+        return await self.access.server(guild_id, visitor)
+
+    async def server(self, guild_id: int, visitor: Visitor) -> ServerView:
+        return await self.games.server(guild_id, visitor)
+
+    async def game(self, game_id: int, visitor: Visitor) -> GameView:
+        return await self.games.game(game_id, visitor)
+
+    async def board(self, game_id: int, visitor: Visitor) -> tuple[int, bytes]:
+        return await self.games.board(game_id, visitor)
+
+    async def frame(self, game_id: int, number: int, visitor: Visitor) -> bytes:
+        return await self.games.frame(game_id, number, visitor)
+
+    async def replay(self, game_id: int, visitor: Visitor) -> ReplayView:
+        return await self.games.replay(game_id, visitor)
+
+    async def record_text(self, game_id: int, visitor: Visitor) -> str:
+        return await self.games.record_text(game_id, visitor)
+
+    async def history(
+        self,
+        guild_id: int,
+        visitor: Visitor,
+        player: int | None = None,
+        game: str | None = None,
+        cursor: str | None = None,
+    ) -> HistoryView:
+        return await self.tables.history(guild_id, visitor, player, game, cursor)
+
+    async def leaderboard(self, guild_id: int, visitor: Visitor, period: str) -> Card:
+        return await self.tables.leaderboard(guild_id, visitor, period)
+
+    async def ratings(self, guild_id: int, visitor: Visitor, game: str) -> Card:
+        return await self.tables.ratings_table(guild_id, visitor, game)
+
+    async def profile(self, guild_id: int, visitor: Visitor, user_id: int) -> Card:
+        return await self.tables.profile(guild_id, visitor, user_id)
+
+    def closed_days(self) -> list[str]:
+        return self.tables.closed_days()
+
+    async def daily_day(self, guild_id: int, visitor: Visitor, day: str) -> DailyDay:
+        return await self.tables.daily_day(guild_id, visitor, day)
+
+    async def daily_run(self, guild_id: int, visitor: Visitor, day: str, run: str) -> bytes:
+        return await self.tables.daily_run(guild_id, visitor, day, run)

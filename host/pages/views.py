@@ -1,0 +1,170 @@
+"""What each web page shows, as plain values in the reader's language: a front-end lays
+them out and links them, and decides nothing about who may see what."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from engine.text import ENGLISH
+from host.model import ServiceError
+
+#: Who may see a server's pages.
+PUBLIC = "public"
+MEMBERS = "members"
+
+
+class PageNotFoundError(ServiceError):
+    """No such page for this visitor: an unknown server, one whose pages are closed, a game
+    of another server or of a direct message, a hidden run. All look the same, so that
+    nothing is learnt from the answer."""
+
+
+class SignInNeededError(ServiceError):
+    """The server shows its pages to its members only, and the visitor has not signed in."""
+
+
+@dataclass(frozen=True, slots=True)
+class Visitor:
+    """Who looks: signed in with Discord (a user id, their name and their servers) or not."""
+
+    user_id: int | None = None
+    name: str = ""
+    guild_ids: frozenset[int] = frozenset()
+    language: str = ENGLISH
+
+    @property
+    def signed_in(self) -> bool:
+        return self.user_id is not None
+
+
+@dataclass(frozen=True, slots=True)
+class ServerInfo:
+    guild_id: int
+    name: str
+    access: str
+
+
+@dataclass(frozen=True, slots=True)
+class PlayerView:
+    seat: int
+    user_id: int
+    #: The name and the seat's role, as posts say it: `alice (Black)`.
+    label: str
+    is_bot: bool
+    #: The rating shown beside the name ("": none yet, or a computer).
+    rating: str
+    to_act: bool
+    won: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class MoveLine:
+    """One move of the game, as it was told: `alice (Black) played c3-c4.`, and what it set
+    off."""
+
+    ply: int
+    text: str
+    notes: tuple[str, ...] = ()
+    #: A takeback: the move before it is undone.
+    undo: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class GameCard:
+    """A game in a list: who plays, whose turn it is or how it ended."""
+
+    id: int
+    game: str
+    game_name: str
+    status: str
+    ply: int
+    players: tuple[PlayerView, ...]
+    #: Who the game waits for, or how it ended.
+    state_line: str
+    #: When the pending decision runs out (seconds since the epoch), if it does.
+    deadline_at: float | None
+    updated_at: float
+
+
+@dataclass(frozen=True, slots=True)
+class GameView:
+    server: ServerInfo
+    card: GameCard
+    #: What the game reports of its last move (what it set off).
+    latest: tuple[str, ...]
+    #: Every move since the start, in words (those everyone may see).
+    moves: tuple[MoveLine, ...]
+    #: What happens when time runs out, and when.
+    clock_lines: tuple[str, ...]
+    #: The scores or counts beside the board, as the post shows them.
+    fields: tuple[tuple[str, str], ...]
+    #: The game's latest board message on Discord: (server, channel, message), if kept.
+    message: tuple[int, int, int] | None
+    #: The ply of the board shown (the latest everyone may see).
+    shown_ply: int
+    live: bool
+
+
+@dataclass(frozen=True, slots=True)
+class FrameView:
+    ply: int
+    #: The move that led here, in words ("" at the start).
+    text: str
+
+
+@dataclass(frozen=True, slots=True)
+class ReplayView:
+    server: ServerInfo
+    card: GameCard
+    frames: tuple[FrameView, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class ServerView:
+    server: ServerInfo
+    live: tuple[GameCard, ...]
+    recent: tuple[HistoryRow, ...]
+    #: The games that have ratings, (id, name), for links to their tables.
+    rated_games: tuple[tuple[str, str], ...]
+
+
+@dataclass(frozen=True, slots=True)
+class HistoryRow:
+    id: int
+    finished_at: float
+    game: str
+    game_name: str
+    players: tuple[tuple[int, str], ...]
+    result: str
+
+
+@dataclass(frozen=True, slots=True)
+class HistoryView:
+    server: ServerInfo
+    rows: tuple[HistoryRow, ...]
+    #: The player and the game the list is narrowed to.
+    player: tuple[int, str] | None
+    game: str | None
+    #: Where the pages beside this one start ("<id": older, ">id": newer; None: none).
+    newer: str | None
+    older: str | None
+    games: tuple[tuple[str, str], ...] = field(default=())
+
+
+@dataclass(frozen=True, slots=True)
+class Card:
+    """A page that reads as its post does on Discord: a title, lines of text (with the
+    same light markup: **bold**, `code`, <t:…:R> times, [links](…)), fields and a footer."""
+
+    server: ServerInfo
+    title: str
+    text: str
+    fields: tuple[tuple[str, str], ...] = ()
+    footer: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class DailyDay:
+    day: str
+    #: The two runs shown: (run, title, text), the pictures served beside.
+    runs: tuple[tuple[str, str, str], ...]

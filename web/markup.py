@@ -1,0 +1,42 @@
+"""The light markup of the service's texts (Discord's: **bold**, `code`, <t:…:R> times,
+[links](…)) as HTML, everything else escaped."""
+
+from __future__ import annotations
+
+import re
+from datetime import UTC, datetime
+
+from markupsafe import Markup, escape
+
+_TIME = re.compile(r"&lt;t:(\d{1,12})(?::([tTdDfFR]))?&gt;")
+_BOLD = re.compile(r"\*\*(.+?)\*\*")
+_CODE = re.compile(r"`([^`]+)`")
+_LINK = re.compile(r"\[([^\]]+)\]\((https?://[^)\s]+)\)")
+_MENTION = re.compile(r"&lt;@!?(\d{1,20})&gt;")
+
+
+def when(seconds: float) -> str:
+    """An instant as the page first shows it (UTC; the page's script writes it in the
+    reader's own time)."""
+    return datetime.fromtimestamp(seconds, UTC).strftime("%Y-%m-%d %H:%M UTC")
+
+
+def time_tag(seconds: float, relative: bool = True) -> Markup:
+    iso = datetime.fromtimestamp(seconds, UTC).isoformat()
+    kind = "relative" if relative else "absolute"
+    return Markup('<time datetime="{}" data-kind="{}">{}</time>').format(iso, kind, when(seconds))
+
+
+def _time(match: re.Match[str]) -> str:
+    return str(time_tag(int(match.group(1)), match.group(2) in (None, "R")))
+
+
+def rich(text: str) -> Markup:
+    """`text` as HTML: escaped, then its markup made into tags; one paragraph per line."""
+    html = str(escape(text))
+    html = _TIME.sub(_time, html)
+    html = _CODE.sub(r"<code>\1</code>", html)
+    html = _BOLD.sub(r"<strong>\1</strong>", html)
+    html = _LINK.sub(r'<a href="\2">\1</a>', html)
+    html = _MENTION.sub("@…", html)
+    return Markup("<br>".join(html.split("\n")))
