@@ -8,7 +8,7 @@ from __future__ import annotations
 from data.console import ConsoleMemoryError, ConsoleRepository
 from data.repository import DatabaseUnavailableError, GameRecord, OneServer, Shards
 from engine.rng import seed_from_text
-from engine.text import ENGLISH, Text, speaking, t
+from engine.text import ENGLISH, Text, languages, speaking, t, tn
 from host.daily.replays import RUNS
 from host.daily.service import PERIODS, DailyService
 from host.history.records import MAX_RECORD_BYTES, MAX_RECORD_MOVES
@@ -27,12 +27,28 @@ from host.model import (
     Where,
     unreachable_database,
 )
+from host.pages.service import WebPages
+from host.pages.views import (
+    Card,
+    DailyDay,
+    GameCard,
+    GameView,
+    HistoryRow,
+    HistoryView,
+    PageNotFoundError,
+    PlayerView,
+    ReplayView,
+    ServerInfo,
+    ServerView,
+    SignInNeededError,
+    Visitor,
+)
 from host.payloads import PATTERN, Payload
 from host.play.live import game_of
 from host.present.painting import SPEEDS
 from host.ratings.pages import RatingPages
 from host.service import BOT_NAME, GameService
-from host.settings import ServerChange
+from host.settings import WEB_ACCESS, ServerChange
 from host.setup import LEVELS, MAX_COMPUTERS, MAX_DEADLINE_MINUTES, MAX_SEED, GameSetup, SeatChoice
 
 __all__ = [
@@ -50,41 +66,58 @@ __all__ = [
     "RUNS",
     "SCOPES",
     "SPEEDS",
+    "WEB_ACCESS",
+    "Card",
     "Channel",
     "ChannelBusyError",
     "Choice",
     "CommandNames",
     "ConsoleMemoryError",
     "ConsoleRepository",
+    "DailyDay",
     "DailyService",
     "DatabaseUnavailableError",
     "Direct",
     "FrontEnd",
+    "GameCard",
     "GameRecord",
     "GameService",
     "GameSetup",
+    "GameView",
+    "HistoryRow",
+    "HistoryView",
     "House",
     "HouseSettings",
     "OneServer",
+    "PageNotFoundError",
     "Payload",
+    "PlayerView",
     "RatingPages",
+    "ReplayView",
     "Reply",
     "SeatChoice",
     "ServerChange",
+    "ServerInfo",
+    "ServerView",
     "ServiceError",
     "Shards",
+    "SignInNeededError",
     "StaleControlsError",
     "Text",
     "User",
+    "Visitor",
+    "WebPages",
     "Where",
     "build_house",
     "catalogue",
     "command_names",
     "game_of",
     "language_of",
+    "languages",
     "locale_dir",
     "seed_from_text",
     "speaking",
     "t",
+    "tn",
     "unreachable_database",
 ]

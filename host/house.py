@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from data.console import ConsoleRepository
 from data.repository import GameRecord, TimeKeeping
@@ -17,6 +17,7 @@ from data.storage import Storage
 from host.daily.par import ParRunner
 from host.daily.service import DailyService
 from host.model import User
+from host.pages.service import WebPages
 from host.play.ai_turns import ComputerPlayers
 from host.play.computer_turns import Post
 from host.play.playing import FinishHook
@@ -41,6 +42,8 @@ class HouseSettings:
     computers: Callable[[], ComputerPlayers] | None = None
     #: Where the daily par is searched (None: a worker process of its own).
     par_runner: ParRunner | None = None
+    #: Where the web pages are served, for links to them (None: no links).
+    web_url: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -58,6 +61,9 @@ class FrontEnd:
     link: Callable[[GameRecord], str | None] = no_link
     #: The games whose time this process keeps (None: all).
     shards: TimeKeeping | None = None
+    #: Servers whose web pages anyone may see whatever their settings, by name (the
+    #: console's own games, for whoever runs it).
+    open_pages: dict[int, str] = field(default_factory=dict)
 
 
 @dataclass(frozen=True, slots=True)
@@ -69,6 +75,8 @@ class House:
     daily: DailyService
     ratings: RatingPages
     console_memory: ConsoleRepository
+    #: The web's pages over the same games.
+    pages: WebPages
 
     def close(self) -> None:
         """Stop the house's workers (computers, painter, par search)."""
@@ -92,6 +100,7 @@ def build_house(storage: Storage, settings: HouseSettings, front: FrontEnd) -> H
         link=front.link,
         shards=front.shards,
         finish_hooks=finish_hooks,
+        web_url=settings.web_url,
     )
     daily = DailyService(
         service, storage.daily, secret=settings.daily_secret, par_runner=settings.par_runner
@@ -99,4 +108,6 @@ def build_house(storage: Storage, settings: HouseSettings, front: FrontEnd) -> H
     # A daily run that ends is recorded, and its result told, after its final board.
     finish_hooks.append(daily.on_finish)
     assert service.ratings is not None  # the house keeps ratings
-    return House(service, daily, RatingPages(service.ratings, storage.daily), storage.console)
+    ratings = RatingPages(service.ratings, storage.daily)
+    pages = WebPages(service, daily, ratings, storage.changes, storage.web, front.open_pages)
+    return House(service, daily, ratings, storage.console, pages)

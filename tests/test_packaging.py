@@ -198,6 +198,9 @@ def test_the_wheel_holds_the_data_files_without_setuptools_warnings(
             ("host", "rules/pl/*.md"),
             ("host", "locale/*/LC_MESSAGES/*.mo"),
             ("render", "assets/*.ttf"),
+            ("web", "templates/*.html"),
+            ("web", "static/*.js"),
+            ("web", "static/*.css"),
         )
         for path in (ROOT / package).glob(pattern)
     }
