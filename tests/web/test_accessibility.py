@@ -1,0 +1,135 @@
+"""Every page, at a phone's width and a desktop's: each picture has words for those who
+cannot see it and has loaded, text is readable against what is behind it (WCAG 2's
+contrast), the page is laid out for the device's width and nothing sticks out sideways.
+A screenshot of each is kept in var/screens/ to look at."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from playwright.async_api import Browser
+
+from host.face import GameSetup, House
+from tests.web.audit import (
+    BROKEN_PICTURES,
+    IMAGES_WITHOUT_ALT,
+    VIEWPORT_META,
+    contrast_failures,
+    load_every_picture,
+    overflow,
+)
+from tests.web.browser import PHONE, Tab, open_tab, serving_pages
+from tests.web.games import (
+    ALICE,
+    BESIDE,
+    BOB,
+    CAROL,
+    HERE,
+    HILL,
+    UNKNOWN,
+    finished_hokito,
+    hokito,
+    open_pages,
+    play_moves,
+)
+
+SCREENS = Path(__file__).resolve().parents[2] / "var" / "screens"
+
+
+async def a_busy_server(house: House) -> dict[str, str]:
+    """A server with finished games, games in play of two kinds, and ratings: its pages,
+    by name."""
+    service = house.service
+    await open_pages(service, HERE, name="The Hill")
+    finished = await finished_hokito(service, HERE, moves=8)
+    await finished_hokito(service, HERE, moves=4, first=CAROL, second=ALICE)
+    live = await hokito(service, BESIDE)
+    await play_moves(service, BESIDE, [ALICE, BOB], 3)
+    [everest] = await service.start(HERE, BOB, GameSetup("everest", seed=2, computers=1), [CAROL])
+    await service.accept(HERE, CAROL)
+    assert everest.game_id is not None
+    return {
+        "front": "/",
+        "server": f"/s/{HILL}",
+        "game": f"/g/{live}",
+        "game-finished": f"/g/{finished}",
+        "game-everest": f"/g/{everest.game_id}",
+        "replay": f"/g/{finished}/replay",
+        "history": f"/s/{HILL}/history",
+        "leaderboard": f"/s/{HILL}/leaderboard",
+        "ratings": f"/s/{HILL}/ratings/hokito",
+        "profile": f"/s/{HILL}/u/{ALICE.id}",
+        "daily": f"/s/{HILL}/daily",
+        "not-found": f"/s/{UNKNOWN}",
+    }
+
+
+async def test_every_page_is_readable_and_fits_the_screen(house: House, tab: Tab) -> None:
+    pages = await a_busy_server(house)
+    SCREENS.mkdir(parents=True, exist_ok=True)
+    problems: list[str] = []
+    page = tab.page
+    async with serving_pages(house.pages) as site:
+        for name, path in pages.items():
+            response = await page.goto(site.url + path)
+            assert response is not None
+            expected = 404 if name == "not-found" else 200
+            if response.status != expected:
+                problems.append(f"{path}: status {response.status}, not {expected}")
+                continue
+            await load_every_picture(page)
+            await page.screenshot(path=SCREENS / f"{name}-{tab.width}.png", full_page=True)
+
+            for src in await page.evaluate(IMAGES_WITHOUT_ALT):
+                problems.append(f"{path}: the picture {src} has no alt text")
+            for src in await page.evaluate(BROKEN_PICTURES):
+                problems.append(f"{path}: the picture {src} did not load")
+            viewports = await page.evaluate(VIEWPORT_META)
+            if not any("width=device-width" in v for v in viewports):
+                problems.append(f"{path}: no <meta name=viewport content=width=device-width>")
+            for failure in await contrast_failures(page):
+                problems.append(f"{path}: contrast {json.dumps(failure, ensure_ascii=False)}")
+            if tab.width == PHONE:
+                wide = await overflow(page, tab.pixels)
+                if wide["scrollWidth"] > tab.pixels:
+                    problems.append(
+                        f"{path}: {wide['scrollWidth']} px wide on a {tab.pixels} px screen: "
+                        + "; ".join(wide["beyond"])
+                    )
+    assert problems == [], "\n".join(problems)
+
+
+VIEWPORT = '<meta name="viewport" content="width=device-width, initial-scale=1">'
+#: A page with one of each fault the checks look for, beside text that passes.
+FAULTY = """<!doctype html>
+<html><head><title>faults</title></head>
+<body style="background: #fff; color: #000; margin: 0">
+<p>Black on white.</p>
+<p style="color: #999">Grey on white.</p>
+<p style="color: #767676; font-size: 24px">Large grey on white.</p>
+<p style="background: #12324f; color: #4a5360">Muted on the header's blue.</p>
+<button disabled style="color: #ccc">Disabled</button>
+<img src="data:image/gif;base64,R0lGODlhAQABAAAAACw=" width="10" height="10">
+<img src="data:image/gif;base64,R0lGODlhAQABAAAAACw=" alt="  " width="10" height="10">
+<img src="data:image/gif;base64,R0lGODlhAQABAAAAACw=" alt="a dot" width="10" height="10">
+<div style="width: 500px">Wider than a phone.</div>
+</body></html>"""
+
+
+async def test_the_checks_find_each_fault(browser: Browser) -> None:
+    tab = await open_tab(browser, PHONE)
+    page = tab.page
+    await page.set_content(FAULTY)
+    assert len(await page.evaluate(IMAGES_WITHOUT_ALT)) == 2
+    assert await page.evaluate(VIEWPORT_META) == []
+    failed = {f["text"]: f["ratio"] for f in await contrast_failures(page)}
+    assert failed.keys() == {"Grey on white.", "Muted on the header's blue."}, failed
+    assert 2.8 < failed["Grey on white."] < 2.9
+    # Without the viewport tag a phone lays the page out 980 px wide; with it, 360.
+    assert (await overflow(page, tab.pixels))["scrollWidth"] == 980
+    await page.set_content(FAULTY.replace("<head>", f"<head>{VIEWPORT}"))
+    assert await page.evaluate(VIEWPORT_META) == ["width=device-width, initial-scale=1"]
+    wide = await overflow(page, tab.pixels)
+    assert wide["scrollWidth"] == 500 and wide["beyond"] == ["div reaches 500 px"]
+    await page.context.close()
