@@ -211,6 +211,14 @@ async def run_web(args: argparse.Namespace) -> None:
         raise SystemExit("--web serves the pages: set HILLTOP_WEB to the address, not off")
     os.environ.setdefault("HILLTOP_WEB", "127.0.0.1:8080")
     storage = await open_storage(args.db)
+    if storage.backend != "postgresql":
+        await storage.close()
+        # SQLite tells a process only of its own changes: pages served by another
+        # process would never follow a game.
+        raise SystemExit(
+            "--web runs beside the bot's processes on PostgreSQL (HILLTOP_DB=postgresql://…); "
+            "on SQLite the bot serves the pages itself: set HILLTOP_WEB for it"
+        )
     try:
         house = build_house(storage, house_settings(), FrontEnd(User(0, "hilltop", is_bot=True)))
         stopped = asyncio.Event()

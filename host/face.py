@@ -8,7 +8,7 @@ from __future__ import annotations
 from data.console import ConsoleMemoryError, ConsoleRepository
 from data.repository import DatabaseUnavailableError, GameRecord, OneServer, Shards
 from engine.rng import seed_from_text
-from engine.text import ENGLISH, Text, languages, speaking, t, tn
+from engine.text import ENGLISH, Text, current_language, languages, speaking, t, tn
 from host.daily.replays import RUNS
 from host.daily.service import PERIODS, DailyService
 from host.history.records import MAX_RECORD_BYTES, MAX_RECORD_MOVES
@@ -111,6 +111,7 @@ __all__ = [
     "build_house",
     "catalogue",
     "command_names",
+    "current_language",
     "game_of",
     "language_of",
     "languages",

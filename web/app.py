@@ -22,6 +22,7 @@ from host.face import (
     SignInNeededError,
     Visitor,
     WebPages,
+    current_language,
     languages,
     speaking,
     t,
@@ -31,7 +32,7 @@ from web import language
 from web.auth import SignIn
 from web.config import WebConfig
 from web.hub import CLOSING, Hub
-from web.markup import rich, time_tag
+from web.markup import rich, time_tag, whole_dates
 
 log = logging.getLogger(__name__)
 
@@ -40,6 +41,12 @@ HERE = Path(__file__).parent
 MAX_ID = 2**63 - 1
 #: A comment sent down an idle event stream, so that proxies keep it open.
 KEEPALIVE = 25.0
+#: Pages made at once; the others wait their turn. The bot's own commands share the
+#: process, and a crowd of readers must not hold up a move (event streams are not
+#: counted: they wait, and cost nothing until their game moves).
+PAGES_AT_ONCE = 4
+#: Laid-out live parts of game pages kept, by game, move and language.
+LIVE_KEPT = 512
 
 PAGES: web.AppKey[WebPages] = web.AppKey("pages", WebPages)
 CONFIG: web.AppKey[WebConfig] = web.AppKey("config", WebConfig)
@@ -53,6 +60,8 @@ def templates() -> jinja2.Environment:
     env = jinja2.Environment(
         loader=jinja2.FileSystemLoader(HERE / "templates"),
         autoescape=True,
+        # The templates are those the process started with: no look at the files per page.
+        auto_reload=False,
         undefined=jinja2.StrictUndefined,
         trim_blocks=True,
         lstrip_blocks=True,
@@ -61,6 +70,7 @@ def templates() -> jinja2.Environment:
         t=lambda template, **params: str(t(template, **params)),
         tn=lambda one, many, n, **params: str(tn(one, many, n=n, **params)),
         rich=rich,
+        whole_dates=whole_dates,
         time_tag=time_tag,
     )
     return env
@@ -80,6 +90,8 @@ class Site:
         self.env = templates()
         self.sign_in = SignIn(config, pages)
         self.hub = Hub()
+        self.at_once = asyncio.Semaphore(PAGES_AT_ONCE)
+        self._live: dict[tuple[int, int, str, float, str], str] = {}
 
     # --- the frame of every page ------------------------------------------------------------
     async def visitor(self, request: web.Request) -> Visitor:
@@ -107,13 +119,18 @@ class Site:
             )
         return response
 
-    def page(
-        self, handler: Callable[[web.Request, Visitor], Awaitable[web.StreamResponse]]
-    ) -> Handler:
+    def page(self, handler: PageHandler, *, stream: bool = False) -> Handler:
         """`handler` with the visitor found, and refusals shown as pages: a page that is
-        not there (or not for this visitor) is the same 404 whatever the reason."""
+        not there (or not for this visitor) is the same 404 whatever the reason. Pages are
+        made `PAGES_AT_ONCE` at a time; an event `stream` is not counted."""
 
         async def serve(request: web.Request) -> web.StreamResponse:
+            if stream:
+                return await made(request)
+            async with self.at_once:
+                return await made(request)
+
+        async def made(request: web.Request) -> web.StreamResponse:
             visitor = await self.visitor(request)
             try:
                 with speaking(visitor.language):
@@ -146,12 +163,27 @@ class Site:
     async def game(self, request: web.Request, visitor: Visitor) -> web.StreamResponse:
         view = await self.pages.game(_id(request, "game"), visitor)
         return self.render(
-            request, visitor, "game.html", view=view, server=view.server, live=self.live_html(view)
+            request,
+            visitor,
+            "game.html",
+            view=view,
+            server=view.server,
+            live=self.live_html(view),
+            board_alt=board_alt(view),
         )
 
     def live_html(self, view: GameView) -> str:
-        """The part of a game's page that changes with each move."""
-        return self.env.get_template("_live.html").render(view=view, config=self.config)
+        """The part of a game's page that changes with each move (made once per move and
+        language, however many read it)."""
+        card = view.card
+        key = (card.id, view.shown_ply, card.status, card.updated_at, current_language())
+        html = self._live.get(key)
+        if html is None:
+            html = self.env.get_template("_live.html").render(view=view, config=self.config)
+            if len(self._live) >= LIVE_KEPT:
+                self._live.pop(next(iter(self._live)))
+            self._live[key] = html
+        return html
 
     async def board(self, request: web.Request, visitor: Visitor) -> web.StreamResponse:
         _, picture = await self.pages.board(_id(request, "game"), visitor)
@@ -248,6 +280,7 @@ class Site:
     def live_event(self, view: GameView) -> dict[str, Any]:
         return {
             "ply": view.shown_ply,
+            "alt": board_alt(view),
             "status": view.card.status,
             "html": self.live_html(view),
             "board": f"/g/{view.card.id}/board.png?ply={view.shown_ply}&s={view.card.status}",
@@ -267,7 +300,9 @@ class Site:
         await response.prepare(request)
         queue = self.hub.join(game_id)
         try:
-            seen = request.headers.get("Last-Event-ID", "")
+            # What the page shows (its first connection) or last heard (a reconnection):
+            # a move made in between is sent at once.
+            seen = request.headers.get("Last-Event-ID") or request.query.get("since", "")
             key = f"{view.shown_ply}.{view.card.status}"
             if seen and seen != key:
                 await _send(response, key, self.live_event(view))
@@ -287,7 +322,7 @@ class Site:
                 await self.pages.server_info(event["server"], visitor)  # still allowed?
                 if event["key"] != key:
                     key = event["key"]
-                    await _send(response, key, event["data"])
+                    await response.write(event["body"])
         except (ConnectionResetError, PageNotFoundError, SignInNeededError):
             pass
         finally:
@@ -298,18 +333,38 @@ class Site:
         async def layout(game_id: int, chosen: str) -> dict[str, Any]:
             with speaking(chosen):
                 view = await self.pages.game(game_id, visitor)
+                key = f"{view.shown_ply}.{view.card.status}"
                 return {
                     "server": view.server.guild_id,
-                    "key": f"{view.shown_ply}.{view.card.status}",
-                    "data": self.live_event(view),
+                    "key": key,
+                    # Written once, sent as it is down every stream that watches the game.
+                    "body": _event(key, self.live_event(view)),
                 }
 
         return layout
 
 
-async def _send(response: web.StreamResponse, key: str, data: dict[str, Any]) -> None:
+def board_alt(view: GameView) -> str:
+    """The board's words for those who do not see it: which game, after how many moves
+    (those everyone may see), and who the game waits for or how it ended."""
+    return str(
+        t(
+            "The board of game {id}: {game} after move {n}. {state}",
+            id=view.card.id,
+            game=view.card.game_name,
+            n=len(view.moves),
+            state=view.card.state_line,
+        )
+    )
+
+
+def _event(key: str, data: dict[str, Any]) -> bytes:
     body = json.dumps(data, separators=(",", ":"))
-    await response.write(f"id: {key}\nevent: game\ndata: {body}\n\n".encode())
+    return f"id: {key}\nevent: game\ndata: {body}\n\n".encode()
+
+
+async def _send(response: web.StreamResponse, key: str, data: dict[str, Any]) -> None:
+    await response.write(_event(key, data))
 
 
 def _picture(request: web.Request, picture: bytes, kind: str) -> web.StreamResponse:
@@ -342,7 +397,7 @@ def make_app(pages: WebPages, config: WebConfig) -> web.Application:
             web.get("/s/{server}/daily/{day}/{run}.gif", page(site.daily_run)),
             web.get("/g/{game}", page(site.game)),
             web.get("/g/{game}/live", page(site.live)),
-            web.get("/g/{game}/events", page(site.events)),
+            web.get("/g/{game}/events", page(site.events, stream=True)),
             web.get("/g/{game}/board.png", page(site.board)),
             web.get("/g/{game}/replay", page(site.replay)),
             web.get("/g/{game}/frames/{n}.png", page(site.frame)),
@@ -371,7 +426,10 @@ def make_app(pages: WebPages, config: WebConfig) -> web.Application:
 
 async def serve(pages: WebPages, config: WebConfig) -> web.AppRunner:
     """Start serving the site on the configured address (in the running event loop)."""
-    runner = web.AppRunner(make_app(pages, config), access_log=None, shutdown_timeout=5.0)
+    # A reader who leaves ends their request's handler (their event stream, at once).
+    runner = web.AppRunner(
+        make_app(pages, config), access_log=None, shutdown_timeout=5.0, handler_cancellation=True
+    )
     await runner.setup()
     await web.TCPSite(runner, config.host, config.port).start()
     log.info("web pages on %s (listening on %s:%s)", config.url, config.host, config.port)

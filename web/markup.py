@@ -31,9 +31,17 @@ def _time(match: re.Match[str]) -> str:
     return str(time_tag(int(match.group(1)), match.group(2) in (None, "R")))
 
 
+_DATE = re.compile(r"\b(\d{4})-(\d{2})-(\d{2})\b")
+
+
+def whole_dates(text: str) -> str:
+    """Dates (2026-11-26) kept on one line: their hyphens do not break."""
+    return _DATE.sub("\\1\u2011\\2\u2011\\3", text)
+
+
 def rich(text: str) -> Markup:
     """`text` as HTML: escaped, then its markup made into tags; one paragraph per line."""
-    html = str(escape(text))
+    html = whole_dates(str(escape(text)))
     html = _TIME.sub(_time, html)
     html = _CODE.sub(r"<code>\1</code>", html)
     html = _BOLD.sub(r"<strong>\1</strong>", html)

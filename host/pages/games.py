@@ -70,6 +70,10 @@ class GamePages:
         self._words: OrderedDict[Hashable, tuple[MoveLine, ...]] = OrderedDict()
         self._views: OrderedDict[Hashable, GameView] = OrderedDict()
         self._replays: OrderedDict[Hashable, list[Frame]] = OrderedDict()
+        #: Per game and language: the moves told so far, and the positions they reached.
+        self._told_so_far: OrderedDict[
+            Hashable, tuple[tuple[MoveLine, ...], tuple[GameState[Any], ...]]
+        ] = OrderedDict()
 
     # --- a server's front page -------------------------------------------------------------
     async def server(self, guild_id: int, visitor: Visitor) -> ServerView:
@@ -185,13 +189,20 @@ class GamePages:
         return lines
 
     def _told(self, loaded: Loaded, moves: list[MoveRecord]) -> tuple[MoveLine, ...]:
+        """The moves in words. The log only grows (a takeback is an entry of its own), so
+        the words of a game told before are carried on from where they stopped: a move
+        costs the page one move's work, however long the game."""
         game, record = loaded.game, loaded.record
         names = self.presenter.names(loaded)
         labels = [self.presenter.seat_label(loaded, s.seat) for s in record.seats]
         secret = game.secret_decisions
-        states: list[GameState[Any]] = [start_state(game, record)]
-        lines: list[MoveLine] = []
-        for ply, entry in enumerate(moves, start=1):
+        told_key = (loaded.id, current_language())
+        told = self._told_so_far.get(told_key)
+        if told is not None and len(told[0]) <= len(moves):
+            lines, states = list(told[0]), list(told[1])
+        else:
+            lines, states = [], [start_state(game, record)]
+        for ply, entry in enumerate(moves[len(lines) :], start=len(lines) + 1):
             name = labels[entry.seat] if entry.seat < len(labels) else "?"
             if entry.text == UNDO:
                 if len(states) > 1:
@@ -215,6 +226,7 @@ class GamePages:
                 )
             report = after.view(None).report(before.view(None), names)
             lines.append(MoveLine(ply, str(text), tuple(str(x) for x in report)))
+        _remember(self._told_so_far, told_key, (tuple(lines), tuple(states)), WORDS)
         return tuple(lines)
 
     async def _log(self, game_id: int) -> tuple[GameRecord, list[MoveRecord]]:

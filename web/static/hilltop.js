@@ -16,17 +16,51 @@ function showTimes(root) {
   }
 }
 
+// The moves made since this browser last showed the game are marked, and said so.
+function markNew(root, seen) {
+  const moves = Array.from(root.querySelectorAll("[data-ply]")).map((li) => [li, Number(li.dataset.ply)]);
+  const fresh = moves.filter(([, ply]) => seen !== null && ply > seen);
+  for (const [li] of fresh) li.classList.add("new");
+  const since = root.querySelector(".since");
+  if (!since || fresh.length === 0) return;
+  const first = fresh[0][1];
+  const last = fresh[fresh.length - 1][1];
+  since.textContent = first === last
+    ? since.dataset.one.replace("{n}", String(first))
+    : since.dataset.many.replace("{first}", String(first)).replace("{last}", String(last));
+  since.hidden = false;
+}
+
+function remember(game, ply) {
+  try { localStorage.setItem(`hilltop:seen:${game}`, String(ply)); } catch (e) { /* private mode */ }
+}
+
+function lastSeen(game) {
+  try {
+    const kept = localStorage.getItem(`hilltop:seen:${game}`);
+    return kept === null ? null : Number(kept);
+  } catch (e) { return null; }
+}
+
 function followGame(root) {
   const live = document.getElementById("live");
   const board = document.getElementById("board");
+  const game = root.dataset.game;
+  const seen = lastSeen(game);
+  const moves = Array.from(live.querySelectorAll("[data-ply]")).map((li) => Number(li.dataset.ply));
+  markNew(live, seen);
+  remember(game, moves.length ? Math.max(...moves) : 0);
+  if (!root.dataset.events) return;
   const source = new EventSource(root.dataset.events);
   source.addEventListener("game", (event) => {
     const data = JSON.parse(event.data);
     live.innerHTML = data.html;
     board.src = data.board;
-    board.alt = board.alt.replace(/\d+$/, String(data.ply));
-    root.dataset.ply = String(data.ply);
+    board.alt = data.alt;
     showTimes(live);
+    markNew(live, seen);
+    const now = Array.from(live.querySelectorAll("[data-ply]")).map((li) => Number(li.dataset.ply));
+    remember(game, now.length ? Math.max(...now) : 0);
     if (data.status !== "active" && data.status !== "challenge") source.close();
   });
 }
@@ -43,7 +77,8 @@ function stepThrough(root) {
   function show(n) {
     at = Math.max(0, Math.min(last, n));
     frame.src = `/g/${game}/frames/${at}.png`;
-    frame.alt = frame.alt.replace(/\d+$/, String(at));
+    // What the move did, then which position this is: "… · The position after move 6".
+    frame.alt = `${links[at].textContent.trim()} · ${root.dataset.alt.replace("{n}", String(at))}`;
     caption.innerHTML = links[at].innerHTML;
     where.textContent = `${at} / ${last}`;
     links.forEach((a, i) => (i === at ? a.setAttribute("aria-current", "step") : a.removeAttribute("aria-current")));
@@ -65,8 +100,8 @@ function stepThrough(root) {
 
 document.addEventListener("DOMContentLoaded", () => {
   showTimes(document);
-  const game = document.querySelector("[data-events]");
-  if (game) followGame(game);
+  const game = document.querySelector(".game[data-game]");
+  if (game && document.getElementById("live")) followGame(game);
   const replay = document.querySelector(".replay");
   if (replay) stepThrough(replay);
 });
