@@ -17,7 +17,7 @@ import traceback
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 
-from bench import data_scale, discord_load, memory_load, sharded_load
+from bench import data_scale, discord_load, memory_load, sharded_load, web_load
 from bench.common import cores, row
 from bench.engine_bench import playouts_per_second
 from bench.render_bench import games_with_renderers, render_figures, replay_figures
@@ -37,6 +37,7 @@ class Budget:
     load: discord_load.LoadConfig
     sharded: sharded_load.ShardedConfig
     memory: memory_load.MemoryConfig
+    web: web_load.WebLoadConfig
     data: data_scale.DataScaleConfig
 
 
@@ -49,6 +50,7 @@ FULL = Budget(
     discord_load.LoadConfig(),
     sharded_load.ShardedConfig(),
     memory_load.MemoryConfig(),
+    web_load.WebLoadConfig(),
     data_scale.FULL,
 )
 QUICK = Budget(
@@ -60,6 +62,7 @@ QUICK = Budget(
     discord_load.QUICK,
     sharded_load.QUICK,
     memory_load.QUICK,
+    web_load.QUICK,
     data_scale.QUICK,
 )
 
@@ -177,6 +180,8 @@ def main(argv: Sequence[str] | None = None) -> None:
     sharded_load.run(budget.sharded)
     print()
     memory_load.run(budget.memory)
+    print()
+    web_load.run(budget.web)
     print()
     data_scale.run(budget.data)
 

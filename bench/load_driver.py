@@ -396,7 +396,10 @@ class Driver:
 
     async def _move(self, table: Table, run: Run) -> None:
         seat = table.seat_to_move()
-        assert seat is not None
+        if seat is None:
+            # Taken (or paused) between the offer and this task's start: the offer lapses.
+            run.skipped += 1
+            return
         table.busy = True
         try:
             await self._play(table, seat, run)

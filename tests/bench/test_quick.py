@@ -40,6 +40,13 @@ FIGURES = {
     "PostgreSQL capacity:": 1,
     "bot RSS after": 2,
     "bot RSS growth": 1,
+    # The web pages: loaded, streamed (over a few games, then one), and the Discord path
+    # alone and while they are loaded.
+    "web: a game page (/g/<id>)": 1,
+    "web: bot CPU per game page": 1,
+    "web: a move to its event on every stream": 2,
+    "web, the Discord path alone / watched": 5,
+    "web: a game page while the Discord path": 1,
     # The stored history at two sizes: its builds, each command, the memory.
     "data scale, SQLite: build of": 2,
     "data scale, PostgreSQL": len(DATA_COMMANDS) + 2,
