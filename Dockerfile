@@ -33,6 +33,8 @@ ENV HILLTOP_DB=/data/hilltop.sqlite3 \
     HILLTOP_HEARTBEAT=/tmp/hilltop.heartbeat \
     PYTHONUNBUFFERED=1
 VOLUME ["/data"]
+# The web pages, when HILLTOP_WEB=0.0.0.0:8080 is set (HILLTOP_WEB_URL: their address).
+EXPOSE 8080
 USER hilltop
 # Healthy while connected to Discord: the bot touches its heartbeat file every 20 s.
 HEALTHCHECK --interval=30s --timeout=10s --start-period=60s --retries=3 \
