@@ -607,7 +607,8 @@ class WebBench:
         )
         prefix = "web, the Discord path alone / watched:"
         runs = [alone, *(r for r, _ in watched)]
-        loaded = runs[1]
+        #: A target "watched" holds in every run while the pages are watched.
+        loaded = runs[1:]
 
         def side_by_side(values: Sequence[float], cell: Callable[[float], str]) -> str:
             shown = " / ".join(cell(v) for v in values)
@@ -627,14 +628,14 @@ class WebBench:
                 f"{side_by_side(p99, ms)}; p50 {side_by_side(p50, ms)}; "
                 f"{' / '.join(str(len(m)) for m in moves)} boards",
                 f"p99 ≤ {ms(TARGET_MOVE_P99)} watched",
-                _met(p99[1] <= TARGET_MOVE_P99),
+                _met(max(p99[1:]) <= TARGET_MOVE_P99),
             ),
             row(
                 f"{prefix} /move autocomplete, p99",
                 where,
                 side_by_side(hints, ms),
                 f"p99 ≤ {ms(TARGET_AUTOCOMPLETE_P99)} watched",
-                _met(hints[1] <= TARGET_AUTOCOMPLETE_P99),
+                _met(max(hints[1:]) <= TARGET_AUTOCOMPLETE_P99),
             ),
             row(
                 f"{prefix} moves per second achieved",
@@ -642,7 +643,7 @@ class WebBench:
                 f"{side_by_side(achieved, lambda x: f'{x:.1f}')} of "
                 f"{' / '.join(f'{r.offered:.1f}' for r in runs)} offered",
                 f"≥ {KEEP_UP:.0%} of offered watched",
-                _met(loaded.keeps_up(KEEP_UP)),
+                _met(all(r.keeps_up(KEEP_UP) for r in loaded)),
             ),
             row(
                 f"{prefix} interactions that failed",
@@ -651,7 +652,7 @@ class WebBench:
                 f"{' / '.join(str(len(r.exchanges())) for r in runs)} "
                 f"({' / '.join(str(r.rejections) for r in runs)} requests refused by Discord)",
                 "0 watched",
-                _met(loaded.failed() == 0 and loaded.rejections == 0),
+                _met(all(r.failed() == 0 and r.rejections == 0 for r in loaded)),
             ),
             row(
                 f"{prefix} bot CPU per accepted move (watched: the pages' included)",
