@@ -5,9 +5,8 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from data.web import WebSessionRepository
-
 from data.repository import ChangeFeed
+from data.web import WebSessionRepository
 from host.daily.service import DailyService
 from host.pages.access import Access
 from host.pages.games import GamePages

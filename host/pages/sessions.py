@@ -9,7 +9,6 @@ import secrets
 from collections.abc import Callable, Collection
 
 from data.web import WebSessionRepository
-
 from host.pages.views import Visitor
 
 #: How long a sign-in lasts.
