@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from data.repository import GameRecord, MoveRecord
+from data.repository import GameRecord, GameRepository, MoveRecord
 from data.results import Ending, GameResult
 from engine.core import GameState
 from engine.text import t, tn
@@ -79,21 +79,13 @@ class History:
                     )
                 )
             whose = viewer
-        older_than, newer_than = _cursor(cursor)
-        records = await self.live.repository.finished_games(
+        records, more_newer, more_older = await finished_page(
+            self.live.repository,
             channel.guild_id,
             whose.id if whose is not None else None,
             game,
-            PAGE_SIZE + 1,
-            older_than=older_than,
-            newer_than=newer_than,
+            _cursor(cursor),
         )
-        if newer_than is not None:
-            more_newer, more_older = len(records) > PAGE_SIZE, True
-            records = records[-PAGE_SIZE:]
-        else:
-            more_newer, more_older = older_than is not None, len(records) > PAGE_SIZE
-            records = records[:PAGE_SIZE]
         if cursor is not None and not records:
             raise ServiceError(t("That page is gone: use /history again."))
         lines = []
@@ -321,6 +313,25 @@ class History:
             # Another server's game is not to be told apart from one that does not exist.
             raise ServiceError(t("There is no game {id} here.", id=game_id))
         return found
+
+
+async def finished_page(
+    repository: GameRepository,
+    guild_id: int | None,
+    user_id: int | None,
+    game: str | None,
+    cut: tuple[int | None, int | None],
+) -> tuple[list[GameRecord], bool, bool]:
+    """One page of finished games, newest first, cut where the page beside ended (`cut`:
+    older than, newer than a game id): the games, and whether there are newer and older
+    ones. A page deep in years of history costs what the first one does."""
+    older_than, newer_than = cut
+    records = await repository.finished_games(
+        guild_id, user_id, game, PAGE_SIZE + 1, older_than=older_than, newer_than=newer_than
+    )
+    if newer_than is not None:
+        return records[-PAGE_SIZE:], len(records) > PAGE_SIZE, True
+    return records[:PAGE_SIZE], older_than is not None, len(records) > PAGE_SIZE
 
 
 def _plays_in(record: GameRecord, viewer: User | None) -> bool:

@@ -9,7 +9,7 @@ from collections import OrderedDict
 from engine.text import current_language
 from host import catalog
 from host.daily.service import PERIODS, DailyService
-from host.history.finished import PAGE_SIZE
+from host.history.finished import finished_page
 from host.model import ServiceError, User
 from host.pages.access import Access, not_found, where
 from host.pages.games import history_row, visitor_user
@@ -50,20 +50,9 @@ class Tables:
         if cursor is not None and cursor[:1] in "<>" and cursor[1:].isdigit():
             mark = int(cursor[1:])
             older_than, newer_than = (mark, None) if cursor[0] == "<" else (None, mark)
-        records = await self.access.live.repository.finished_games(
-            guild_id,
-            player,
-            game,
-            PAGE_SIZE + 1,
-            older_than=older_than,
-            newer_than=newer_than,
+        records, more_newer, more_older = await finished_page(
+            self.access.live.repository, guild_id, player, game, (older_than, newer_than)
         )
-        if newer_than is not None:
-            more_newer, more_older = len(records) > PAGE_SIZE, True
-            records = records[-PAGE_SIZE:]
-        else:
-            more_newer, more_older = older_than is not None, len(records) > PAGE_SIZE
-            records = records[:PAGE_SIZE]
         rows = tuple(history_row(r) for r in records)
         named = None
         if player is not None:
