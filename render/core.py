@@ -354,6 +354,27 @@ class StepPicture:
 
 
 @dataclass(frozen=True, slots=True)
+class Spot:
+    """Where one choice of a move builder is on the picture a player chooses on: `token`
+    (an `Option.token` offered after the prefix) and its box in the picture's pixels,
+    `(left, top, right, bottom)`, right and bottom excluded. A web page lays a button over
+    the box, so a choice is made by clicking the square, pawn or card it stands for."""
+
+    token: str
+    box: tuple[int, int, int, int]
+
+
+@dataclass(frozen=True, slots=True)
+class PanelPicture:
+    """The picture a seat builds its move on, with the boxes of the choices on it."""
+
+    png: bytes
+    width: int
+    height: int
+    spots: tuple[Spot, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
 class Renderer(Generic[S]):
     """How one game is drawn: its board, and the pictures a game may add to it. Each
     render module declares one as `RENDERER`; the host's game catalogue names it.
@@ -363,11 +384,20 @@ class Renderer(Generic[S]):
     roll-off outcomes), or returns None where there is nothing to show. `steps(state,
     ctx)`, if the game has it, draws one `StepPicture` per step of what the last move set off
     (Everest's rounds), with `ctx.previous` the state before the move.
+
+    `spots(state, seat, prefix, tokens, ctx)`, if the game has it, says where on the
+    picture a seat chooses on (`panel`: what `options` draws for that prefix, else the
+    board) each of `tokens` is: the choices the builder offers after `prefix`. `state` is
+    the position as `seat` sees it. A token with no place on the picture is left out; it
+    is offered as a button only.
     """
 
     board: Callable[[S, RenderContext], Image.Image]
     options: Callable[[S, int, tuple[str, ...], RenderContext], Image.Image | None] | None = None
     steps: Callable[[S, RenderContext], list[StepPicture]] | None = None
+    spots: (
+        Callable[[S, int, tuple[str, ...], tuple[str, ...], RenderContext], tuple[Spot, ...]] | None
+    ) = None
 
     def board_png(self, state: S, ctx: RenderContext) -> bytes:
         """The board as PNG bytes. Pure: the same state and context give the same bytes."""
@@ -380,6 +410,31 @@ class Renderer(Generic[S]):
             return None
         image = self.options(state, seat, prefix, ctx)
         return None if image is None else encode_png(image)
+
+    def panel(
+        self,
+        state: S,
+        seat: int,
+        prefix: tuple[str, ...],
+        tokens: tuple[str, ...],
+        ctx: RenderContext,
+    ) -> PanelPicture:
+        """The picture `seat` builds its move on after `prefix` (the choices drawn, where the
+        game draws them; else the board), with where each of `tokens` is on it."""
+        image = self.options(state, seat, prefix, ctx) if self.options is not None else None
+        if image is None:
+            image = self.board(state, ctx)
+        found = self.spots(state, seat, prefix, tokens, ctx) if self.spots is not None else ()
+        width, height = image.size
+        offered = set(tokens)
+        inside = tuple(
+            spot
+            for spot in found
+            if spot.token in offered
+            and 0 <= spot.box[0] < spot.box[2] <= width
+            and 0 <= spot.box[1] < spot.box[3] <= height
+        )
+        return PanelPicture(encode_png(image), width, height, inside)
 
     def step_pngs(self, state: S, ctx: RenderContext) -> list[tuple[str, bytes]]:
         """Each step's caption with its picture as PNG bytes."""

@@ -22,6 +22,7 @@ from engine.everest import (
     NEXT,
     OFF,
     PEAK,
+    SNOW,
     SQUARES,
     Bumped,
     Drawn,
@@ -29,6 +30,7 @@ from engine.everest import (
     EverestGame,
     EverestState,
     Fell,
+    Flee,
     Flight,
     Healed,
     Hit,
@@ -60,6 +62,7 @@ from render.core import (
     Palette,
     RenderContext,
     Renderer,
+    Spot,
     StepPicture,
     Theme,
     edit,
@@ -860,10 +863,8 @@ def render_options(
     theme = ctx.theme
     options = state.pick_options()
     width = WIDTH
-    thumb_w, thumb_h = THUMB_SIZE
-    chip_rows = -(-state.players // 2)
-    rows_top = OPTIONS_CHIPS_TOP + chip_rows * (OPTIONS_CHIP_H + 8) + 8
-    height = rows_top + len(options) * (thumb_h + OPTIONS_PAD)
+    thumb_w = THUMB_SIZE[0]
+    height = _option_row(state.players, len(options))[1]
     image, draw = new_canvas(width, height, palette(theme), theme.background)
     title = str(t("{name} won the roll-off: pick an outcome", name=_seat_name(ctx, seat)))
     title_font = font(READABLE + 2, bold=True)
@@ -883,13 +884,23 @@ def render_options(
     words = font(READABLE)
     text_x = OPTIONS_PAD + thumb_w + 16
     for i, option in enumerate(options):
-        y = rows_top + i * (thumb_h + OPTIONS_PAD)
+        y = _option_row(state.players, i)[1]
         image.paste(render_outcome_thumbnail(option.preview, ctx), (OPTIONS_PAD, y))
         head = str(t("pick {number}", number=option.number))
         draw.label((text_x, y + 4), head, font(READABLE + 2, bold=True), theme.ink)
         for row, line in enumerate(_wrap(str(option.label), words, width - text_x - 12, 4)):
             draw.label((text_x, y + 44 + row * 32), line, words, theme.ink)
     return image
+
+
+def _option_row(players: int, index: int) -> tuple[int, int, int, int]:
+    """The row of the roll-off outcome at `index` (0-based) in the outcomes' picture: its
+    small board at the left, its number and words beside it (right and bottom excluded).
+    The row past the last one starts where the picture ends."""
+    chip_rows = -(-players // 2)
+    rows_top = OPTIONS_CHIPS_TOP + chip_rows * (OPTIONS_CHIP_H + 8) + 8
+    top = rows_top + index * (THUMB_SIZE[1] + OPTIONS_PAD)
+    return OPTIONS_PAD, top, WIDTH - OPTIONS_PAD, top + THUMB_SIZE[1]
 
 
 def _render_choice(
@@ -1037,4 +1048,110 @@ def render_outcome(state: EverestState, number: int, ctx: RenderContext) -> Imag
     return image
 
 
-RENDERER: Renderer[EverestState] = Renderer(render, options=render_options, steps=render_steps)
+# --- where the choices are on the picture ------------------------------------------------
+
+#: Which of the plan actions aimed at one square gets its spot: a move before a roar
+#: before a snowball, then the fewest points.
+_MOVE_FIRST, _ROAR_NEXT, _SNOWBALL_LAST = range(3)
+
+
+def _plan_target(
+    state: EverestState, seat: int, actions: tuple[int, ...], before: int
+) -> tuple[int, int]:
+    """The square the last of `actions` is aimed at from `before`, where the others leave
+    the yeti, and its rank among the actions aimed at one square (`_MOVE_FIRST`…); OFF
+    when it is aimed at none. Where the action takes the yeti and what its snowball hits
+    are the engine's plan preview, as the plan's picture draws them."""
+    action = actions[-1]
+    if action & SNOW:
+        throw = state.plan_preview(seat, actions).steps[-1]
+        hits = [e.end for e in throw if isinstance(e, Threw) and e.flight is Flight.HIT]
+        return (hits[0] if hits else OFF), _SNOWBALL_LAST
+    if action >> 3:
+        end = state.plan_preview(seat, actions).pos[seat]
+        return (OFF if end == before else end), _MOVE_FIRST
+    return NEXT[before][action & 3], _ROAR_NEXT
+
+
+def _plan_spots(
+    state: EverestState, seat: int, prefix: tuple[str, ...], tokens: tuple[str, ...]
+) -> tuple[Spot, ...]:
+    """The squares of a plan's next actions, from where the actions chosen so far leave
+    the yeti (the square the plan's picture shows it on, or the board's, before the first).
+
+    A move (`AN`, `3E`) is the square it ends on, if it leaves the yeti's square and stays
+    on the board; a roar (`0N`) the square next to the yeti that it roars at; a snowball
+    (`sN`) the square of the yeti it would hit, if it hits one. The other yeti stand still,
+    as in the plan's picture. One square is one button, so when several actions are aimed
+    at it the one that takes the yeti there gets it, with the fewest points (they all stop
+    there: the others only spend a bigger coin); failing a move, the roar, whose reach is
+    exactly the next square; the others are left as buttons."""
+    try:
+        done = state.builder_actions(seat, prefix)
+    except MoveError:
+        return ()
+    before = state.plan_preview(seat, done).pos[seat]
+    if before == OFF:
+        return ()
+    claims: dict[int, tuple[tuple[int, int], str]] = {}
+    for token in tokens:
+        try:
+            actions = state.builder_actions(seat, (*prefix, token))
+        except MoveError:
+            continue
+        if len(actions) != len(done) + 1:
+            continue
+        square, rank = _plan_target(state, seat, actions, before)
+        if square == OFF:
+            continue
+        claim = ((rank, actions[-1] >> 3), token)
+        if square not in claims or claim[0] < claims[square][0]:
+            claims[square] = claim
+    return tuple(
+        Spot(token, BOARD.box(square))
+        for square, (_, token) in sorted(claims.items(), key=lambda item: tokens.index(item[1][1]))
+    )
+
+
+def spots(
+    state: EverestState,
+    seat: int,
+    prefix: tuple[str, ...],
+    tokens: tuple[str, ...],
+    ctx: RenderContext,
+) -> tuple[Spot, ...]:
+    """Where `seat`'s choices are on the picture it chooses on (`render_options`, else the
+    board): a plan's actions on the squares they are aimed at (`_plan_spots`); a roll-off
+    winner's `pick N` on the row of outcome N among the outcomes; a `flee` on the square of
+    the roarer it names. The end-of-round choices, and the outcomes browsed one at a time,
+    have no place on the picture."""
+    if seat not in state.to_act:
+        return ()
+    if state.stage is Stage.PLAN:
+        return _plan_spots(state, seat, prefix, tokens)
+    if prefix:
+        return ()
+    found: list[Spot] = []
+    if state.stage is Stage.PICK:
+        count = len(state.pick_options())
+        for token in tokens:
+            try:
+                move = state.parse_move(seat, token)
+            except MoveError:
+                continue
+            if isinstance(move, Pick) and 1 <= move.number <= count:
+                found.append(Spot(token, _option_row(state.players, move.number - 1)))
+    elif state.stage is Stage.FLEE and state.pos[seat] != OFF:
+        for token in tokens:
+            try:
+                move = state.parse_move(seat, token)
+            except MoveError:
+                continue
+            if isinstance(move, Flee) and NEXT[state.pos[seat]][move.direction] != OFF:
+                found.append(Spot(token, BOARD.box(NEXT[state.pos[seat]][move.direction])))
+    return tuple(found)
+
+
+RENDERER: Renderer[EverestState] = Renderer(
+    render, options=render_options, steps=render_steps, spots=spots
+)

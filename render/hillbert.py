@@ -43,6 +43,7 @@ from render.core import (
     Palette,
     RenderContext,
     Renderer,
+    Spot,
     Theme,
     edit,
     fit_text,
@@ -429,11 +430,17 @@ def _draw_scrolled_rows(
     draw.label((right + 10, lay.y(-report.scrolled)), note, font(15), SCROLLED_NOTE)
 
 
+def _layout_of(state: HillbertState, last: tuple[Turn, TurnReport] | None) -> _Layout:
+    """The geometry of the picture of `state` after the `last` turn: its board under the
+    rows that turn scrolled off."""
+    return _Layout(state.height, last[1].scrolled if last is not None else 0)
+
+
 def render(state: HillbertState, ctx: RenderContext) -> Image.Image:
     theme = ctx.theme
     last = _last_turn(state, ctx)
     scrolled = last[1].scrolled if last is not None else 0
-    lay = _Layout(state.height, scrolled)
+    lay = _layout_of(state, last)
     titles = tuple(str(title) for _, title in PANEL_TITLES)
     image, draw = edit(_layout(theme, lay.rows, scrolled, titles), palette(theme))
     right = BOARD_X + lay.board_w
@@ -469,4 +476,79 @@ def render(state: HillbertState, ctx: RenderContext) -> Image.Image:
     return image
 
 
-RENDERER: Renderer[HillbertState] = Renderer(render)
+def _path(state: HillbertState, tokens: tuple[str, ...]) -> tuple[tuple[int, int], ...] | None:
+    """Hillbert's top-left cell (row, column) at the start and after each step of
+    `tokens` that happens, as the engine resolves them: an obstacle that stops a step
+    keeps him where he was, and the rest of that direction's steps are lost. None for
+    tokens that start no turn."""
+    if not tokens:
+        return ((0, state.col),)
+    try:
+        _, report = state._resolve(read_turn(" ".join(tokens)))
+    except (MoveError, IndexError):
+        return None
+    return report.path
+
+
+def _aim(start: tuple[int, int], step: Turn) -> tuple[int, int]:
+    """Where `step` would take Hillbert's top-left cell from `start` if nothing stopped
+    it: as many rows down, or columns aside, as its length."""
+    row, col = start
+    if step.forward:
+        return row + sum(step.forward), col
+    return row, col + step.side * sum(step.sideways)
+
+
+def _leading_edge(row: int, col: int, size: int, step: Turn) -> tuple[int, int, int, int] | None:
+    """The cells (first row, first column, rows, columns) of the edge of a Hillbert of
+    `size` at (`row`, `col`) that leads in the direction of `step`: his bottom row for a
+    step forward, his left or right column for one sideways."""
+    if step.forward:
+        return row + size - 1, col, 1, size
+    if step.side < 0:
+        return row, col, size, 1
+    if step.side > 0:
+        return row, col + size - 1, size, 1
+    return None
+
+
+def spots(
+    state: HillbertState,
+    seat: int,
+    prefix: tuple[str, ...],
+    tokens: tuple[str, ...],
+    ctx: RenderContext,
+) -> tuple[Spot, ...]:
+    """Each step or jump is the place on the hill it takes Hillbert to, as the engine
+    resolves the steps chosen so far and then this one. A step that an obstacle stops (or
+    that is lost after a stop) is where it aims, so clicking the obstacle chooses it; the
+    preview then says he is stopped. His whole body at each landing would overlap the
+    next one (a Medium Hillbert's `d` and `D1` share a row), so the spot is only the edge
+    that leads into the step: his bottom row forward, his left or right column sideways.
+    That is his one cell when Small."""
+    before = _path(state, prefix)
+    if before is None:
+        return ()
+    lay = _layout_of(state, _last_turn(state, ctx))
+    found = []
+    for token in tokens:
+        try:
+            step = read_turn(token)
+        except MoveError:
+            continue
+        after = _path(state, (*prefix, token))
+        if after is None or len(step.forward + step.sideways) != 1:
+            continue
+        landing = after[-1] if len(after) > len(before) else _aim(before[-1], step)
+        edge = _leading_edge(*landing, state.size, step)
+        if edge is None:
+            continue
+        top, left, rows, cols = edge
+        if top < 0 or left < 0 or top + rows > lay.rows or left + cols > WIDTH:
+            continue
+        box = (lay.x(left), lay.y(top), lay.x(left + cols), lay.y(top + rows))
+        found.append(Spot(token, (int(box[0]), int(box[1]), int(box[2]), int(box[3]))))
+    return tuple(found)
+
+
+RENDERER: Renderer[HillbertState] = Renderer(render, spots=spots)

@@ -11,7 +11,15 @@ from functools import lru_cache
 
 from PIL import Image
 
-from engine.hokito import SEAT_TITLES, SIZE, SQUARES, HokitoMove, HokitoState, pawn_colour
+from engine.hokito import (
+    SEAT_TITLES,
+    SIZE,
+    SQUARE_INDEX,
+    SQUARES,
+    HokitoMove,
+    HokitoState,
+    pawn_colour,
+)
 from engine.text import t, tn
 from render.core import (
     BoardDraw,
@@ -19,6 +27,7 @@ from render.core import (
     Palette,
     RenderContext,
     Renderer,
+    Spot,
     Theme,
     edit,
     fit_text,
@@ -63,6 +72,7 @@ def square_center(square: int) -> tuple[int, int]:
 
 
 def _square_box(square: int) -> tuple[int, int, int, int]:
+    """The square's pixels as Pillow fills them: right and bottom included."""
     x, y = square_center(square)
     half = CELL // 2
     return x - half, y - half, x + half - 1, y + half - 1
@@ -264,4 +274,22 @@ def render(state: HokitoState, ctx: RenderContext) -> Image.Image:
     return image
 
 
-RENDERER: Renderer[HokitoState] = Renderer(render)
+def spots(
+    state: HokitoState,
+    seat: int,
+    prefix: tuple[str, ...],
+    tokens: tuple[str, ...],
+    ctx: RenderContext,
+) -> tuple[Spot, ...]:
+    """Every choice of the builder is a square (the pawn or stack to move, then where it
+    lands), so each token's spot is its whole square on the board."""
+    found = []
+    for token in tokens:
+        square = SQUARE_INDEX.get(token)
+        if square is not None:
+            left, top, right, bottom = _square_box(square)
+            found.append(Spot(token, (left, top, right + 1, bottom + 1)))
+    return tuple(found)
+
+
+RENDERER: Renderer[HokitoState] = Renderer(render, spots=spots)

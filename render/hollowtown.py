@@ -31,6 +31,7 @@ from render.core import (
     Palette,
     RenderContext,
     Renderer,
+    Spot,
     Theme,
     edit,
     fit_text,
@@ -242,9 +243,16 @@ def _as_move(obj: object) -> HollowtownMove | None:
 
 
 def _cell_box(cell: int) -> tuple[int, int, int, int]:
+    """The square of a town cell, where its picture is pasted (right and bottom excluded)."""
     x = TOWN_X + (cell % 3) * CELL
     y = TOWN_Y + (cell // 3) * CELL
     return x, y, x + CELL, y + CELL
+
+
+def _row_box(ty: int) -> tuple[int, int, int, int]:
+    """The card of the Market row of type `ty`, as drawn (right and bottom included)."""
+    y = MARKET_Y + ty * ROW_H
+    return PANEL_X, y, PANEL_X + PANEL_W, y + ROW_H - 6
 
 
 BANK_BOX = (PANEL_X, BANK_Y, PANEL_X + PANEL_W, BANK_Y + 42)
@@ -371,8 +379,8 @@ def render(state: HollowtownState, ctx: RenderContext) -> Image.Image:
         move.tile if move is not None and move.action in ("inc", "dec", "steal", "beg") else -1
     )
     for ty in TYPES:
-        y = MARKET_Y + ty * ROW_H
-        box = (PANEL_X, y, PANEL_X + PANEL_W, y + ROW_H - 6)
+        box = _row_box(ty)
+        y = box[1]
         left = state.stock[ty]
         draw.rounded_rectangle(
             box,
@@ -449,4 +457,39 @@ def render(state: HollowtownState, ctx: RenderContext) -> Image.Image:
     return image
 
 
-RENDERER: Renderer[HollowtownState] = Renderer(render)
+def _drawn(box: tuple[int, int, int, int]) -> tuple[int, int, int, int]:
+    """The pixels of a shape Pillow draws on `box` (its right and bottom edge included),
+    as a spot's box, which excludes them."""
+    left, top, right, bottom = box
+    return left, top, right + 1, bottom + 1
+
+
+def _place(token: str) -> tuple[int, int, int, int] | None:
+    """Where the thing a builder token names is drawn: a landscape's Market row, a cell of
+    the town, the Bank; None for an action word."""
+    if token in TYPE_WORDS:
+        return _drawn(_row_box(TYPE_WORDS[token]))
+    if token in CELL_INDEX:
+        return _cell_box(CELL_INDEX[token])
+    if token == "bank":
+        return _drawn(BANK_BOX)
+    return None
+
+
+def spots(
+    state: HollowtownState,
+    seat: int,
+    prefix: tuple[str, ...],
+    tokens: tuple[str, ...],
+    ctx: RenderContext,
+) -> tuple[Spot, ...]:
+    """The board's places among `tokens`: after an action word, the landscape it buys,
+    prices, steals or begs from is its Market row (the Bank for `beg bank`), and the cell
+    a tile goes on or a character steps onto is that cell of the town. Every token names
+    one thing, wherever it comes in a move, so the place does not depend on `prefix`; the
+    action words themselves (`buy`, `inc`, …) are no place and stay buttons."""
+    found = ((token, _place(token)) for token in dict.fromkeys(tokens))
+    return tuple(Spot(token, box) for token, box in found if box is not None)
+
+
+RENDERER: Renderer[HollowtownState] = Renderer(render, spots=spots)

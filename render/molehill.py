@@ -20,7 +20,9 @@ from engine.molehill import (
     ROWS,
     SEAT_NAMES,
     SIDE_EDGES,
+    SIDE_LETTERS,
     SIDE_WORDS,
+    SQUARE_INDEX,
     SQUARE_NAMES,
     MoleHillState,
     Place,
@@ -35,6 +37,7 @@ from render.core import (
     Palette,
     RenderContext,
     Renderer,
+    Spot,
     StepPicture,
     Theme,
     edit,
@@ -101,6 +104,9 @@ _PETAL = 8
 
 
 def _cell_box(square: int) -> tuple[int, int, int, int]:
+    """A square's cell: from its grid lines on the left and top to the next ones. Filled
+    as it is, it takes those next lines too (drawn over them afterwards); as a spot, whose
+    right and bottom are excluded, it is the cell alone."""
     col, row = square % COLS, square // COLS
     x0 = BOARD_X + col * CELL
     y0 = BOARD_Y + (ROWS - 1 - row) * CELL
@@ -457,4 +463,60 @@ def render_options(
     return _draw(state, replace(ctx, caption=str(caption)), edge, before & ~after)
 
 
-RENDERER: Renderer[MoleHillState] = Renderer(render, options=render_options, steps=render_steps)
+#: How deep a side's spot reaches into its square: a third of it, so that the four sides
+#: share the rim of the square and leave its middle (the mole, when it stands there) free.
+_SIDE_DEPTH = CELL // 3
+
+
+def _side_box(square: int, side: int, beyond: int) -> tuple[int, int, int, int]:
+    """The spot of `side` (0 n, 1 e, 2 s, 3 w) of `square`: a band along that edge, from
+    `_SIDE_DEPTH` inside the square to `beyond` outside it. The four bands turn like a
+    pinwheel, each taking one corner, so they never overlap and are all the same size."""
+    x0, y0, x1, y1 = _cell_box(square)
+    depth = _SIDE_DEPTH
+    if side == 0:
+        return x0, y0 - beyond, x1 - depth, y0 + depth
+    if side == 1:
+        return x1 - depth, y0, x1 + beyond, y1 - depth
+    if side == 2:
+        return x0 + depth, y1 - depth, x1, y1 + beyond
+    return x0 - beyond, y0 + depth, x0 + depth, y1
+
+
+def spots(
+    state: MoleHillState,
+    seat: int,
+    prefix: tuple[str, ...],
+    tokens: tuple[str, ...],
+    ctx: RenderContext,
+) -> tuple[Spot, ...]:
+    """Where each choice is on the lawn. A square (where the mole goes, or a square to put
+    a rod beside) is its cell. A side of the mole's square, offered beside the squares
+    (`d4n`), is a band inside the mole's cell along that edge, clear of the neighbouring
+    cells, which are choices too. Once a square is chosen only its sides are offered, so
+    each band reaches as far beyond the edge as inside it: the rod's line is in the middle.
+    A chosen rod is drawn by `render_options` on the same lawn, with nothing left to
+    choose."""
+    found = []
+    for token in tokens:
+        square = SQUARE_INDEX.get(token)
+        if square is not None:
+            found.append(Spot(token, _cell_box(square)))
+            continue
+        if state.phase != "g":
+            continue
+        if len(prefix) == 1 and token in SIDE_LETTERS:
+            square = SQUARE_INDEX.get(prefix[0])
+            if square is not None:
+                found.append(Spot(token, _side_box(square, SIDE_LETTERS.index(token), _SIDE_DEPTH)))
+            continue
+        choice = state.rod_choice((token,)) if not prefix else None
+        if choice is not None:
+            square, side = choice
+            found.append(Spot(token, _side_box(square, side, 0)))
+    return tuple(found)
+
+
+RENDERER: Renderer[MoleHillState] = Renderer(
+    render, options=render_options, steps=render_steps, spots=spots
+)
