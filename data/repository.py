@@ -282,13 +282,32 @@ class GameRepository(Protocol):
         now: float,
         result: GameResult | None = None,
         timer: Timer | None = None,
+        *,
+        untold: bool = False,
     ) -> None:
         """Log the move that takes the game from `expected_ply` to `expected_ply + 1` and
         store the new snapshot, atomically (no lock is held between the ply check and the
         write, so several processes may share the database); with `result` the game
         finishes. `timer` is the next decision's clock (a run-out mark is cleared).
         StalePlyError if the game is not live at `expected_ply` (nothing is written).
-        Nothing else changes, so the caller knows the new record without reading it."""
+        Nothing else changes, so the caller knows the new record without reading it. An
+        `untold` move was made away from Discord: the game's channel is still to be told
+        (`untold`, `mark_told`)."""
+        ...
+
+    async def untold(self, game_id: int, shards: TimeKeeping | None = None) -> int | None:
+        """The ply of the first move of `game_id` made away from Discord that its channel
+        has not been told (None: nothing to tell, or the game is not of `shards`)."""
+        ...
+
+    async def mark_told(self, game_id: int, since: int, told: int) -> bool:
+        """The channel was told of the moves from `since` up to ply `told`; moves made
+        after `told` are still to be told. False if another teller changed the mark."""
+        ...
+
+    async def untold_games(self, shards: TimeKeeping | None = None, limit: int = 100) -> list[int]:
+        """Ids of games (of `shards`' servers, if given) with moves their channel has not
+        been told, the oldest games first, at most `limit`."""
         ...
 
     async def moves(self, game_id: int) -> list[MoveRecord]: ...

@@ -113,6 +113,35 @@ class SharedGameRepository(ABC, Generic[D]):
         )
         return bool(rows)
 
+    async def untold(self, game_id: int, shards: TimeKeeping | None = None) -> int | None:
+        p = self._params()
+        rows = await self.db.fetch(
+            f"SELECT untold_from FROM games WHERE id = {p(game_id)}"
+            f" AND untold_from IS NOT NULL{self._of_shards(shards, p)}",
+            p.values,
+        )
+        return int(rows[0][0]) if rows else None
+
+    async def mark_told(self, game_id: int, since: int, told: int) -> bool:
+        p = self._params()
+        rows = await self.db.write(
+            f"UPDATE games SET untold_from = CASE WHEN ply <= {p(told)} THEN NULL"
+            f" ELSE CAST({p(told)} AS INTEGER) END WHERE id = {p(game_id)}"
+            f" AND untold_from = {p(since)}"
+            " RETURNING id",
+            p.values,
+        )
+        return bool(rows)
+
+    async def untold_games(self, shards: TimeKeeping | None = None, limit: int = 100) -> list[int]:
+        p = self._params()
+        rows = await self.db.fetch(
+            f"SELECT id FROM games WHERE untold_from IS NOT NULL{self._of_shards(shards, p)}"
+            f" ORDER BY id LIMIT {p(limit)}",
+            p.values,
+        )
+        return [row[0] for row in rows]
+
     # --- the clock's queues -----------------------------------------------------------
     async def due_games(self, now: float, shards: TimeKeeping | None = None) -> list[int]:
         p = self._params()

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any, Literal
 import asyncpg
 
 from data.postgresql.db import PgDatabase, rowcount
-from data.queries import FINISHED, GAME_COLUMNS_OF_G, LIVE, SETTINGS_TABLES, Params
+from data.queries import FINISHED, GAME_COLUMNS_OF_G, LIVE, SETTINGS_TABLES, UNTOLD, Params
 from data.repository import (
     LIVE_STATUSES,
     GameRecord,
@@ -81,6 +81,8 @@ class PgGameRepository(SharedGameRepository[PgDatabase]):
         now: float,
         result: GameResult | None = None,
         timer: Timer | None = None,
+        *,
+        untold: bool = False,
     ) -> None:
         # One statement, one round trip: the ply check, the new snapshot and (by trigger)
         # the log entry commit together or not at all. A concurrent move at the same ply
@@ -89,6 +91,7 @@ class PgGameRepository(SharedGameRepository[PgDatabase]):
             "UPDATE games SET ply = ply + 1, snapshot = $1, updated_at = $2, deadline_at = $3,"
             " deadline_from = $4, remind_at = $5, expired_at = NULL,"
             " last_seat = $6, last_user_id = $7, last_move = $8,"
+            f"{UNTOLD if untold else ''}"
             " status = COALESCE($12::text, status),"
             " result = COALESCE($9::text, result),"
             " finished_at = CASE WHEN $9::text IS NULL THEN finished_at ELSE $2 END"

@@ -10,7 +10,7 @@ from typing import Any, Literal, cast
 
 import aiosqlite
 
-from data.queries import FINISHED, GAME_COLUMNS_OF_G, LIVE, SETTINGS_TABLES, Params
+from data.queries import FINISHED, GAME_COLUMNS_OF_G, LIVE, SETTINGS_TABLES, UNTOLD, Params
 from data.repository import (
     LIVE_STATUSES,
     GameRecord,
@@ -65,6 +65,8 @@ class SqliteGameRepository(SharedGameRepository[Database]):
         now: float,
         result: GameResult | None = None,
         timer: Timer | None = None,
+        *,
+        untold: bool = False,
     ) -> None:
         # One statement: the ply check, the new snapshot and (by trigger) the log entry
         # commit together or not at all.
@@ -73,6 +75,7 @@ class SqliteGameRepository(SharedGameRepository[Database]):
             "UPDATE games SET ply = ply + 1, snapshot = ?, updated_at = ?, deadline_at = ?,"
             " deadline_from = ?, remind_at = ?, expired_at = NULL,"
             " last_seat = ?, last_user_id = ?, last_move = ?,"
+            f"{UNTOLD if untold else ''}"
             " status = COALESCE(?, status),"
             " result = COALESCE(?, result),"
             " finished_at = CASE WHEN ? IS NULL THEN finished_at ELSE ? END"

@@ -10,6 +10,7 @@ from data.web import WebSessionRepository
 from host.daily.service import DailyService
 from host.pages.access import Access
 from host.pages.games import GamePages
+from host.pages.play import PlayPages
 from host.pages.sessions import Sessions
 from host.pages.tables import Tables
 from host.pages.views import (
@@ -17,6 +18,8 @@ from host.pages.views import (
     DailyDay,
     GameView,
     HistoryView,
+    MovePanel,
+    PlayDone,
     ReplayView,
     ServerInfo,
     ServerView,
@@ -42,6 +45,10 @@ class WebPages:
         self.access = Access(service.live, service.settings, always_open)
         self.games = GamePages(self.access, service.presenter, service.ratings)
         self.tables = Tables(self.access, daily, ratings)
+        #: Playing on the pages: the move builder, and moves made there.
+        self.play = PlayPages(
+            self.access, service.moves, service.playing, service.computers, service.presenter
+        )
         self.changes = changes
         #: Who is signed in, by their cookie's token.
         self.sessions = Sessions(sessions, service.clock)
@@ -59,6 +66,32 @@ class WebPages:
 
     async def game(self, game_id: int, visitor: Visitor) -> GameView:
         return await self.games.game(game_id, visitor)
+
+    async def offered(self, game_id: int, visitor: Visitor) -> MovePanel | None:
+        """The first choices of the visitor's move in the game, if it waits for them."""
+        return await self.play.offered(game_id, visitor)
+
+    async def panel(
+        self, game_id: int, visitor: Visitor, ply: int | None, prefix: tuple[str, ...]
+    ) -> MovePanel:
+        """The visitor's next choices after `prefix`, on a page drawn at `ply`."""
+        return await self.play.panel(game_id, visitor, ply, prefix)
+
+    async def panel_picture(
+        self, game_id: int, visitor: Visitor, ply: int | None, prefix: tuple[str, ...]
+    ) -> tuple[bytes, MovePanel]:
+        """The picture the visitor builds their move on, and the panel it goes with."""
+        return await self.play.picture(game_id, visitor, ply, prefix)
+
+    async def play_move(
+        self, game_id: int, visitor: Visitor, ply: int, tokens: tuple[str, ...]
+    ) -> PlayDone:
+        """The visitor's move, built of `tokens` on a page drawn at `ply`, played."""
+        return await self.play.play(game_id, visitor, ply, tokens)
+
+    async def channel_game(self, guild_id: int, channel_id: int, visitor: Visitor) -> int | None:
+        """The game in play in a channel, as `visitor` may see it (None: none)."""
+        return await self.play.channel_game(guild_id, channel_id, visitor)
 
     async def board(self, game_id: int, visitor: Visitor) -> tuple[int, bytes]:
         return await self.games.board(game_id, visitor)

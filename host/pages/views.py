@@ -168,3 +168,54 @@ class DailyDay:
     day: str
     #: The two runs shown: (run, title, text), the pictures served beside.
     runs: tuple[tuple[str, str, str], ...]
+
+
+@dataclass(frozen=True, slots=True)
+class PanelChoice:
+    """One next piece of a move, as a page offers it: its label, the whole of the move
+    built so far once it is chosen, and where it is on the picture (left, top, width,
+    height in hundredths of the picture's size; None: a button only)."""
+
+    label: str
+    step: tuple[str, ...]
+    spot: tuple[float, float, float, float] | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class MovePanel:
+    """What a player may choose next, on a game's page: the builder of the board's
+    buttons on Discord, for the player whose page it is alone."""
+
+    game_id: int
+    #: The move the page was drawn at: choices made on it are refused once the game has
+    #: moved on without the player.
+    ply: int
+    prefix: tuple[str, ...]
+    #: What was chosen so far, and what happened in the round so far (Everest).
+    lines: tuple[str, ...]
+    prompt: str
+    #: The effect of the move as built so far ("" : nothing to say yet).
+    preview: str
+    choices: tuple[PanelChoice, ...]
+    #: Neighbours of the move on show, to look at one by one (a roll-off's outcomes).
+    browse: tuple[PanelChoice, ...]
+    #: The confirm button's label, when what is chosen is a whole move (None: not yet).
+    confirm: str | None
+    #: The move built so far after a step back (None: nothing to go back to).
+    back: tuple[str, ...] | None
+    #: The picture's size in pixels ((0, 0): the panel was laid out without it).
+    size: tuple[int, int]
+    #: The player decides in secret: nobody else sees this panel or its picture.
+    secret: bool
+    #: What is chosen is a whole move that is played as soon as it is chosen, as the
+    #: board's buttons play it (games that confirm their moves show `confirm` instead).
+    plays_at_once: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class PlayDone:
+    """A move made on a page: the game's move number after it, and the words for it."""
+
+    game_id: int
+    ply: int
+    text: str

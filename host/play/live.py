@@ -277,6 +277,30 @@ class LiveGames:
         story = _story(game, reached, entries)
         return self.remember(Loaded(record, game, state, previous, last_move, movers, story=story))
 
+    async def moves_since(self, game_id: int, since: int) -> list[tuple[Loaded, int, Hashable]]:
+        """The game before each move from ply `since` on, with the seat that made it and
+        the move, read afresh in one read (for telling moves made elsewhere). Empty when a
+        takeback since makes the moves no longer a plain sequence."""
+        found = await self.repository.game_with_moves(game_id)
+        if found is None:
+            raise ServiceError(t("That game does not exist."))
+        record, moves = found
+        entries = [(entry.seat, entry.text) for entry in moves[: record.ply]]
+        if any(text == UNDO for _, text in entries):
+            return []
+        game = game_of(record.game)
+        reached = replay(start_state(game, record), entries)
+        seats = tuple(seat for seat, _ in entries)
+        steps = []
+        for ply in range(max(0, since), record.ply):
+            state, last = reached[ply]
+            previous = reached[ply - 1][0] if ply > 0 else None
+            # The game as it was before this move: still active, at this ply.
+            at = replace(record, ply=ply, status="active", result=None, finished_at=None)
+            before = Loaded(at, game, state, previous, last, seats[:ply])
+            steps.append((before, seats[ply], reached[ply + 1][1]))
+        return steps
+
     async def locked_load(self, game_id: int, *, fresh: bool = False) -> Loaded:
         async with self.lock(game_id):
             return await self.load(game_id, fresh=fresh)

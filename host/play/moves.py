@@ -71,9 +71,11 @@ class Moves:
         after: GameState[Any],
         *,
         default: bool = False,
+        untold: bool = False,
     ) -> Loaded:
         """Append the move and the new snapshot in one transaction, then cache. A
-        `default` move was played for a seat out of time."""
+        `default` move was played for a seat out of time; an `untold` move was made away
+        from Discord, and its channel is still to be told of it."""
         record = loaded.record
         outcome = after.outcome()
         result = None
@@ -105,6 +107,7 @@ class Moves:
                 now,
                 result,
                 timer,
+                untold=untold,
             )
         except StalePlyError:
             self.live.forget(record.id)

@@ -9,7 +9,7 @@ the stored game, so nothing is refused by stale memory or applied twice.
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable, Hashable, Sequence
 from dataclasses import replace
 
 from data.repository import HandOver, StalePlyError
@@ -55,19 +55,7 @@ class Playing:
         button was drawn; a typed move is checked against the position as it is."""
         loaded = await self.live.locked_load(game_id)
         loaded, caught_up = await self.computers.catch_up(loaded)
-        async with self.live.lock(game_id):
-            before = await self.live.load(game_id)
-            try:
-                seat, move, after = self.moves.judge(before, ply, user, text)
-                loaded = await self.moves.commit(before, seat, user, move, after)
-            except ServiceError:
-                # Judged on this process's memory of the game: if another process has
-                # moved it on meanwhile, judge again on the stored game.
-                if not await self.live.changed_elsewhere(before):
-                    raise
-                before = await self.live.load(game_id)
-                seat, move, after = self.moves.judge(before, ply, user, text)
-                loaded = await self.moves.commit(before, seat, user, move, after)
+        before, seat, move, loaded = await self._judged(game_id, ply, user, text)
         told = [*caught_up, self.presenter.moved(before, loaded, seat, move, user.name)]
         loaded, answered = await self.computers.answer(loaded)
         pings = self.presenter.pings(loaded, before.state.to_act, {seat})
@@ -76,6 +64,33 @@ class Playing:
             for hook in self.finish_hooks:
                 replies += await hook(loaded)
         return replies
+
+    async def move_away(self, game_id: int, ply: int, user: User, text: str) -> Loaded:
+        """A move made away from Discord (on the web pages): judged and committed as a
+        move on Discord is, at the ply its page showed, and marked for the game's channel
+        to be told of it by the process that owns the channel's server (`Telling`), which
+        also lets the computers answer it there."""
+        return (await self._judged(game_id, ply, user, text, untold=True))[3]
+
+    async def _judged(
+        self, game_id: int, ply: int | None, user: User, text: str, *, untold: bool = False
+    ) -> tuple[Loaded, int, Hashable, Loaded]:
+        """Judge `text` and commit it under the game's lock: the game before, the seat,
+        the move, and the game after."""
+        async with self.live.lock(game_id):
+            before = await self.live.load(game_id)
+            try:
+                seat, move, after = self.moves.judge(before, ply, user, text)
+                loaded = await self.moves.commit(before, seat, user, move, after, untold=untold)
+            except ServiceError:
+                # Judged on this process's memory of the game: if another process has
+                # moved it on meanwhile, judge again on the stored game.
+                if not await self.live.changed_elsewhere(before):
+                    raise
+                before = await self.live.load(game_id)
+                seat, move, after = self.moves.judge(before, ply, user, text)
+                loaded = await self.moves.commit(before, seat, user, move, after, untold=untold)
+        return before, seat, move, loaded
 
     async def resign(self, game_id: int, user: User) -> list[Reply]:
         """In a game of two the other player wins; in a larger game a computer takes the

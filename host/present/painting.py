@@ -28,7 +28,7 @@ from engine.text import current_language, speaking
 from host.catalog import listing_of
 from host.i18n import install as install_languages
 from host.workers import worker_pool
-from render.core import RenderContext
+from render.core import PanelPicture, RenderContext
 
 T = TypeVar("T")
 
@@ -168,6 +168,16 @@ def draw_options(
     return listing_of(state).renderer.options_png(state, seat, prefix, ctx)
 
 
+def draw_panel(
+    state: GameState[Any],
+    seat: int,
+    prefix: tuple[str, ...],
+    tokens: tuple[str, ...],
+    ctx: RenderContext,
+) -> PanelPicture:
+    return listing_of(state).renderer.panel(state, seat, prefix, tokens, ctx)
+
+
 class Painter:
     """Runs the drawing functions above in an executor. Long drawings (a whole game's
     replay, seconds for a long Everest game) run in an executor of their own, made on
@@ -196,6 +206,17 @@ class Painter:
         self, state: GameState[Any], seat: int, prefix: tuple[str, ...], ctx: RenderContext
     ) -> bytes | None:
         return await self._run(draw_options, state, seat, prefix, ctx)
+
+    async def panel(
+        self,
+        state: GameState[Any],
+        seat: int,
+        prefix: tuple[str, ...],
+        tokens: tuple[str, ...],
+        ctx: RenderContext,
+    ) -> PanelPicture:
+        """The picture `seat` builds its move on, and where each offered token is on it."""
+        return await self._run(draw_panel, state, seat, prefix, tokens, ctx)
 
     async def _run(self, fn: Callable[..., T], *args: Any) -> T:
         # The words in a picture are in the language of whoever asked for it: the
