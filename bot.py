@@ -166,11 +166,15 @@ async def run_console(args: argparse.Namespace) -> None:
         console = Console(house, args.out or Path("var") / "console", language=language)
         pages = await start_web(house, console=True)
         if pages is not None and sys.stdin.isatty():
-            print(f"Watch the games in a browser: {pages[1]}/s/1")
+            print(f"Watch and play the games in a browser: {pages[1]}/s/1")
+        # Moves made on the pages are told here as they are made.
+        stop_watching = console.watch_web() if pages is not None else None
         try:
             with on_stop_signal(console.stop):
                 await console.run(sys.stdin, interactive=sys.stdin.isatty())
         finally:
+            if stop_watching is not None:
+                stop_watching()
             if pages is not None:
                 await pages[0].cleanup()
             house.close()
@@ -236,20 +240,40 @@ async def run_web(args: argparse.Namespace) -> None:
 
 
 def house_settings(*, for_discord: bool = False) -> HouseSettings:
-    """What this deployment chose, from its environment: the daily secret and, for the
-    bot on Discord, where boards are drawn and computers think (worker processes)."""
+    """What this deployment chose, from its environment: the daily secret, the pages'
+    address (`HILLTOP_WEB_URL`), whether the application has an Activity
+    (`HILLTOP_ACTIVITY`) and, for the bot on Discord, where boards are drawn and computers
+    think (worker processes)."""
     from host.face import HouseSettings
     from host.play.ai_turns import PooledComputers
 
     web_url = os.environ.get("HILLTOP_WEB_URL", "").strip() or None
     if not for_discord:
-        return HouseSettings(daily_secret=daily_secret(), web_url=web_url)
+        return HouseSettings(daily_secret=daily_secret(), web_url=web_url, activity=activity_on())
     return HouseSettings(
         daily_secret=daily_secret(),
         web_url=web_url,
+        activity=activity_on(),
         painter=painter,
         computers=lambda: PooledComputers(workers=max(1, (os.cpu_count() or 2) - 1)),
     )
+
+
+def activity_on() -> bool:
+    """`HILLTOP_ACTIVITY=on`: the Discord application (`DISCORD_CLIENT_ID`) has Activities
+    turned on, showing the game pages (served at `HILLTOP_WEB_URL`) inside Discord; boards
+    whose page is open get a button that opens it there. `off` or unset: no Activity."""
+    value = os.environ.get("HILLTOP_ACTIVITY", "").strip().lower()
+    if value in ("", "off"):
+        return False
+    if value != "on":
+        raise SystemExit(f"HILLTOP_ACTIVITY must be on or off, got {value!r}")
+    if not os.environ.get("DISCORD_CLIENT_ID", "").strip():
+        raise SystemExit(
+            "HILLTOP_ACTIVITY=on needs DISCORD_CLIENT_ID: the id of the application whose "
+            "Activity shows the pages"
+        )
+    return True
 
 
 def painter() -> Painter:
@@ -273,6 +297,7 @@ async def run_discord(token: str, args: argparse.Namespace) -> None:
 
     trim = allocator_trim()  # before any thread: each would have an arena of its own
     shards = shards_from_env()
+    activity_on()  # a mistaken HILLTOP_ACTIVITY stops the bot now, not once it logs in
     storage = await open_storage(args.db)
     try:
         # One process per shard, and one shard count per database: else a server's games

@@ -12,6 +12,7 @@ from typing import Any
 import discord
 from discord import app_commands
 from discord.ext import commands
+from discord.http import Route
 
 from cogs.command_texts import CommandTranslator
 from cogs.extensions import EXTENSIONS
@@ -50,6 +51,10 @@ COMPUTER_WAIT = 0.2
 ARCHIVED_THREAD = 50083
 #: Discord allows one IDENTIFY per bucket of shards this often.
 IDENTIFY_SECONDS = 5.0
+#: The application command type of an Activity's Entry Point (discord.py has none).
+PRIMARY_ENTRY_POINT = 4
+#: Discord's code for a request whose body it refuses, field by field.
+INVALID_FORM_BODY = 50035
 
 
 class HilltopBot(commands.AutoShardedBot):
@@ -271,7 +276,9 @@ class HilltopBot(commands.AutoShardedBot):
 
     async def sync_commands(self) -> None:
         """Commands show at once in the dev guild; global ones can take up to an hour.
-        Of several processes, the one holding shard 0 syncs them for all."""
+        Of several processes, the one holding shard 0 syncs them for all. A dev guild's
+        sync overwrites that guild's commands only: the application's global commands,
+        its Entry Point among them, are left as they are."""
         if self.shard_set is not None and 0 not in self.shard_set.ids:
             return
         if self.dev_guild_id:
@@ -280,8 +287,40 @@ class HilltopBot(commands.AutoShardedBot):
             synced = await self.tree.sync(guild=guild)
             log.info("synced %d commands to guild %s", len(synced), self.dev_guild_id)
         else:
-            synced = await self.tree.sync()
-            log.info("synced %d global commands", len(synced))
+            count = await self.sync_global_commands()
+            log.info("synced %d global commands", count)
+
+    async def sync_global_commands(self) -> int:
+        """Overwrite the application's global commands with the tree's, keeping its Entry
+        Point commands: Discord makes one when the application's Activity is turned on,
+        and refuses an overwrite that leaves it out (error 50240), which `tree.sync()`
+        would, knowing no such command. They are sent back as Discord gave them (with
+        their ids), so the Activity's launcher stays as it is. How many were synced."""
+        application_id = self.application_id
+        if application_id is None:
+            raise app_commands.MissingApplicationID
+        commands = self.tree.get_commands()
+        translator = self.tree.translator
+        payload = [
+            await command.get_translated_payload(self.tree, translator)
+            if translator is not None
+            else command.to_dict(self.tree)
+            for command in commands
+        ]
+        route = Route(
+            "GET", "/applications/{application_id}/commands", application_id=application_id
+        )
+        existing = await self.http.request(route, params={"with_localizations": "true"})
+        entry_points = [c for c in existing if c.get("type") == PRIMARY_ENTRY_POINT]
+        try:
+            synced = await self.http.bulk_upsert_global_commands(
+                application_id, payload=[*payload, *entry_points]
+            )
+        except discord.HTTPException as exc:
+            if exc.status == 400 and exc.code == INVALID_FORM_BODY:
+                raise app_commands.CommandSyncFailure(exc, commands) from None
+            raise
+        return len(synced)
 
     async def on_ready(self) -> None:
         log.info(

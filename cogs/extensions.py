@@ -1,3 +1,10 @@
 """The bot's extensions: each a cog with its slash commands, loaded in this order."""
 
-EXTENSIONS = ("cogs.games", "cogs.daily", "cogs.ratings", "cogs.admin", "cogs.timers")
+EXTENSIONS = (
+    "cogs.games",
+    "cogs.daily",
+    "cogs.ratings",
+    "cogs.admin",
+    "cogs.timers",
+    "cogs.telling",
+)

@@ -232,8 +232,18 @@ async def send_replies(
     only edit that message, and edits ping nobody and keep the deferral's visibility: a
     reply that must ping, or that is private, replaces it with a new message instead."""
     for index, reply in enumerate(replies):
-        parts = message_parts(reply)
         first = index == 0
+        if first and reply.launch and not interaction.response.is_done():
+            # The game's page opens in the Activity, as the press's own answer: nothing is
+            # posted. Where it cannot (answered already, or the application has no Activity
+            # after all), the reply is sent as a message instead: the page's link.
+            try:
+                await interaction.response.launch_activity()
+            except discord.HTTPException as exc:
+                log.warning("the Activity was not launched (%s): its link is sent", exc.text)
+            else:
+                continue
+        parts = message_parts(reply)
         if first and thinking and (reply.mentions or reply.ephemeral):
             await interaction.delete_original_response()
         message_id: int | None

@@ -44,6 +44,11 @@ class TimersCog(commands.Cog):
                 # their reminders and boards.
                 log.exception("posting in %s after the sweep failed", where)
         try:
+            # Moves made on the web pages whose post the change feed did not bring.
+            await self.bot.service.tell_untold(self.bot.post)
+        except Exception:
+            log.exception("telling moves made on the web failed; the next sweep tries again")
+        try:
             await self.bot.service.settle_ratings()
         except Exception:
             log.exception("rating the finished games failed; the next sweep tries again")

@@ -56,6 +56,7 @@ from host.face import (
     Reply,
     ServiceError,
     User,
+    Where,
     command_names,
     speaking,
     t,
@@ -149,6 +150,37 @@ class Console:
                 names = await self._channel_names([where.channel_id])
                 name = names.get(where.channel_id, str(where.channel_id))
             command = Command(name, BOT_NAME, "timer", {})
+            for reply in replies:
+                await self.show(command, reply)
+
+    def watch_web(self) -> Callable[[], None]:
+        """Tell moves made on the web pages in the transcript, as they are made (the web
+        pages are served by this same process); returns what stops it."""
+        tasks: set[asyncio.Task[int]] = set()
+
+        def changed(game_id: int | None) -> None:
+            task = asyncio.get_running_loop().create_task(
+                self.service.tell_untold(self._told_from_web, game_id)
+            )
+            tasks.add(task)
+            task.add_done_callback(tasks.discard)
+
+        unsubscribe = self.house.pages.subscribe(changed)
+
+        def stop() -> None:
+            unsubscribe()
+            for task in tasks:
+                task.cancel()
+
+        return stop
+
+    async def _told_from_web(self, where: Where, replies: list[Reply]) -> None:
+        with speaking(self.language):
+            names = (
+                await self._channel_names([where.channel_id]) if isinstance(where, Channel) else {}
+            )
+            name = names.get(where.channel_id, "web") if isinstance(where, Channel) else "web"
+            command = Command(name, BOT_NAME, "web", {})
             for reply in replies:
                 await self.show(command, reply)
 
@@ -294,6 +326,9 @@ class Console:
             self.say(text)
         if reply.fields:
             self.say("  " + " | ".join(f"{name}: {value}" for name, value in reply.fields))
+        if reply.launch and reply.url:
+            # Discord opens the page in its Activity; a console has none: the link to open.
+            self.say("  " + str(t("page: {url}", url=reply.url)))
         if reply.mentions or reply.followers:
             names = ", ".join(u.name for u in (*reply.mentions, *reply.followers))
             self.say("  " + str(t("(pings {names})", names=names)))

@@ -44,6 +44,9 @@ class HouseSettings:
     par_runner: ParRunner | None = None
     #: Where the web pages are served, for links to them (None: no links).
     web_url: str | None = None
+    #: The Discord application has an Activity showing the game pages: boards whose page
+    #: is open get a button that opens it inside Discord.
+    activity: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -101,6 +104,7 @@ def build_house(storage: Storage, settings: HouseSettings, front: FrontEnd) -> H
         shards=front.shards,
         finish_hooks=finish_hooks,
         web_url=settings.web_url,
+        activity=settings.activity,
     )
     daily = DailyService(
         service, storage.daily, secret=settings.daily_secret, par_runner=settings.par_runner

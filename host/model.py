@@ -129,6 +129,9 @@ class Reply:
     fields: tuple[tuple[str, str], ...] = field(default=())
     #: The game's page on the web, where its server opened its pages ("": none).
     url: str = ""
+    #: Answer the button pressed by opening the game's page (`url`) in the Discord
+    #: Activity instead of posting anything; a front-end that cannot shows the link.
+    launch: bool = False
 
 
 class ServiceError(Exception):

@@ -68,6 +68,10 @@ class Action(StrEnum):
     #: A page of a game's rules (tokens: the game's id and the page's number); no game
     #: is played, so the game and ply are 0.
     RULES = "rules"
+    #: Open the game's board in the Discord Activity, where it is played by clicking the
+    #: board (ply 0: the board opens as the game stands). The Activity is given the
+    #: button's custom_id, which names the game.
+    LAUNCH = "launch"
 
 
 #: A payload on the wire; the named groups are the fields of `Payload`. Only the known

@@ -51,6 +51,7 @@ from host.play.moves import Moves
 from host.play.offers import Offers
 from host.play.playing import FinishHook, Playing
 from host.play.starting import Starting
+from host.play.telling import Poster, Telling
 from host.play.timeouts import Timeouts
 from host.preferences import Preferences
 from host.present.boards import Boards
@@ -83,13 +84,15 @@ class GameService:
         shards: TimeKeeping | None = None,
         finish_hooks: Sequence[FinishHook] = (),
         web_url: str | None = None,
+        activity: bool = False,
     ) -> None:
         """The service over `games` (and `ratings`, if kept). A front-end lends it what only
         it has: `post`, to post replies outside any command (the computers' later moves;
         without it, replies wait for the computers); `link`, a game's latest board;
         `shards`, the servers whose time this process keeps; and `finish_hooks`, called
         after a move finishes a game, whose replies follow the final board. `web_url` is
-        where the web pages are served, for links to them (None: no links)."""
+        where the web pages are served, for links to them (None: no links); `activity`, whether
+        the Discord application has an Activity that shows them."""
         i18n.install()
         self.repository = games
         self.bot_user = bot_user
@@ -100,7 +103,9 @@ class GameService:
         self.following = Following(games, self.settings, clock)
         #: Ratings of games between people (None: this service keeps none).
         self.ratings = Ratings(ratings, clock) if ratings is not None else None
-        self.presenter = Presenter(self.painter, render_images=render_images, link=link)
+        self.presenter = Presenter(
+            self.painter, render_images=render_images, link=link, activity=activity
+        )
         self.links = WebLinks(self.settings, web_url)
         self.preferences = Preferences(self.settings, self.links)
         self.boards = Boards(self.presenter, self.following, self.ratings, self.links)
@@ -138,6 +143,9 @@ class GameService:
             clock,
             shards,
         )
+        self.telling = Telling(
+            self.live, self.computers, self.presenter, self.boards, shards, finish_hooks
+        )
         self.game_lists = GameLists(self.live, self.presenter)
         self.offers = Offers(self.live, self.playing, self.presenter, self.boards, clock)
         self.history = History(self.live, self.presenter)
@@ -152,6 +160,7 @@ class GameService:
             self.offers,
             self.history,
             self.following,
+            self.links,
         )
 
     def close(self) -> None:
@@ -224,6 +233,15 @@ class GameService:
         """Defaults for decisions past their deadline, challenges nobody answered: the
         replies to post, with where."""
         return await self.timeouts.expire_due()
+
+    async def tell_untold(self, post: Poster, game_id: int | None = None) -> int:
+        """Moves made away from Discord (on the web pages) told in their games' channels,
+        with `post`, by the process that owns the channels' servers: of one game (the
+        change feed said it changed), or of every game left untold (the sweep). How many
+        posts were made."""
+        if game_id is not None:
+            return int(await self.telling.tell(game_id, post))
+        return await self.telling.sweep(post)
 
     # --- finished games -------------------------------------------------------------------
     async def finished(

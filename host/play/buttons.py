@@ -16,6 +16,7 @@ from host import catalog
 from host.background import OnePerUser
 from host.history.finished import History
 from host.model import Channel, Choice, Reply, ServiceError, StaleControlsError, User
+from host.pages.links import WebLinks
 from host.payloads import Action, Payload
 from host.play.ai_turns import ComputerPlayers
 from host.play.computer_turns import ComputerTurns
@@ -45,6 +46,7 @@ class Buttons:
         offers: Offers,
         history: History,
         following: Following,
+        links: WebLinks | None = None,
     ) -> None:
         self.live = live
         self.moves = moves
@@ -56,6 +58,8 @@ class Buttons:
         self.offers = offers
         self.history = history
         self.following = following
+        #: Links to the games' web pages (None: no pages served).
+        self.links = links
         self.hints = OnePerUser(
             lambda: t("Your last hint is still being worked out: wait for it, then ask again.")
         )
@@ -160,6 +164,34 @@ class Buttons:
             # message's) is not told apart from one that does not exist.
             raise ServiceError(t("There is no game {id} here.", id=payload.game_id))
         return [await self.following.follow(loaded, user, on)]
+
+    # --- the board in the Activity ---------------------------------------------------------
+    async def _launch(self, channel: Channel, user: User, payload: Payload) -> list[Reply]:
+        """Open a game's page in the Discord Activity: a game of this server whose page the
+        server keeps open, on a deployment that has an Activity (a button from before the
+        Activity or the pages were turned off is refused, rather than opening nothing)."""
+        if not self.presenter.activity:
+            raise ServiceError(
+                t("The board cannot be opened inside Discord here: use the buttons or /move.")
+            )
+        record = await self.live.record(payload.game_id)
+        if (
+            channel.guild_id is None
+            or record.kind != "channel"
+            or record.guild_id != channel.guild_id
+        ):
+            # Another server's game is not told apart from one that does not exist.
+            raise ServiceError(t("There is no game {id} here.", id=payload.game_id))
+        page = await self.links.game(record) if self.links is not None else ""
+        if not page:
+            raise ServiceError(
+                t(
+                    "This server's games are not on the web, so the board cannot be opened "
+                    "here: an admin can open them with /admin settings web."
+                )
+            )
+        title = t("Game {id}: the board", id=record.id)
+        return [Reply(title=str(title), url=page, ephemeral=True, launch=True)]
 
     # --- lists ----------------------------------------------------------------------------
     async def _my_games(self, channel: Channel, user: User, payload: Payload) -> list[Reply]:
@@ -284,4 +316,5 @@ HANDLERS: dict[Action, Handler] = {
     Action.GROUP: Buttons._group,
     Action.GROUP_OPEN: Buttons._group,
     Action.PLAY: Buttons._play,
+    Action.LAUNCH: Buttons._launch,
 }

@@ -59,11 +59,14 @@ class Presenter(Notices):
         *,
         render_images: bool = True,
         link: Callable[[GameRecord], str | None] = no_link,
+        activity: bool = False,
     ) -> None:
         self.painter = painter
         self.render_images = render_images
         #: A link to a game's latest board, where the front-end keeps one.
         self.link = link
+        #: The Discord application has an Activity showing the game pages.
+        self.activity = activity
 
     # --- the board ------------------------------------------------------------------------
     async def board(
@@ -121,7 +124,7 @@ class Presenter(Notices):
             lines.append(self.waiting_line(loaded))
             if humans:
                 lines += self.clock_lines(loaded, humans)
-            picks, actions = self._board_controls(loaded, acting, humans, private)
+            picks, actions = self._board_controls(loaded, acting, humans, private, facts.page)
         image: bytes | None = None
         gallery: tuple[tuple[str, bytes], ...] = ()
         if self.render_images and by_round:
@@ -179,9 +182,11 @@ class Presenter(Notices):
         return tuple(pictures[-MAX_GALLERY:])
 
     def _board_controls(
-        self, loaded: Loaded, acting: list[int], humans: list[int], private: bool
+        self, loaded: Loaded, acting: list[int], humans: list[int], private: bool, page: str = ""
     ) -> tuple[tuple[Choice, ...], list[Choice]]:
-        """The first choices of a move (when one person is to act), then the actions."""
+        """The first choices of a move (when one person is to act), then the actions. A
+        game whose web `page` is open gets a button that opens the page in the Activity,
+        where the move is made by clicking the board."""
         record, state = loaded.record, loaded.state
         picks: tuple[Choice, ...] = ()
         actions: list[Choice] = []
@@ -201,6 +206,9 @@ class Presenter(Notices):
         if loaded.record.expired_at is not None and self.claimants(loaded):
             claim = Choice(self._payload(loaded, Action.CLAIM), str(t("Claim the win")), "success")
             actions.insert(0, claim)
+        if page and self.activity and not private:
+            launch = Payload(Action.LAUNCH, loaded.id, 0)
+            actions.append(Choice(launch, str(t("Open the board"))))
         if not private:
             actions.append(Choice(self._payload(loaded, Action.RESIGN), str(t("Resign")), "danger"))
             follow = Payload(Action.FOLLOW, loaded.id, 0)

@@ -18,6 +18,9 @@ the bot's permissions in each channel (`deny_bot` takes some away). Every rule i
 `tests/cogs/discord_rules.py`, which the checks read. A breach gets the status, code and
 form errors Discord would return and is kept in `rejections`. Threads are channels of
 their own: made from a channel that can hold them, archived (`archive`), and posted in.
+An application with Activities (`activities=True`) starts with Discord's Entry Point
+command, refuses a bulk overwrite of its global commands that drops it, and may answer an
+interaction by launching its Activity (kept in `launches`); others may not.
 Messages behave as users see them: the first followup after a deferred reply fills the
 "thinking…" message, keeping the deferral's visibility and pinging nobody (edits never
 ping); ephemeral messages ping nobody and only their recipient can use their components.
@@ -27,6 +30,12 @@ keeps it connected for the length of a block. A load driver uses `dispatch_slash
 `dispatch_autocomplete`, which return at once, and waits on each exchange's `answered` and
 `replied` events; with `keep_uploads=False` the fake keeps only the size of each file, so
 that thousands of boards cost it little memory.
+
+For the web pages it is Discord's OAuth2 too: its authorize page (`authorize_url`) sends
+a browser straight back with a code for the user the test put in `next_sign_in`;
+`issue_code` gives the code an Activity is handed; `POST /oauth2/token` exchanges a code
+once, for the application's `client_id` and `client_secret`, and `/users/@me` and
+`/users/@me/guilds` answer for the user of the access token it gave.
 """
 
 from __future__ import annotations
@@ -37,6 +46,7 @@ import itertools
 import json
 import re
 import time
+import urllib.parse
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
@@ -55,6 +65,10 @@ ClientT = TypeVar("ClientT", bound=discord.Client)
 
 API = "/api/v10"
 GATEWAY_PATH = "/gateway"
+#: Discord's OAuth2 authorize page, which a browser is sent to (outside the API).
+AUTHORIZE_PATH = "/oauth2/authorize"
+#: A user's requests with their OAuth2 access token.
+BEARER_PATHS = ("/users/@me", "/users/@me/guilds")
 #: Message flags.
 SUPPRESS_EMBEDS = 1 << 2
 EPHEMERAL = 1 << 6
@@ -106,13 +120,28 @@ class CallbackType(IntEnum):
     UPDATE_MESSAGE = 7
     AUTOCOMPLETE_RESULT = 8
     MODAL = 9
+    LAUNCH_ACTIVITY = 12
 
 
 ALLOWED_CALLBACKS = {
-    InteractionType.APPLICATION_COMMAND: {4, 5, 9},
-    InteractionType.COMPONENT: {4, 5, 6, 7, 9},
+    InteractionType.APPLICATION_COMMAND: {4, 5, 9, 12},
+    InteractionType.COMPONENT: {4, 5, 6, 7, 9, 12},
     InteractionType.AUTOCOMPLETE: {8},
 }
+
+#: The command type of an Activity's Entry Point, and its handler that has Discord launch
+#: the Activity (DISCORD_LAUNCH_ACTIVITY).
+PRIMARY_ENTRY_POINT = 4
+DISCORD_LAUNCH_ACTIVITY = 2
+#: The application flag of an application with Activities (EMBEDDED).
+EMBEDDED = 1 << 17
+#: Discord's refusal of a bulk overwrite of the global commands that drops the Entry Point.
+ENTRY_POINT_DROPPED = rules.Error(
+    400,
+    50240,
+    "You cannot remove this app's Entry Point command in a bulk update operation. Please "
+    "include the Entry Point command in your update request or delete it separately.",
+)
 
 
 class OptionType(IntEnum):
@@ -418,6 +447,15 @@ def _invalid(path: str, code: str, **values: Any) -> Rejected:
     return Rejected(form.status, form.code, f"{form.message}: {path}: {said}", errors)
 
 
+def _bearer(request: web.Request) -> str | None:
+    """The OAuth2 access token of a user's own request (`BEARER_PATHS`), if it has one."""
+    given = request.headers.get(hdrs.AUTHORIZATION, "")
+    path = request.path.removeprefix(API)
+    if request.method != "GET" or path not in BEARER_PATHS or not given.startswith("Bearer "):
+        return None
+    return given.removeprefix("Bearer ")
+
+
 def _json(data: Any, status: int = 200) -> web.Response:
     # Set by hand: aiohttp's json_response adds "; charset=utf-8", and discord.py reads
     # a body as JSON only when the Content-Type is exactly "application/json".
@@ -458,6 +496,7 @@ class FakeDiscord:
         keep_uploads: bool = True,
         guilds: int = 1,
         shard_count: int = 1,
+        activities: bool = False,
     ) -> None:
         if guilds < 1 or shard_count < 1:
             raise ValueError(f"{guilds} guilds over {shard_count} shards: at least one of each")
@@ -490,8 +529,13 @@ class FakeDiscord:
         self.rejections: list[tuple[Call, str]] = []
         #: Requests whose client went away before sending all of the body.
         self.dropped = 0
-        #: Commands as last synced, with the ids given to them; None before any sync.
-        self.global_commands: list[Json] | None = None
+        #: Whether the application has Activities: an Entry Point command, and launches.
+        self.activities = activities
+        #: Commands as last synced, with the ids given to them; None before any sync
+        #: (with Activities, the Entry Point command Discord made for them).
+        self.global_commands: list[Json] | None = [self._entry_point()] if activities else None
+        #: Interactions answered by launching the Activity, in order.
+        self.launches: list[Exchange] = []
         self.guild_commands: dict[int, list[Json]] = {}
         self.sessions: list[Session] = []
         #: An interaction for a shard no bot is connected as, or whose connection is
@@ -507,6 +551,15 @@ class FakeDiscord:
         self._changed = asyncio.Condition()
         self._runner: web.AppRunner | None = None
         self.port = 0
+        #: OAuth2, for the web pages' sign-in: the application's secret; the user who
+        #: signs in at Discord's authorize page, as the test chose (None: nobody can);
+        #: codes not yet exchanged, with the redirect_uri each was issued for; access
+        #: tokens given; and every code exchanged, in order.
+        self.client_secret = "fake-client-secret"
+        self.next_sign_in: FakeUser | None = None
+        self._codes: dict[str, tuple[FakeUser, str | None]] = {}
+        self._access: dict[str, FakeUser] = {}
+        self.exchanged: list[str] = []
 
     # === life cycle ========================================================================
     async def start(self) -> None:
@@ -515,14 +568,18 @@ class FakeDiscord:
             client_max_size=(rules.LIMITS["attachments"].most + 1) * rules.MAX_UPLOAD_BYTES
         )
         app.router.add_get(GATEWAY_PATH, self._gateway)
+        app.router.add_get(AUTHORIZE_PATH, self._authorize)
         message = "/webhooks/{app}/{token}/messages/{message}"
         routes: list[tuple[str, str, Handler]] = [
             ("GET", "/gateway", self._get_gateway),
             ("GET", "/gateway/bot", self._get_gateway),
             ("GET", "/users/@me", self._get_me),
+            ("GET", "/users/@me/guilds", self._get_my_guilds),
+            ("POST", "/oauth2/token", self._token),
             ("POST", "/users/@me/channels", self._open_dm),
             ("GET", "/users/{user}", self._get_user),
             ("GET", "/oauth2/applications/@me", self._get_application),
+            ("GET", "/applications/{app}/commands", self._get_commands),
             ("PUT", "/applications/{app}/commands", self._put_commands),
             ("PUT", "/applications/{app}/guilds/{guild}/commands", self._put_commands),
             ("POST", "/interactions/{id}/{token}/callback", self._callback),
@@ -993,7 +1050,10 @@ class FakeDiscord:
             call = Call(request.method, path, dict(request.query), body, uploads, arrived)
             self.calls.append(call)
             # Interaction callbacks and webhooks are authorised by the token in their path.
+            # OAuth2: the token endpoint by the application's secret in the form, a user's
+            # own requests by their access token (`_bearer`).
             public = path.startswith(("/interactions/", "/webhooks/")) or path == "/gateway"
+            public = public or path == "/oauth2/token" or _bearer(request) is not None
             try:
                 if not public and request.headers.get(hdrs.AUTHORIZATION) != f"Bot {self.token}":
                     raise Rejected(401, 0, "401: Unauthorized")
@@ -1025,10 +1085,115 @@ class FakeDiscord:
         )
 
     async def _get_me(self, request: web.Request, call: Call) -> web.StreamResponse:
+        if _bearer(request) is not None:
+            return _json({**self._signed_in(request).payload(), "global_name": None})
         return _json({**self.bot_user.payload(), "bot": True, "verified": True})
 
+    # === OAuth2 ============================================================================
+    @property
+    def client_id(self) -> str:
+        """The application's OAuth2 client id (its id, as on Discord)."""
+        return str(self.application_id)
+
+    @property
+    def authorize_url(self) -> str:
+        return f"http://127.0.0.1:{self.port}{AUTHORIZE_PATH}"
+
+    def issue_code(self, user: FakeUser, *, redirect_uri: str | None = None) -> str:
+        """A new OAuth2 code for `user`, good for one exchange: what Discord's client
+        hands an Activity on AUTHORIZE (no `redirect_uri`), or its authorize page sends
+        a browser back with (exchanged only with the same `redirect_uri`)."""
+        code = f"code-{self.new_id()}"
+        self._codes[code] = (user, redirect_uri)
+        return code
+
+    def user_of(self, access_token: str) -> FakeUser | None:
+        """Whose access token this is (None: no token this Discord gave)."""
+        return self._access.get(access_token)
+
+    async def _authorize(self, request: web.Request) -> web.StreamResponse:
+        """The authorize page, already agreed to: straight back to the `redirect_uri`
+        with a code for `next_sign_in`, the user the test has signing in."""
+        query = request.query
+        redirect_uri = query.get("redirect_uri", "")
+        if query.get("client_id") != self.client_id or not redirect_uri.startswith("http"):
+            return web.Response(status=400, text="Invalid OAuth2 redirect_uri or client_id")
+        if query.get("response_type") != "code" or "identify" not in query.get("scope", ""):
+            return web.Response(status=400, text="Invalid OAuth2 response_type or scope")
+        if self.next_sign_in is None:
+            raise AssertionError("a browser signs in, and the test chose nobody: next_sign_in")
+        code = self.issue_code(self.next_sign_in, redirect_uri=redirect_uri)
+        back = urllib.parse.urlencode({"code": code, "state": query.get("state", "")})
+        raise web.HTTPFound(f"{redirect_uri}?{back}")
+
+    async def _token(self, request: web.Request, call: Call) -> web.StreamResponse:
+        """An authorization code exchanged for an access token, once; refused as Discord
+        refuses (OAuth2's error bodies, kept in `rejections`)."""
+        form = call.json
+        if form.get("client_id") != self.client_id or form.get("client_secret") != (
+            self.client_secret
+        ):
+            return self._oauth_refusal(call, 401, "invalid_client", "")
+        if form.get("grant_type") != "authorization_code":
+            return self._oauth_refusal(call, 400, "unsupported_grant_type", "")
+        code = str(form.get("code") or "")
+        issued = self._codes.pop(code, None)
+        if issued is None:
+            return self._oauth_refusal(call, 400, "invalid_grant", 'Invalid "code" in request.')
+        user, redirect_uri = issued
+        if form.get("redirect_uri") != redirect_uri:
+            return self._oauth_refusal(
+                call, 400, "invalid_grant", 'Invalid "redirect_uri" in request.'
+            )
+        self.exchanged.append(code)
+        token = f"access-{self.new_id()}"
+        self._access[token] = user
+        return _json(
+            {
+                "access_token": token,
+                "token_type": "Bearer",
+                "expires_in": 604800,
+                "refresh_token": f"refresh-{self.new_id()}",
+                "scope": "identify guilds",
+            }
+        )
+
+    def _oauth_refusal(
+        self, call: Call, status: int, error: str, description: str
+    ) -> web.StreamResponse:
+        self.rejections.append((call, f"{status} {error} {description}".strip()))
+        body = {"error": error} | ({"error_description": description} if description else {})
+        return _json(body, status)
+
+    def _signed_in(self, request: web.Request) -> FakeUser:
+        """The user whose access token the request carries."""
+        user = self._access.get(_bearer(request) or "")
+        if user is None:
+            raise Rejected(401, 0, "401: Unauthorized")
+        return user
+
+    async def _get_my_guilds(self, request: web.Request, call: Call) -> web.StreamResponse:
+        """The guilds of the access token's user (every user is in every guild here), or
+        the bot's."""
+        if _bearer(request) is not None:
+            self._signed_in(request)
+        return _json(
+            [
+                {
+                    "id": str(g),
+                    "name": self._guild(g)["name"],
+                    "icon": None,
+                    "owner": False,
+                    "permissions": str(MEMBER_PERMISSIONS),
+                    "features": [],
+                }
+                for g in self.guild_ids
+            ]
+        )
+
     async def _get_application(self, request: web.Request, call: Call) -> web.StreamResponse:
-        about = {"description": "", "icon": None, "verify_key": "0" * 64, "flags": 0}
+        flags = EMBEDDED if self.activities else 0
+        about = {"description": "", "icon": None, "verify_key": "0" * 64, "flags": flags}
         access = {"bot_public": True, "bot_require_code_grant": False}
         owner = self.owner.payload()
         return _json(
@@ -1045,12 +1210,56 @@ class FakeDiscord:
         given = {"application_id": str(self.application_id)}
         if guild is not None:
             given["guild_id"] = guild
-        synced = [{**c, **given, "id": str(self.new_id())} for c in call.body]
+        before = self.global_commands if guild is None else self.guild_commands.get(int(guild))
+        before = before or []
+        if any(c.get("type") == PRIMARY_ENTRY_POINT for c in before) and not any(
+            c.get("type") == PRIMARY_ENTRY_POINT for c in call.body
+        ):
+            error = ENTRY_POINT_DROPPED
+            raise Rejected(error.status, error.code, error.message)
+        synced = [{**c, **given, "id": self._command_id(c, before)} for c in call.body]
         if guild is None:
             self.global_commands = synced
         else:
             self.guild_commands[int(guild)] = synced
         return _json(synced)
+
+    def _command_id(self, command: Json, before: list[Json]) -> str:
+        """A command keeps its id through an overwrite: the one it names, else that of the
+        command of its type and name; a new command gets a new id."""
+        ids = {str(c["id"]) for c in before}
+        if str(command.get("id")) in ids:
+            return str(command["id"])
+        key = (command.get("type", 1), command.get("name"))
+        same = [c["id"] for c in before if (c.get("type", 1), c.get("name")) == key]
+        return str(same[0]) if same else str(self.new_id())
+
+    def _entry_point(self) -> Json:
+        """The Entry Point command Discord makes when an application's Activities are
+        turned on."""
+        return {
+            "id": str(self.new_id()),
+            "application_id": str(self.application_id),
+            "version": str(self.new_id()),
+            "default_member_permissions": None,
+            "type": PRIMARY_ENTRY_POINT,
+            "name": "launch",
+            "description": "Launch hilltop",
+            "dm_permission": True,
+            "contexts": [0, 1, 2],
+            "integration_types": [0, 1],
+            "nsfw": False,
+            "handler": DISCORD_LAUNCH_ACTIVITY,
+        }
+
+    async def _get_commands(self, request: web.Request, call: Call) -> web.StreamResponse:
+        """The global commands; their localizations only `with_localizations=true`."""
+        if int(request.match_info["app"]) != self.application_id:
+            raise Rejected(404, 10002, "Unknown Application")
+        commands = copy.deepcopy(self.global_commands or [])
+        if call.query.get("with_localizations") not in ("true", "True", "1"):
+            commands = [_without_localizations(c) for c in commands]
+        return _json(commands)
 
     async def _callback(self, request: web.Request, call: Call) -> web.StreamResponse:
         exchange = self._exchanges.get(request.match_info["token"])
@@ -1075,6 +1284,9 @@ class FakeDiscord:
         kind = call.json.get("type")
         if kind not in ALLOWED_CALLBACKS[exchange.type]:
             raise _invalid("type", "INTERACTION_RESPONSE_TYPE_INVALID")
+        if kind == CallbackType.LAUNCH_ACTIVITY and not self.activities:
+            # Only an application with Activities has one to launch.
+            raise _invalid("type", "INTERACTION_RESPONSE_TYPE_INVALID")
         data: Json = dict(call.json.get("data") or {})
         channel_id = int(exchange.payload["channel_id"])
         message: Json | None = None
@@ -1093,6 +1305,8 @@ class FakeDiscord:
                 message = self._edit_message(target, data, call.uploads)
         elif kind == CallbackType.AUTOCOMPLETE_RESULT:
             _check_choices(data.get("choices"))
+        elif kind == CallbackType.LAUNCH_ACTIVITY:
+            self.launches.append(exchange)
         if message is not None:
             exchange.original_id = int(message["id"])
         if kind not in (CallbackType.DEFERRED_MESSAGE, CallbackType.DEFERRED_UPDATE):
@@ -1107,6 +1321,10 @@ class FakeDiscord:
         if message is not None:
             interaction["response_message_id"] = message["id"]
             resource["message"] = message
+        if kind == CallbackType.LAUNCH_ACTIVITY:
+            instance = f"i-{exchange.id}"
+            interaction["activity_instance_id"] = instance
+            resource["activity_instance"] = {"id": instance}
         return _json({"interaction": interaction, "resource": resource})
 
     def _webhook_exchange(self, request: web.Request, call: Call) -> Exchange:
@@ -1362,6 +1580,8 @@ async def _read_body(request: web.Request, *, keep: bool) -> tuple[Any, tuple[Up
     # character; under load that cost more than the rest of a request.
     content_type = request.headers.get(hdrs.CONTENT_TYPE, "")
     raw = await request.read()
+    if content_type.startswith("application/x-www-form-urlencoded"):
+        return dict(urllib.parse.parse_qsl(raw.decode())), ()
     if not content_type.startswith("multipart/form-data"):
         return (json.loads(raw) if raw else None), ()
     boundary = MULTIPART_BOUNDARY.search(content_type)
@@ -1410,6 +1630,19 @@ def _option(schema: Json, value: Any, resolved: Json, focused: bool) -> Json:
     if choices and entry["value"] not in choices:
         raise AssertionError(f"{schema['name']} must be one of {choices}")
     return entry
+
+
+def _without_localizations(entry: Json) -> Json:
+    """A command (or option, or choice) as Discord lists it without its localizations."""
+    kept = {
+        k: v
+        for k, v in entry.items()
+        if k not in ("name_localizations", "description_localizations")
+    }
+    for key in ("options", "choices"):
+        if isinstance(kept.get(key), list):
+            kept[key] = [_without_localizations(o) for o in kept[key]]
+    return kept
 
 
 def _check_commands(commands: Any) -> None:

@@ -315,7 +315,7 @@ async def test_a_posted_buttons_custom_id_comes_back_as_its_typed_payload(
     assert button.payload == Payload(Action.GROUP_OPEN, 9, 4, ("rod",), "e")
     assert button.item.custom_id == "ht:group+:9:4:e|rod"
     # Only our own actions are ours: anything else is left for other components.
-    assert template.fullmatch("ht:launch:9:4:") is None
+    assert template.fullmatch("ht:teleport:9:4:") is None
     assert template.fullmatch("hts:pick:9:4") is None
 
 

@@ -1,7 +1,8 @@
 """Every kind of reply the bot makes, posted through a fake Discord that refuses what
 Discord refuses (`tests/cogs/discord_rules.py`): each game played from seeded positions
 through its start, its middle and its end, with its boards, move builders and previews,
-and every private panel and list. Discord must accept all of it."""
+and every private panel and list, on a deployment whose boards link to their pages and
+open them in the Activity. Discord must accept all of it."""
 
 from __future__ import annotations
 
@@ -21,6 +22,7 @@ from host.play.live import Loaded
 from host.setup import GameSetup
 from tests.cogs.fake_discord import (
     MANAGE_GUILD,
+    CallbackType,
     Exchange,
     FakeDiscord,
     FakeUser,
@@ -91,8 +93,16 @@ class Seen:
 
 @pytest.fixture
 async def fake() -> AsyncIterator[FakeDiscord]:
-    async with serving() as server:
+    async with serving(activities=True) as server:
         yield server
+
+
+@pytest.fixture
+def activity(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Pages served, and the Activity that opens them, as `bot.py` reads them."""
+    monkeypatch.setenv("HILLTOP_ACTIVITY", "on")
+    monkeypatch.setenv("DISCORD_CLIENT_ID", "1250000000000000001")
+    monkeypatch.setenv("HILLTOP_WEB_URL", "https://hilltop.example")
 
 
 async def fixed_par(seed: int) -> ParResult:
@@ -175,6 +185,12 @@ async def look_closely(
             continue
         if component["type"] == 3:
             await player.choose(user, board, component)
+            continue
+        if ":launch:" in custom_id:
+            # The board opens in the Activity: the press posts nothing.
+            launched = await fake.click(user, board, custom_id=custom_id, within=10)
+            assert launched.callback_type == CallbackType.LAUNCH_ACTIVITY
+            player.seen.exchanges.append(launched)
             continue
         builder = any(f":{a}:" in custom_id for a in ("pick", "group+"))
         if builder and rng.random() < 0.5:
@@ -327,7 +343,7 @@ async def start_quickly(
 
 
 async def test_discord_accepts_every_reply_of_every_game_and_every_panel(
-    fake: FakeDiscord, sqlite_storage: Storage
+    fake: FakeDiscord, sqlite_storage: Storage, activity: None
 ) -> None:
     storage = sqlite_storage
     alice, bob, carol = Players(fake.user("alice"), fake.user("bob"), fake.user("carol"))
@@ -338,6 +354,7 @@ async def test_discord_accepts_every_reply_of_every_game_and_every_panel(
         bot.service.computers.wait = None  # computer answers join the reply they follow
         bot.daily.par.runner = fixed_par
         player = Player(fake, bot, seen)
+        await player.slash(admin, "admin settings", web="public", channel_id=fake.channel_id)
         finished = []
         for setup, channel in zip(SETUPS, channels, strict=True):
             users = [alice, bob][: setup.people]
@@ -405,6 +422,7 @@ async def test_discord_accepts_every_reply_of_every_game_and_every_panel(
         "download",
         "history",
         "rules",
+        "launch",
     } <= pressed
 
 

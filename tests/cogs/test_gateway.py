@@ -407,8 +407,8 @@ async def test_a_button_no_payload_reads_is_refused_in_words(
     # A message as an older version of the bot would have left it: a button of ours
     # whose action this version does not know.
     old = copy.deepcopy(board.payload)
-    old["components"][0]["components"][0]["custom_id"] = "ht:launch:9:4:"
-    data = {"custom_id": "ht:launch:9:4:", "component_type": 2}
+    old["components"][0]["components"][0]["custom_id"] = "ht:teleport:9:4:"
+    data = {"custom_id": "ht:teleport:9:4:", "component_type": 2}
     pressed = await fake.interact(fake._component(alice, Message(old, {}, ()), data))
     assert pressed.callback_type == CallbackType.MESSAGE
     assert pressed.data["flags"] & EPHEMERAL

@@ -18,6 +18,7 @@ class SweepBot:
     def __init__(self) -> None:
         self.posted: list[int] = []
         self.settled = 0
+        self.told = 0
         self.service = self
 
     async def save_board_links(self) -> None:
@@ -29,6 +30,10 @@ class SweepBot:
     async def settle_ratings(self) -> None:
         self.settled += 1
         raise TimeoutError("database is locked")
+
+    async def tell_untold(self, post: Any, game_id: int | None = None) -> int:
+        self.told += 1
+        return 0
 
     async def post(self, where: Channel, replies: list[Reply]) -> None:
         if where.channel_id == 1:
@@ -44,6 +49,7 @@ async def test_a_channel_that_refuses_a_post_costs_the_others_nothing(
         await TimersCog(bot).tick()
     assert bot.posted == [2, 3]
     assert bot.settled == 1
+    assert bot.told == 1, "the sweep tells the moves made on the web"
     assert [r.getMessage() for r in caplog.records] == [
         "posting in Channel(channel_id=1, guild_id=None, name='') after the sweep failed",
         "rating the finished games failed; the next sweep tries again",

@@ -1,0 +1,60 @@
+"""Moves made on the web pages, told in their games' channels as moves made on Discord are.
+
+A move made on a page is committed with a mark that its channel has not been told. This
+process tells the channels of its own shards' servers: at once when the change feed says a
+game changed (whichever process committed it), and on each sweep for any it missed (a
+restart, a lost connection to the database). The service clears the mark only after the
+post, so a move is told at least once, by one process.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Callable
+from typing import TYPE_CHECKING
+
+from discord.ext import commands
+
+if TYPE_CHECKING:
+    from cogs.client import HilltopBot
+
+log = logging.getLogger("hilltop.discord")
+
+
+class TellingCog(commands.Cog):
+    def __init__(self, bot: HilltopBot) -> None:
+        self.bot = bot
+        self._unsubscribe: Callable[[], None] | None = None
+        self._tasks: set[asyncio.Task[None]] = set()
+
+    @commands.Cog.listener()
+    async def on_ready(self) -> None:
+        """Listen from the first connection on (READY comes again after a reconnection),
+        and tell at once what was left untold while the bot was away."""
+        if self._unsubscribe is None:
+            self._unsubscribe = self.bot.house.pages.subscribe(self.changed)
+            self.changed(None)
+
+    def changed(self, game_id: int | None) -> None:
+        """A game changed in some process (None: changes may have been missed)."""
+        task = asyncio.get_running_loop().create_task(self.tell(game_id))
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+
+    async def tell(self, game_id: int | None) -> None:
+        try:
+            await self.bot.service.tell_untold(self.bot.post, game_id)
+        except Exception:
+            # The mark stays: the next change or sweep tells the moves.
+            log.exception("telling game %s's channel of its moves failed", game_id)
+
+    async def cog_unload(self) -> None:
+        if self._unsubscribe is not None:
+            self._unsubscribe()
+        for task in self._tasks:
+            task.cancel()
+
+
+async def setup(bot: HilltopBot) -> None:
+    await bot.add_cog(TellingCog(bot))
