@@ -5,11 +5,14 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
+import hmac
 import json
 import logging
+from collections import OrderedDict
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlencode
 
 import jinja2
 from aiohttp import web
@@ -20,6 +23,7 @@ from host.face import (
     PageNotFoundError,
     ServiceError,
     SignInNeededError,
+    StaleControlsError,
     Visitor,
     WebPages,
     current_language,
@@ -29,6 +33,7 @@ from host.face import (
     tn,
 )
 from web import language
+from web.activity import activity_routes, shell
 from web.auth import SignIn
 from web.config import WebConfig
 from web.hub import CLOSING, Hub
@@ -47,6 +52,17 @@ KEEPALIVE = 25.0
 PAGES_AT_ONCE = 4
 #: Laid-out live parts of game pages kept, by game, move and language.
 LIVE_KEPT = 512
+
+#: Where the pages are served inside Discord's Activity: Discord's proxy takes every
+#: request of the Activity under `/.proxy/` and passes it on without that prefix, so the
+#: pages answer under `/a` and make their links under `/.proxy/a`; they answer under
+#: `/.proxy/a` as well, for a browser that reaches them without the proxy.
+IN_ACTIVITY = "/.proxy/a"
+ROOTS = ("", "/a", IN_ACTIVITY)
+#: The header a page sends its move with: `Site.check_of`.
+CHECK_HEADER = "X-Hilltop-Check"
+#: Pictures of move panels kept, by player, game, move, choices and language.
+PANELS_KEPT = 256
 
 PAGES: web.AppKey[WebPages] = web.AppKey("pages", WebPages)
 CONFIG: web.AppKey[WebConfig] = web.AppKey("config", WebConfig)
@@ -76,6 +92,24 @@ def templates() -> jinja2.Environment:
     return env
 
 
+def root_of(request: web.Request) -> str:
+    """The prefix of the links of a page: inside the Activity, Discord's proxy's."""
+    path = request.path
+    for root in ROOTS[1:]:
+        if path == root or path.startswith(root + "/"):
+            return IN_ACTIVITY
+    return ""
+
+
+def here_of(request: web.Request) -> str:
+    """The page's own path, without the prefix it was asked for under."""
+    path = request.path
+    for root in sorted(ROOTS[1:], key=len, reverse=True):
+        if path == root or path.startswith(root + "/"):
+            return path[len(root) :] or "/"
+    return path
+
+
 def _id(request: web.Request, name: str) -> int:
     text = request.match_info[name]
     if not text.isascii() or not text.isdigit() or int(text) > MAX_ID:
@@ -91,7 +125,8 @@ class Site:
         self.sign_in = SignIn(config, pages)
         self.hub = Hub()
         self.at_once = asyncio.Semaphore(PAGES_AT_ONCE)
-        self._live: dict[tuple[int, int, str, float, str], str] = {}
+        self._live: dict[tuple[int, int, str, float, str, str], str] = {}
+        self._panels: OrderedDict[tuple[int, int, int, tuple[str, ...], str], bytes] = OrderedDict()
 
     # --- the frame of every page ------------------------------------------------------------
     async def visitor(self, request: web.Request) -> Visitor:
@@ -106,7 +141,9 @@ class Site:
                 visitor=visitor,
                 config=self.config,
                 path=request.path_qs,
-                here=request.path,
+                here=here_of(request),
+                root=root_of(request),
+                check=self.check_of(request),
                 languages=languages(),
                 **values,
             )
@@ -137,7 +174,8 @@ class Site:
                     return await handler(request, visitor)
             except SignInNeededError as exc:
                 if self.config.sign_in and not visitor.signed_in:
-                    raise web.HTTPFound(f"/login?next={request.path}") from None
+                    root, here = root_of(request), here_of(request)
+                    raise web.HTTPFound(f"{root}/login?next={here}") from None
                 return self.render(request, visitor, "error.html", 403, message=str(exc.text))
             except PageNotFoundError:
                 message = str(t("There is no such page."))
@@ -152,6 +190,8 @@ class Site:
 
     # --- pages -----------------------------------------------------------------------------
     async def index(self, request: web.Request, visitor: Visitor) -> web.StreamResponse:
+        if "frame_id" in request.query:  # Discord opening the Activity
+            return shell(self, request, visitor)
         if self.config.console:
             raise web.HTTPFound("/s/1")
         return self.render(request, visitor, "index.html")
@@ -161,25 +201,35 @@ class Site:
         return self.render(request, visitor, "server.html", view=view, server=view.server)
 
     async def game(self, request: web.Request, visitor: Visitor) -> web.StreamResponse:
-        view = await self.pages.game(_id(request, "game"), visitor)
+        game_id = _id(request, "game")
+        view = await self.pages.game(game_id, visitor)
+        root = root_of(request)
+        play: dict[str, Any] | None = None
+        if visitor.signed_in and view.live and await self.pages.offered(game_id, visitor):
+            play = await self.panel_parts(request, visitor, game_id, None, ())
         return self.render(
             request,
             visitor,
             "game.html",
             view=view,
             server=view.server,
-            live=self.live_html(view),
+            live=self.live_html(view, root),
             board_alt=board_alt(view),
+            play=play,
+            player=visitor.signed_in
+            and any(p.user_id == visitor.user_id for p in view.card.players),
         )
 
-    def live_html(self, view: GameView) -> str:
+    def live_html(self, view: GameView, root: str = "") -> str:
         """The part of a game's page that changes with each move (made once per move and
         language, however many read it)."""
         card = view.card
-        key = (card.id, view.shown_ply, card.status, card.updated_at, current_language())
+        key = (card.id, view.shown_ply, card.status, card.updated_at, current_language(), root)
         html = self._live.get(key)
         if html is None:
-            html = self.env.get_template("_live.html").render(view=view, config=self.config)
+            html = self.env.get_template("_live.html").render(
+                view=view, config=self.config, root=root
+            )
             if len(self._live) >= LIVE_KEPT:
                 self._live.pop(next(iter(self._live)))
             self._live[key] = html
@@ -275,16 +325,139 @@ class Site:
     async def live(self, request: web.Request, visitor: Visitor) -> web.StreamResponse:
         """The changing part of a game's page, as the event stream sends it."""
         view = await self.pages.game(_id(request, "game"), visitor)
-        return web.json_response(self.live_event(view))
+        return web.json_response(self.live_event(view, root_of(request)))
 
-    def live_event(self, view: GameView) -> dict[str, Any]:
+    def live_event(self, view: GameView, root: str = "") -> dict[str, Any]:
+        card = view.card
         return {
             "ply": view.shown_ply,
             "alt": board_alt(view),
-            "status": view.card.status,
-            "html": self.live_html(view),
-            "board": f"/g/{view.card.id}/board.png?ply={view.shown_ply}&s={view.card.status}",
+            "status": card.status,
+            "html": self.live_html(view, root),
+            "board": f"{root}/g/{card.id}/board.png?ply={view.shown_ply}&s={card.status}",
         }
+
+    # --- playing ---------------------------------------------------------------------------
+    def check_of(self, request: web.Request) -> str:
+        """The value a page of a signed-in visitor sends back with a move, which a page of
+        another site cannot know: the visitor's session, signed for this purpose."""
+        token = self.sign_in.token(request)
+        if not token:
+            return ""
+        mac = hmac.new(self.config.cookie_key, f"play|{token}".encode(), hashlib.sha256)
+        return mac.hexdigest()[:32]
+
+    async def panel_parts(
+        self,
+        request: web.Request,
+        visitor: Visitor,
+        game_id: int,
+        ply: int | None,
+        prefix: tuple[str, ...],
+    ) -> dict[str, Any]:
+        """The visitor's move panel laid out: its words and buttons, the buttons over the
+        picture, and the picture's address (drawn now, kept for the page to fetch)."""
+        picture, panel = await self.pages.panel_picture(game_id, visitor, ply, prefix)
+        key = (visitor.user_id or 0, game_id, panel.ply, panel.prefix, current_language())
+        self._panels[key] = picture
+        self._panels.move_to_end(key)
+        while len(self._panels) > PANELS_KEPT:
+            self._panels.popitem(last=False)
+        root = root_of(request)
+        query = urlencode([("ply", panel.ply), *(("step", token) for token in panel.prefix)])
+        values = {"panel": panel, "root": root, "config": self.config}
+        return {
+            "ply": panel.ply,
+            "prefix": list(panel.prefix),
+            "at_once": panel.plays_at_once,
+            "panel": self.env.get_template("_play.html").render(**values),
+            "spots": self.env.get_template("_spots.html").render(**values),
+            "picture": f"{root}/g/{game_id}/play.png?{query}",
+            "alt": str(t("Your view of the board, with your choices marked")),
+        }
+
+    async def play_panel(self, request: web.Request, visitor: Visitor) -> web.StreamResponse:
+        """`GET /g/<id>/play?ply=&step=…`: the visitor's next choices, as JSON; a page out
+        of date is told so, with the game as it is now."""
+        game_id = _id(request, "game")
+        ply = _ply(request.query.get("ply"))
+        prefix = tuple(request.query.getall("step", []))
+        return web.json_response(await self._panel_or_why(request, visitor, game_id, ply, prefix))
+
+    async def _panel_or_why(
+        self,
+        request: web.Request,
+        visitor: Visitor,
+        game_id: int,
+        ply: int | None,
+        prefix: tuple[str, ...],
+        said: str = "",
+    ) -> dict[str, Any]:
+        try:
+            parts = await self.panel_parts(request, visitor, game_id, ply, prefix)
+            return {**parts, "message": said} if said else parts
+        except (PageNotFoundError, SignInNeededError):
+            raise
+        except StaleControlsError as exc:
+            if ply is None:
+                return {"idle": True, "message": said or str(exc.text)}
+            # The page was drawn before a move: the game as it is now, and why.
+            return await self._panel_or_why(
+                request, visitor, game_id, None, (), said or str(exc.text)
+            )
+        except ServiceError as exc:
+            if ply is not None and prefix:
+                return await self._panel_or_why(
+                    request, visitor, game_id, ply, (), said or str(exc.text)
+                )
+            return {"idle": True, "message": said or str(exc.text)}
+
+    async def play_picture(self, request: web.Request, visitor: Visitor) -> web.StreamResponse:
+        """The picture a player builds their move on (theirs alone: never cached by others)."""
+        game_id = _id(request, "game")
+        ply = _ply(request.query.get("ply"))
+        prefix = tuple(request.query.getall("step", []))
+        key = (
+            visitor.user_id or 0,
+            game_id,
+            ply if ply is not None else -1,
+            prefix,
+            current_language(),
+        )
+        picture = self._panels.get(key)
+        if picture is None:
+            picture, _ = await self.pages.panel_picture(game_id, visitor, ply, prefix)
+        response = web.Response(body=picture, content_type="image/png")
+        response.headers["Cache-Control"] = "private, no-store"
+        return response
+
+    async def play_move(self, request: web.Request, visitor: Visitor) -> web.StreamResponse:
+        """`POST /g/<id>/play` with `{ply, step: [...]}`: the visitor's move. Refused (with
+        the game as it is now) when the page is out of date: a second click of the same
+        confirm never plays twice."""
+        game_id = _id(request, "game")
+        check = self.check_of(request)
+        if not check or not hmac.compare_digest(check, request.headers.get(CHECK_HEADER, "")):
+            message = str(t("Your sign-in could not be checked: load the page again."))
+            return web.json_response({"message": message}, status=403)
+        try:
+            body = await request.json()
+            ply = int(body["ply"])
+            steps = body["step"]
+            if not isinstance(steps, list) or not all(isinstance(x, str) for x in steps):
+                raise ValueError(steps)
+        except (ValueError, KeyError, TypeError):
+            message = str(t("That was not a move: load the page again."))
+            return web.json_response({"message": message}, status=400)
+        try:
+            done = await self.pages.play_move(game_id, visitor, ply, tuple(steps))
+        except (PageNotFoundError, SignInNeededError, DatabaseUnavailableError):
+            raise
+        except ServiceError as exc:
+            refused = await self._panel_or_why(request, visitor, game_id, None, (), str(exc.text))
+            return web.json_response({**refused, "refused": True}, status=409)
+        after = await self._panel_or_why(request, visitor, game_id, None, ())
+        return web.json_response({**after, "done": done.text, "played": done.ply})
 
     async def events(self, request: web.Request, visitor: Visitor) -> web.StreamResponse:
         """Server-Sent Events: the game's changing part each time it moves, in any process."""
@@ -305,7 +478,7 @@ class Site:
             seen = request.headers.get("Last-Event-ID") or request.query.get("since", "")
             key = f"{view.shown_ply}.{view.card.status}"
             if seen and seen != key:
-                await _send(response, key, self.live_event(view))
+                await _send(response, key, self.live_event(view, root_of(request)))
             await response.write(b": open\n\n")
             while True:
                 try:
@@ -318,7 +491,8 @@ class Site:
                 while not queue.empty():  # several changes at once: the latest is enough
                     if queue.get_nowait() == CLOSING:
                         return response
-                event = await self.hub.layout(game_id, visitor.language, self._layout_for(visitor))
+                chosen = f"{visitor.language}|{root_of(request)}"
+                event = await self.hub.layout(game_id, chosen, self._layout_for(visitor))
                 await self.pages.server_info(event["server"], visitor)  # still allowed?
                 if event["key"] != key:
                     key = event["key"]
@@ -331,17 +505,24 @@ class Site:
 
     def _layout_for(self, visitor: Visitor) -> Callable[[int, str], Awaitable[dict[str, Any]]]:
         async def layout(game_id: int, chosen: str) -> dict[str, Any]:
-            with speaking(chosen):
+            language, _, root = chosen.partition("|")
+            with speaking(language):
                 view = await self.pages.game(game_id, visitor)
                 key = f"{view.shown_ply}.{view.card.status}"
                 return {
                     "server": view.server.guild_id,
                     "key": key,
                     # Written once, sent as it is down every stream that watches the game.
-                    "body": _event(key, self.live_event(view)),
+                    "body": _event(key, self.live_event(view, root)),
                 }
 
         return layout
+
+
+def _ply(text: str | None) -> int | None:
+    if text is None or not text.isascii() or not text.isdigit() or len(text) > 9:
+        return None
+    return int(text)
 
 
 def board_alt(view: GameView) -> str:
@@ -383,31 +564,9 @@ def make_app(pages: WebPages, config: WebConfig) -> web.Application:
     app[PAGES] = pages
     app[CONFIG] = config
     app[HUB] = site.hub
-    page = site.page
-    app.add_routes(
-        [
-            web.get("/", page(site.index)),
-            web.get("/s/{server}", page(site.server)),
-            web.get("/s/{server}/history", page(site.history)),
-            web.get("/s/{server}/leaderboard", page(site.leaderboard)),
-            web.get("/s/{server}/ratings/{game}", page(site.ratings)),
-            web.get("/s/{server}/u/{user}", page(site.profile)),
-            web.get("/s/{server}/daily", page(site.dailies)),
-            web.get("/s/{server}/daily/{day}", page(site.dailies)),
-            web.get("/s/{server}/daily/{day}/{run}.gif", page(site.daily_run)),
-            web.get("/g/{game}", page(site.game)),
-            web.get("/g/{game}/live", page(site.live)),
-            web.get("/g/{game}/events", page(site.events, stream=True)),
-            web.get("/g/{game}/board.png", page(site.board)),
-            web.get("/g/{game}/replay", page(site.replay)),
-            web.get("/g/{game}/frames/{n}.png", page(site.frame)),
-            web.get("/g/{game}/record.txt", page(site.record)),
-            web.get("/login", site.sign_in.login),
-            web.get("/auth/discord", site.sign_in.callback),
-            web.post("/logout", site.sign_in.logout),
-            web.static("/static", HERE / "static"),
-        ]
-    )
+    for root in ROOTS:
+        app.add_routes(_routes(site, root))
+    app.add_routes(activity_routes(site))
     unsubscribe: list[Callable[[], None]] = []
 
     async def start(_: web.Application) -> None:
@@ -422,6 +581,41 @@ def make_app(pages: WebPages, config: WebConfig) -> web.Application:
     app.on_startup.append(start)
     app.on_shutdown.append(stop)
     return app
+
+
+def _routes(site: Site, root: str) -> list[web.AbstractRouteDef]:
+    """Every page of the site, under `root` (see `ROOTS`)."""
+    page = site.page
+    paths: list[tuple[str, str, Handler]] = [
+        ("GET", "/", page(site.index)),
+        ("GET", "/s/{server}", page(site.server)),
+        ("GET", "/s/{server}/history", page(site.history)),
+        ("GET", "/s/{server}/leaderboard", page(site.leaderboard)),
+        ("GET", "/s/{server}/ratings/{game}", page(site.ratings)),
+        ("GET", "/s/{server}/u/{user}", page(site.profile)),
+        ("GET", "/s/{server}/daily", page(site.dailies)),
+        ("GET", "/s/{server}/daily/{day}", page(site.dailies)),
+        ("GET", "/s/{server}/daily/{day}/{run}.gif", page(site.daily_run)),
+        ("GET", "/g/{game}", page(site.game)),
+        ("GET", "/g/{game}/live", page(site.live)),
+        ("GET", "/g/{game}/events", page(site.events, stream=True)),
+        ("GET", "/g/{game}/board.png", page(site.board)),
+        ("GET", "/g/{game}/replay", page(site.replay)),
+        ("GET", "/g/{game}/frames/{n}.png", page(site.frame)),
+        ("GET", "/g/{game}/record.txt", page(site.record)),
+        ("GET", "/g/{game}/play", page(site.play_panel)),
+        ("GET", "/g/{game}/play.png", page(site.play_picture)),
+        ("POST", "/g/{game}/play", page(site.play_move)),
+        ("GET", "/login", site.sign_in.login),
+        ("GET", "/auth/discord", site.sign_in.callback),
+        ("POST", "/logout", site.sign_in.logout),
+    ]
+    routes: list[web.AbstractRouteDef] = [
+        web.route(method, (root + path).rstrip("/") or "/", handler)
+        for method, path, handler in paths
+    ]
+    routes.append(web.static(f"{root}/static", HERE / "static"))
+    return routes
 
 
 async def serve(pages: WebPages, config: WebConfig) -> web.AppRunner:

@@ -51,18 +51,143 @@ function followGame(root) {
   markNew(live, seen);
   remember(game, moves.length ? Math.max(...moves) : 0);
   if (!root.dataset.events) return;
+  const playing = root.dataset.player ? playOn(root) : null;
   const source = new EventSource(root.dataset.events);
   source.addEventListener("game", (event) => {
     const data = JSON.parse(event.data);
     live.innerHTML = data.html;
-    board.src = data.board;
-    board.alt = data.alt;
+    if (playing) {
+      playing.changed(data);
+    } else {
+      board.src = data.board;
+      board.alt = data.alt;
+    }
     showTimes(live);
     markNew(live, seen);
     const now = Array.from(live.querySelectorAll("[data-ply]")).map((li) => Number(li.dataset.ply));
     remember(game, now.length ? Math.max(...now) : 0);
     if (data.status !== "active" && data.status !== "challenge") source.close();
   });
+}
+
+// Playing on the page: the move is built a choice at a time, on the board (the spots) or
+// with the buttons, as the board's buttons build it on Discord; each choice asks the site
+// for the next ones, naming the move the page was drawn at, and the move is sent once
+// confirmed. A page the game has left behind is told so and shown the game as it is.
+function playOn(root) {
+  const game = root.dataset.game;
+  const base = document.body.dataset.root || "";
+  const check = document.body.dataset.check || "";
+  const panel = document.getElementById("play");
+  const spots = document.getElementById("spots");
+  const board = document.getElementById("board");
+  const told = document.getElementById("told");
+  let prefix = [];
+  let publicBoard = null;
+  let busy = false;
+
+  function say(text, refused) {
+    told.textContent = text || "";
+    told.hidden = !text;
+    told.classList.toggle("refused", Boolean(refused));
+  }
+
+  function show(data) {
+    if (data.idle) {
+      panel.hidden = true;
+      panel.innerHTML = "";
+      spots.innerHTML = "";
+      prefix = [];
+      if (publicBoard) { board.src = publicBoard.board; board.alt = publicBoard.alt; }
+      return;
+    }
+    panel.hidden = false;
+    panel.dataset.ply = String(data.ply);
+    panel.innerHTML = data.panel;
+    spots.innerHTML = data.spots;
+    board.src = data.picture;
+    board.alt = data.alt;
+    prefix = data.prefix || [];
+  }
+
+  async function ask(url, options) {
+    busy = true;
+    panel.setAttribute("aria-busy", "true");
+    spots.setAttribute("aria-busy", "true");
+    try {
+      const response = await fetch(url, { credentials: "same-origin", ...options });
+      const type = response.headers.get("Content-Type") || "";
+      if (!type.includes("application/json")) throw new Error(String(response.status));
+      return await response.json();
+    } finally {
+      busy = false;
+      panel.removeAttribute("aria-busy");
+      spots.removeAttribute("aria-busy");
+    }
+  }
+
+  async function choose(steps) {
+    const query = new URLSearchParams([["ply", panel.dataset.ply], ...steps.map((s) => ["step", s])]);
+    const data = await ask(`${base}/g/${game}/play?${query}`);
+    say(data.message, Boolean(data.message));
+    show(data);
+    // A whole move with nothing to confirm is played at once, as on Discord.
+    if (data.at_once && !data.message) await play(data.prefix);
+  }
+
+  async function play(steps) {
+    const data = await ask(`${base}/g/${game}/play`, {
+      method: "POST",
+      headers: { "Content-Type": "application/json", "X-Hilltop-Check": check },
+      body: JSON.stringify({ ply: Number(panel.dataset.ply), step: steps }),
+    });
+    if (data.done) {
+      say(data.done, false);
+      root.dataset.moves = String(Number(root.dataset.moves || 0) + 1);
+    } else {
+      say(data.message, true);
+    }
+    if (data.idle && data.played !== undefined) {
+      publicBoard = { board: `${base}/g/${game}/board.png?ply=${data.played}`, alt: board.alt };
+    }
+    show(data);
+  }
+
+  async function clicked(event) {
+    const button = event.target.closest("[data-choose], [data-play]");
+    if (!button || busy) return;
+    event.preventDefault();
+    root.dataset.working = "1";
+    try {
+      if (button.dataset.play !== undefined) await play(JSON.parse(button.dataset.play));
+      else await choose(JSON.parse(button.dataset.choose));
+    } catch (error) {
+      say(told.dataset.failed, true);
+    } finally {
+      delete root.dataset.working;
+      root.dataset.clicks = String(Number(root.dataset.clicks || 0) + 1);
+    }
+  }
+  panel.addEventListener("click", clicked);
+  spots.addEventListener("click", clicked);
+
+  return {
+    // The game moved (any player, anywhere): the panel is asked again at the page's move
+    // and choices, so a half-built plan survives another player's plan.
+    changed(data) {
+      publicBoard = data;
+      if (panel.hidden) { board.src = data.board; board.alt = data.alt; }
+      if (busy) return;
+      // Nothing was being built: the game as it is now. A move half built: at its move.
+      const query = panel.hidden
+        ? ""
+        : new URLSearchParams([["ply", panel.dataset.ply], ...prefix.map((s) => ["step", s])]);
+      ask(`${base}/g/${game}/play?${query}`).then((fresh) => {
+        if (fresh.message && !fresh.idle) say(fresh.message, true);
+        show(fresh);
+      }).catch(() => {});
+    },
+  };
 }
 
 function stepThrough(root) {
@@ -76,7 +201,7 @@ function stepThrough(root) {
   let at = last;
   function show(n) {
     at = Math.max(0, Math.min(last, n));
-    frame.src = `/g/${game}/frames/${at}.png`;
+    frame.src = `${document.body.dataset.root || ""}/g/${game}/frames/${at}.png`;
     // What the move did, then which position this is: "… · The position after move 6".
     frame.alt = `${links[at].textContent.trim()} · ${root.dataset.alt.replace("{n}", String(at))}`;
     caption.innerHTML = links[at].innerHTML;

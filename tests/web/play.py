@@ -1,0 +1,103 @@
+"""Playing games by clicks in the browser: players signed in on the site, and a move made as
+a person makes it, one choice at a time, on the board where the choice has a place on it
+and with the panel's buttons otherwise."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+from playwright.async_api import Browser, Frame, Page, expect
+
+from host.face import WebPages
+from tests.web.browser import Tab, open_tab
+from web.auth import SESSION, sign
+from web.config import WebConfig
+
+#: Set on the game's element while a click is being answered; a counter of clicks answered.
+SETTLED = (
+    "(n) => { const g = document.querySelector('.game');"
+    " return !g.dataset.working && Number(g.dataset.clicks || 0) > n; }"
+)
+CLICKS = "() => Number(document.querySelector('.game').dataset.clicks || 0)"
+#: Moves the page has played.
+MOVES = "() => Number(document.querySelector('.game').dataset.moves || 0)"
+
+
+async def signed_in(
+    browser: Browser,
+    site_url: str,
+    config: WebConfig,
+    pages: WebPages,
+    user_id: int,
+    name: str,
+    guild_id: int,
+    width: str,
+) -> Tab:
+    """A browser of `name`'s own, signed in to the site as Discord would sign them in."""
+    token = await pages.sessions.sign_in(user_id, name, [guild_id])
+    tab = await open_tab(browser, width)
+    cookie = {"name": SESSION, "value": sign(config, token), "url": site_url}
+    await tab.page.context.add_cookies([cookie])  # type: ignore[list-item]
+    return tab
+
+
+@dataclass
+class Turn:
+    """One move made by clicks: the choices clicked (on the board or as buttons), and what
+    the page said once it was played."""
+
+    clicks: list[str]
+    on_board: int
+    said: str
+
+
+async def click(where: Page | Frame, target_selector: str, nth: int = 0) -> None:
+    """Click a choice and wait until the page has its answer (and, for a move with nothing
+    left to confirm, until the move is played)."""
+    before = await where.evaluate(CLICKS)
+    await where.locator(target_selector).nth(nth).click()
+    await where.wait_for_function(SETTLED, arg=before)
+
+
+async def take_turn(where: Page | Frame, *, prefer_board: bool = True) -> Turn:
+    """Make one whole move by clicks: each time the first choice offered (on the board when
+    it has a place there), until the move is played; the confirm button when the move asks
+    for one."""
+    panel = where.locator("#play")
+    await expect(panel).to_be_visible()
+    moves = await where.evaluate(MOVES)
+    clicks: list[str] = []
+    on_board = 0
+    for _ in range(30):
+        if await where.evaluate(MOVES) > moves:
+            break
+        first = panel.locator(".choices button").first
+        confirm = panel.locator("button.confirm")
+        if await confirm.count():
+            clicks.append(await confirm.inner_text())
+            await click(where, "#play button.confirm")
+            continue
+        label = await first.inner_text()
+        spots = where.locator("#spots .spot")
+        spot_labels = [await s.get_attribute("aria-label") for s in await spots.all()]
+        if prefer_board and label in spot_labels:
+            clicks.append(label)
+            on_board += 1
+            await click(where, "#spots .spot", spot_labels.index(label))
+        else:
+            clicks.append(label)
+            await click(where, "#play .choices button")
+    else:
+        raise AssertionError(f"no move was played after {clicks}")
+    said = await where.locator("#told").inner_text()
+    return Turn(clicks, on_board, said)
+
+
+async def shoot(where: Page, name: str) -> None:
+    """A screenshot of the page into `HILLTOP_SCREENS`, when set (to look at the pages as
+    players see them while the tests play)."""
+    folder = os.environ.get("HILLTOP_SCREENS")
+    if folder:
+        await where.screenshot(path=str(Path(folder) / f"{name}.png"), full_page=True)
