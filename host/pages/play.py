@@ -25,7 +25,6 @@ from host.pages.views import (
     Visitor,
 )
 from host.play import rounds
-from host.play.computer_turns import ComputerTurns
 from host.play.live import Loaded
 from host.play.moves import GAME_OVER, Moves
 from host.play.playing import Playing
@@ -43,14 +42,12 @@ class PlayPages:
         access: Access,
         moves: Moves,
         playing: Playing,
-        computers: ComputerTurns,
         presenter: Presenter,
     ) -> None:
         self.access = access
         self.live = access.live
         self.moves = moves
         self.playing = playing
-        self.computers = computers
         self.presenter = presenter
 
     async def panel(
@@ -126,8 +123,9 @@ class PlayPages:
         if visitor.user_id is None:
             raise SignInNeededError(t("Sign in with Discord to play your games here."))
         user = User(visitor.user_id, visitor.name)
+        # The computers' turns are the owning process's to play (`Telling`), never a page
+        # server's: a page shows what is stored.
         loaded = await self.access.loaded(record)
-        loaded, _ = await self.computers.catch_up(loaded)
         if not loaded.record.is_live:
             raise StaleControlsError(GAME_OVER)
         if ply is not None and not self.moves.still_offered(loaded, ply, user):

@@ -46,9 +46,7 @@ class WebPages:
         self.games = GamePages(self.access, service.presenter, service.ratings)
         self.tables = Tables(self.access, daily, ratings)
         #: Playing on the pages: the move builder, and moves made there.
-        self.play = PlayPages(
-            self.access, service.moves, service.playing, service.computers, service.presenter
-        )
+        self.play = PlayPages(self.access, service.moves, service.playing, service.presenter)
         self.changes = changes
         #: Who is signed in, by their cookie's token.
         self.sessions = Sessions(sessions, service.clock)

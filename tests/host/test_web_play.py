@@ -22,7 +22,7 @@ from host.face import (
 )
 from host.setup import GameSetup
 from tests.host.conftest import ADMIN, ALICE, BOB, HERE
-from tests.houses import house_of
+from tests.houses import BOT, house_of
 
 ALICE_SIGNED_IN = Visitor(ALICE.id, ALICE.name, frozenset({HERE.guild_id or 0}))
 BOB_SIGNED_IN = Visitor(BOB.id, BOB.name, frozenset({HERE.guild_id or 0}))
@@ -133,3 +133,23 @@ async def test_a_game_of_a_closed_server_cannot_be_played_from_a_page(house: Hou
         await house.pages.play_move(game, ALICE_SIGNED_IN, 0, ("b2", "b1"))
     record = await house.service.repository.get_game(game)
     assert record is not None and record.ply == 0
+
+
+async def test_the_computer_answers_a_move_made_on_a_page_where_the_channel_is_told(
+    house: House,
+) -> None:
+    [board] = await house.service.start(
+        HERE, ALICE, GameSetup("hokito", seed=5, seat="first", level="easy"), [BOT]
+    )
+    assert board.game_id is not None
+    done = await house.pages.play_move(board.game_id, ALICE_SIGNED_IN, 0, ("b2", "b1"))
+    # The page's process played nothing for the computer.
+    record = await house.service.repository.get_game(board.game_id)
+    assert record is not None and record.ply == done.ply == 1
+    posts = Posts()
+    assert await house.service.tell_untold(posts, board.game_id) == 1
+    [(_, [told])] = posts.made
+    assert "alice played b2-b1" in told.text
+    assert "hilltop (White, easy computer) played" in told.text, "the computer's answer is in the post"
+    record = await house.service.repository.get_game(board.game_id)
+    assert record is not None and record.ply == 2

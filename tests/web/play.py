@@ -79,7 +79,7 @@ async def take_turn(where: Page | Frame, *, prefer_board: bool = True) -> Turn:
             clicks.append(await confirm.inner_text())
             await click(where, "#play button.confirm")
             continue
-        label = await first.inner_text()
+        label = (await first.text_content() or "").strip()
         spots = where.locator("#spots .spot")
         spot_labels = [await s.get_attribute("aria-label") for s in await spots.all()]
         if prefer_board and label in spot_labels:
