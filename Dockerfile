@@ -1,6 +1,15 @@
 # Hilltop in a container: the database lives on the /data volume.
 #   docker build -t hilltop .
 #   docker run -e DISCORD_TOKEN=... -v hilltop-data:/data hilltop
+
+# The Activity's script, built from web/activity with the packages its lock file pins. Its
+# sources are mounted for the build rather than copied: only the built file goes on.
+FROM node:20-slim AS activity
+WORKDIR /build
+RUN --mount=type=bind,source=web/activity,target=/build/web/activity,rw \
+    --mount=type=cache,target=/root/.npm \
+    cd web/activity && npm ci --no-audit --no-fund && npm run --silent build
+
 FROM python:3.11-slim
 
 # tini runs as PID 1: it passes `docker stop`'s SIGTERM on to the bot, which then stops
@@ -24,6 +33,7 @@ COPY host host
 COPY cogs cogs
 COPY console console
 COPY web web
+COPY --from=activity /build/web/static/activity.js web/static/activity.js
 # The languages' catalogues, compiled from the ones translators write.
 RUN pybabel compile --domain hilltop --directory host/locale \
     && pybabel compile --domain commands --directory host/locale \

@@ -12,7 +12,14 @@ WIDTH := 100
 CATALOGUES := $(wildcard host/locale/*/LC_MESSAGES/*.po)
 COMPILED := $(CATALOGUES:.po=.mo)
 
-.PHONY: run test lint bench strength clean messages
+# The Activity's script (web/activity): its packages exactly as its lock file has them,
+# and the one minified file the Activity's first page loads, which is built, never
+# committed.
+ACTIVITY := web/activity
+BUNDLE := web/static/activity.js
+NODE_STAMP := $(ACTIVITY)/node_modules/.installed
+
+.PHONY: run test lint bench strength clean messages activity
 
 # The development install: the project and its tools, with the run-time dependencies at
 # the versions requirements.lock pins, which the image installs. Its versions alone
@@ -29,7 +36,16 @@ $(STAMP): pyproject.toml requirements.lock
 %.mo: %.po $(STAMP)
 	$(BIN)/pybabel compile --statistics --input-file $< --output-file $@
 
-run: $(STAMP) $(COMPILED)
+$(NODE_STAMP): $(ACTIVITY)/package.json $(ACTIVITY)/package-lock.json
+	cd $(ACTIVITY) && npm ci --no-audit --no-fund
+	touch $@
+
+$(BUNDLE): $(NODE_STAMP) $(wildcard $(ACTIVITY)/src/*.js)
+	cd $(ACTIVITY) && npm run --silent build
+
+activity: $(BUNDLE)
+
+run: $(STAMP) $(COMPILED) $(BUNDLE)
 	$(BIN)/python bot.py
 
 lint: $(STAMP)
@@ -37,7 +53,7 @@ lint: $(STAMP)
 	$(BIN)/ruff format --check .
 	$(BIN)/mypy
 
-test: lint $(COMPILED)
+test: lint $(COMPILED) $(BUNDLE)
 	$(BIN)/python -m pytest
 
 bench: $(STAMP) $(COMPILED)
@@ -64,3 +80,4 @@ strength: $(STAMP)
 
 clean:
 	rm -rf $(VENV) var .pytest_cache .mypy_cache .ruff_cache .hypothesis
+	rm -rf $(ACTIVITY)/node_modules $(BUNDLE)

@@ -1,6 +1,8 @@
 """Signing in with Discord (OAuth2, scopes `identify` and `guilds`), for the servers that
-show their pages to their members only. The cookie holds a random token, signed; the
-database keeps who it is (`host.pages.sessions`)."""
+show their pages to their members only: in a browser through Discord's authorize page,
+and inside Discord's Activity frame with the code the Activity is given (`web.activity`);
+both end in `SignIn.identify`. The cookie holds a random token, signed; the database keeps
+who it is (`host.pages.sessions`)."""
 
 from __future__ import annotations
 
@@ -8,10 +10,11 @@ import hashlib
 import hmac
 import logging
 import secrets
+from dataclasses import dataclass
 from urllib.parse import urlencode
 
 import aiohttp
-from aiohttp import web
+from aiohttp import hdrs, web
 
 from host.face import WebPages
 from web.config import WebConfig
@@ -21,6 +24,8 @@ log = logging.getLogger(__name__)
 SESSION = "hilltop_session"
 STATE = "hilltop_state"
 SCOPES = "identify guilds"
+#: How long a browser keeps the session cookie (the session itself lasts as long).
+COOKIE_SECONDS = 7 * 24 * 3600
 
 
 def sign(config: WebConfig, value: str) -> str:
@@ -53,8 +58,41 @@ def _cookie(response: web.StreamResponse, config: WebConfig, name: str, value: s
         samesite="Lax",
         secure=config.secure,
         path="/",
-        max_age=7 * 24 * 3600,
+        max_age=COOKIE_SECONDS,
     )
+
+
+def embedded_session_cookie(response: web.StreamResponse, config: WebConfig, token: str) -> None:
+    """The session cookie of a page inside Discord's Activity frame, a site other than
+    Discord's own: sent there only as `SameSite=None` (hence `Secure`), and kept apart
+    for that frame (`Partitioned`) where browsers refuse other sites' cookies. Written by
+    hand: Python before 3.14 has no `Partitioned` attribute."""
+    response.headers.add(
+        hdrs.SET_COOKIE,
+        f"{SESSION}={sign(config, token)}; Path=/; Max-Age={COOKIE_SECONDS}; HttpOnly; Secure; "
+        "SameSite=None; Partitioned",
+    )
+
+
+class CodeRefusedError(Exception):
+    """Discord refused the sign-in code: used already, expired, or never issued to this
+    application. The person tries again; nothing is wrong with the site."""
+
+
+class DiscordFailedError(Exception):
+    """Discord could not be reached or answered what it should not."""
+
+
+@dataclass(frozen=True, slots=True)
+class SignedIn:
+    """Someone Discord vouched for, with a new session of theirs."""
+
+    user_id: int
+    name: str
+    #: Discord's access token, which the Activity hands back to Discord.
+    access_token: str
+    #: The new session's token, for the cookie.
+    session: str
 
 
 class SignIn:
@@ -73,7 +111,7 @@ class SignIn:
         query = urlencode(
             {
                 "client_id": self.config.client_id,
-                "redirect_uri": f"{self.config.url}/auth/discord",
+                "redirect_uri": self.redirect_uri,
                 "response_type": "code",
                 "scope": SCOPES,
                 "state": state,
@@ -84,6 +122,10 @@ class SignIn:
         _cookie(response, self.config, STATE, sign(self.config, f"{state}|{target}"))
         raise response
 
+    @property
+    def redirect_uri(self) -> str:
+        return f"{self.config.url}/auth/discord"
+
     async def callback(self, request: web.Request) -> web.StreamResponse:
         kept = unsign(self.config, request.cookies.get(STATE))
         state, _, target = (kept or "").partition("|")
@@ -93,15 +135,13 @@ class SignIn:
                 text="That sign-in link is out of date or was not started here: sign in again."
             )
         try:
-            user, guilds = await self._identify(code)
-        except (aiohttp.ClientError, KeyError, ValueError, TypeError):
-            log.exception("signing in with Discord failed")
+            signed = await self.identify(code, redirect_uri=self.redirect_uri)
+        except (CodeRefusedError, DiscordFailedError):
             raise web.HTTPBadGateway(
                 text="Discord did not confirm who you are; try signing in again."
             ) from None
-        token = await self.pages.sessions.sign_in(int(str(user["id"])), _name(user), guilds)
         response = web.HTTPFound(safe_next(target))
-        _cookie(response, self.config, SESSION, sign(self.config, token))
+        _cookie(response, self.config, SESSION, sign(self.config, signed.session))
         response.del_cookie(STATE, path="/")
         raise response
 
@@ -113,28 +153,44 @@ class SignIn:
         response.del_cookie(SESSION, path="/")
         raise response
 
-    async def _identify(self, code: str) -> tuple[dict[str, object], list[int]]:
+    async def identify(self, code: str, *, redirect_uri: str | None) -> SignedIn:
+        """The person whose OAuth2 `code` this is, signed in: the code exchanged for an
+        access token (with the `redirect_uri` the code was issued for; the Activity's
+        codes have none), then who they are and which servers they are in, as Discord
+        says. CodeRefusedError or DiscordFailedError, and no session, else."""
         api = self.config.discord_api
         form = {
             "client_id": self.config.client_id,
             "client_secret": self.config.client_secret,
             "grant_type": "authorization_code",
             "code": code,
-            "redirect_uri": f"{self.config.url}/auth/discord",
         }
+        if redirect_uri is not None:
+            form["redirect_uri"] = redirect_uri
         timeout = aiohttp.ClientTimeout(total=10)
-        async with aiohttp.ClientSession(timeout=timeout) as http:
-            async with http.post(f"{api}/oauth2/token", data=form) as answer:
-                answer.raise_for_status()
-                access = (await answer.json())["access_token"]
-            headers = {"Authorization": f"Bearer {access}"}
-            async with http.get(f"{api}/users/@me", headers=headers) as answer:
-                answer.raise_for_status()
-                user = await answer.json()
-            async with http.get(f"{api}/users/@me/guilds", headers=headers) as answer:
-                answer.raise_for_status()
-                guilds = [int(g["id"]) for g in await answer.json()]
-        return user, guilds
+        try:
+            async with aiohttp.ClientSession(timeout=timeout) as http:
+                async with http.post(f"{api}/oauth2/token", data=form) as answer:
+                    if answer.status == 400:
+                        # invalid_grant: the code itself (the application's own
+                        # credentials are refused with 401).
+                        log.info("Discord refused a sign-in code: %s", await answer.text())
+                        raise CodeRefusedError
+                    answer.raise_for_status()
+                    access = str((await answer.json())["access_token"])
+                headers = {"Authorization": f"Bearer {access}"}
+                async with http.get(f"{api}/users/@me", headers=headers) as answer:
+                    answer.raise_for_status()
+                    user = await answer.json()
+                async with http.get(f"{api}/users/@me/guilds", headers=headers) as answer:
+                    answer.raise_for_status()
+                    guilds = [int(g["id"]) for g in await answer.json()]
+            user_id, name = int(str(user["id"])), _name(user)
+        except (aiohttp.ClientError, TimeoutError, KeyError, ValueError, TypeError, AttributeError):
+            log.exception("signing in with Discord failed")
+            raise DiscordFailedError from None
+        session = await self.pages.sessions.sign_in(user_id, name, guilds)
+        return SignedIn(user_id, name, access, session)
 
 
 def _name(user: dict[str, object]) -> str:
