@@ -17,7 +17,7 @@ import traceback
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 
-from bench import data_scale, discord_load, memory_load, sharded_load, web_load
+from bench import data_scale, discord_load, memory_load, sharded_load, web_load, web_play
 from bench.common import cores, row
 from bench.engine_bench import playouts_per_second
 from bench.render_bench import games_with_renderers, render_figures, replay_figures
@@ -38,6 +38,7 @@ class Budget:
     sharded: sharded_load.ShardedConfig
     memory: memory_load.MemoryConfig
     web: web_load.WebLoadConfig
+    play: web_play.WebPlayConfig
     data: data_scale.DataScaleConfig
 
 
@@ -51,6 +52,7 @@ FULL = Budget(
     sharded_load.ShardedConfig(),
     memory_load.MemoryConfig(),
     web_load.WebLoadConfig(),
+    web_play.WebPlayConfig(),
     data_scale.FULL,
 )
 QUICK = Budget(
@@ -63,6 +65,7 @@ QUICK = Budget(
     sharded_load.QUICK,
     memory_load.QUICK,
     web_load.QUICK,
+    web_play.QUICK,
     data_scale.QUICK,
 )
 
@@ -182,6 +185,8 @@ def main(argv: Sequence[str] | None = None) -> None:
     memory_load.run(budget.memory)
     print()
     web_load.run(budget.web)
+    print()
+    web_play.run(budget.play)
     print()
     data_scale.run(budget.data)
 

@@ -21,12 +21,28 @@ moments its fake Discord saw.
   them). Ready once every stream has said it is open. Result: `events`, per stream the
   `[ply, t]` of each `event: game` (the ply from its id "<ply>.<status>"); `failed`, the
   streams refused or cut, with why; and `cpu`.
+- `{"kind": "players", "base": URL, "games": [{"id": G, "cookies": [C, C]}], "every": S,
+  "seed": N, "settle": T}`: two signed-in players per game, each with an aiohttp client
+  of its own sending its session cookie C, each loading the game page (for its
+  `data-check`) and opening the game's event stream, then playing as the page's script
+  does: on load and on each `event: game`, `GET /g/<id>/play`; when that offers a move,
+  a pause of about S seconds (a person thinking; uniform in [S/2, 3S/2], the first one in
+  [0, S] so that the games are spread), then the first choice each time
+  (`GET …/play?ply=&step=…`) until the answer says `at_once` (or offers a confirm), then
+  `POST /g/<id>/play`. Ready once every stream is open. On "stop" no one clicks again;
+  the moves under way end and the streams are read T seconds more. Result: `moves`, per
+  POST `[game, player, clicked, answered, status, played, done]` (played: the ply the
+  answer says, -1 if none; done: its "Done: …" text); `steps`, seconds of each choice's
+  GET; `streams`, per player `[game, player, [[ply, t], …]]`; `failed`; `cpu`.
 """
 
 from __future__ import annotations
 
 import asyncio
+import html
 import json
+import random
+import re
 import sys
 import time
 from contextlib import suppress
@@ -268,12 +284,235 @@ async def streams(base: str, paths: list[str]) -> None:
                 stream.transport.abort()
 
 
+# === players =================================================================================
+#: The first choice of a move panel, and its confirm button, as the page's script finds them.
+FIRST_CHOICE = re.compile(r'data-choose="([^"]*)"')
+CONFIRM = re.compile(r'data-play="([^"]*)"')
+CHECK = re.compile(r'data-check="([^"]*)"')
+#: Choices one move may take before the player gives up on it (a page gone astray).
+MOST_STEPS = 30
+
+
+class PlayerStream(Stream):
+    """A player's event stream: sent with their cookie, as their browser sends it; wakes
+    its player at each `event: game`."""
+
+    def __init__(self, path: str, host: str, port: int, cookie: str) -> None:
+        super().__init__(path, host, port)
+        self.request = self.request[:-2] + f"Cookie: {cookie}\r\n\r\n".encode()
+        self.moved = asyncio.Event()
+
+    def data_received(self, data: bytes) -> None:
+        seen = len(self.events)
+        super().data_received(data)
+        if len(self.events) > seen:
+            self.moved.set()
+
+
+def _attribute(pattern: re.Pattern[str], text: str) -> list[str] | None:
+    found = pattern.search(text)
+    if found is None:
+        return None
+    steps = json.loads(html.unescape(found.group(1)))
+    return [str(s) for s in steps]
+
+
+class Player:
+    """One signed-in player of one game, playing by the page's requests."""
+
+    def __init__(
+        self,
+        base: str,
+        game_id: int,
+        seat: int,
+        cookie: str,
+        stream: PlayerStream,
+        rng: random.Random,
+    ) -> None:
+        self.base = base
+        self.game_id = game_id
+        self.seat = seat
+        self.cookie = cookie
+        self.stream = stream
+        self.rng = rng
+        self.check = ""
+        self.http: aiohttp.ClientSession | None = None
+        #: Per POST: game, player, clicked, answered, status, played ply, its "Done" text.
+        self.moves: list[tuple[int, int, float, float, int, int, str]] = []
+        self.steps: list[float] = []
+
+    async def load(self) -> None:
+        """The game page, as the browser first loads it: the check its moves carry."""
+        self.http = aiohttp.ClientSession(
+            timeout=aiohttp.ClientTimeout(total=PAGE_TIMEOUT), headers={"Cookie": self.cookie}
+        )
+        async with self.http.get(f"{self.base}/g/{self.game_id}") as response:
+            text = await response.text()
+            if response.status != 200:
+                raise RuntimeError(f"/g/{self.game_id} answered {response.status}")
+        found = CHECK.search(text)
+        if found is None or not found.group(1):
+            raise RuntimeError(f"/g/{self.game_id} carries no data-check for a signed-in player")
+        self.check = found.group(1)
+
+    async def close(self) -> None:
+        if self.http is not None:
+            await self.http.close()
+
+    async def _panel(self, query: list[tuple[str, str]]) -> dict[str, Any]:
+        assert self.http is not None
+        async with self.http.get(f"{self.base}/g/{self.game_id}/play", params=query) as got:
+            found: dict[str, Any] = await got.json()
+            return found
+
+    async def play(self, every: float, stopping: asyncio.Event) -> None:
+        """As the page's script: the panel asked for on load and at each event; a move,
+        after a person's pause, whenever it offers one, until `stopping` is set."""
+        first = True
+        while not stopping.is_set():
+            if not first:
+                await _either(self.stream.moved, stopping)
+                if stopping.is_set():
+                    return
+            self.stream.moved.clear()
+            panel = await self._panel([])
+            if panel.get("idle"):
+                first = False
+                continue
+            pause = (
+                self.rng.uniform(0, every) if first else self.rng.uniform(every / 2, every * 1.5)
+            )
+            first = False
+            with suppress(TimeoutError):
+                await asyncio.wait_for(stopping.wait(), pause)
+            if stopping.is_set():
+                return
+            await self.move(panel)
+
+    async def move(self, panel: dict[str, Any]) -> None:
+        """The first choice each time, then the POST once the move is whole."""
+        for _ in range(MOST_STEPS):
+            if panel.get("idle"):
+                return  # the game moved on meanwhile: the next event asks again
+            confirm = _attribute(CONFIRM, str(panel.get("panel", "")))
+            if panel.get("at_once") or confirm is not None:
+                steps = list(panel["prefix"]) if panel.get("at_once") else confirm
+                await self.send(int(panel["ply"]), steps or [])
+                return
+            choice = _attribute(FIRST_CHOICE, str(panel.get("panel", "")))
+            if choice is None:
+                raise RuntimeError(f"game {self.game_id}: a panel with no choice: {panel}")
+            query = [("ply", str(panel["ply"])), *(("step", s) for s in choice)]
+            start = time.perf_counter()
+            panel = await self._panel(query)
+            self.steps.append(time.perf_counter() - start)
+        raise RuntimeError(f"game {self.game_id}: no whole move after {MOST_STEPS} choices")
+
+    async def send(self, ply: int, steps: list[str]) -> None:
+        assert self.http is not None
+        headers = {"X-Hilltop-Check": self.check}
+        body = {"ply": ply, "step": steps}
+        clicked = time.perf_counter()
+        async with self.http.post(
+            f"{self.base}/g/{self.game_id}/play", json=body, headers=headers
+        ) as response:
+            answer = await response.json(content_type=None)
+            status = response.status
+        answered = time.perf_counter()
+        played = int(answer.get("played", -1)) if isinstance(answer, dict) else -1
+        done = str(answer.get("done", "")) if isinstance(answer, dict) else ""
+        self.moves.append((self.game_id, self.seat, clicked, answered, status, played, done))
+
+
+async def _either(moved: asyncio.Event, stopping: asyncio.Event) -> None:
+    """Until the stream says the game moved, or the run is stopping."""
+    waiting = asyncio.ensure_future(moved.wait())
+    ending = asyncio.ensure_future(stopping.wait())
+    try:
+        await asyncio.wait({waiting, ending}, return_when=asyncio.FIRST_COMPLETED)
+    finally:
+        for task in (waiting, ending):
+            task.cancel()
+        await asyncio.gather(waiting, ending, return_exceptions=True)
+
+
+async def players(
+    base: str, games: list[dict[str, Any]], every: float, seed: int, settle: float
+) -> None:
+    loop = asyncio.get_running_loop()
+    address = urlsplit(base)
+    host, port = address.hostname or "127.0.0.1", address.port or 80
+    gate = asyncio.Semaphore(OPENING)
+    rng = random.Random(seed)
+    everyone: list[Player] = []
+    for game in games:
+        for seat, cookie in enumerate(game["cookies"]):
+            path = f"/g/{game['id']}/events"
+            stream = PlayerStream(path, host, port, cookie)
+            rand = random.Random(rng.random())
+            everyone.append(Player(base, int(game["id"]), seat, cookie, stream, rand))
+
+    async def open_one(player: Player) -> None:
+        async with gate:
+            await player.load()
+            try:
+                await loop.create_connection(lambda: player.stream, host, port)
+            except OSError as exc:
+                player.stream.fail(f"could not connect: {exc}")
+                player.stream.closed.set()
+                return
+            try:
+                await asyncio.wait_for(player.stream.opened.wait(), OPEN_TIMEOUT)
+            except TimeoutError:
+                player.stream.fail(f"not open within {OPEN_TIMEOUT:g} s")
+
+    stopping = asyncio.Event()
+    playing: list[asyncio.Task[None]] = []
+    try:
+        await asyncio.gather(*(open_one(p) for p in everyone))
+        cpu = time.process_time()
+        playing = [asyncio.create_task(p.play(every, stopping)) for p in everyone]
+        _say({"ready": time.perf_counter()})
+        await _line()
+        stopping.set()
+        await asyncio.gather(*playing)  # a player's own error ends the run, told on stderr
+        await asyncio.sleep(settle)
+        for player in everyone:
+            player.stream.stop()
+        await asyncio.gather(*(p.stream.closed.wait() for p in everyone))
+        _say(
+            {
+                "moves": [m for p in everyone for m in p.moves],
+                "steps": [s for p in everyone for s in p.steps],
+                "streams": [[p.game_id, p.seat, p.stream.events] for p in everyone],
+                "failed": [p.stream.failure for p in everyone if p.stream.failure],
+                "cpu": time.process_time() - cpu,
+            }
+        )
+    finally:
+        for task in playing:
+            task.cancel()
+        await asyncio.gather(*playing, return_exceptions=True)
+        for player in everyone:
+            if player.stream.transport is not None:
+                player.stream.transport.abort()
+            await player.close()
+
+
 async def main() -> None:
     command = json.loads(await _line())
     if command["kind"] == "pages":
         await pages(command["base"], command["paths"], command["viewers"], command["every"])
     elif command["kind"] == "streams":
         await streams(command["base"], command["paths"])
+    elif command["kind"] == "players":
+        await players(
+            command["base"],
+            command["games"],
+            command["every"],
+            command["seed"],
+            command["settle"],
+        )
     else:
         raise SystemExit(f"unknown command {command['kind']!r}")
 

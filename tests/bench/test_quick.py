@@ -47,6 +47,8 @@ FIGURES = {
     "web: a move to its event on every stream": 2,
     "web, the Discord path alone / watched": 5,
     "web: a game page while the Discord path": 1,
+    # Playing on the pages: a click to its answer, to both players' pages, to Discord.
+    "web play: a click to": 3,
     # The stored history at two sizes: its builds, each command, the memory.
     "data scale, SQLite: build of": 2,
     "data scale, PostgreSQL": len(DATA_COMMANDS) + 2,

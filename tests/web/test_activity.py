@@ -32,8 +32,9 @@ from cogs.views import BUTTON_PREFIX
 from host.face import Channel, House, User, WebPages
 from host.payloads import Action, Payload
 from tests.cogs.fake_discord import FakeDiscord, FakeUser
-from tests.web.browser import DESKTOP, WAIT_MS, Tab, open_tab, serving_pages
+from tests.web.browser import DESKTOP, PHONE, WAIT_MS, Tab, open_tab, serving_pages
 from tests.web.games import hokito, open_pages
+from tests.web.play import take_turn
 from web.app import make_app
 from web.config import WebConfig
 
@@ -555,3 +556,52 @@ async def test_the_browser_sign_in_goes_through_discords_authorize_page(
         assert fake.exchanged == [exchange.json["code"]]
         assert [c for c in await tab.page.context.cookies() if c["name"] == "hilltop_session"]
     tab.assert_no_errors()
+
+
+async def test_two_players_finish_a_game_by_clicks_inside_the_activity(
+    house: House, fake: FakeDiscord, browser: Browser
+) -> None:
+    alice, bob = fake.user("alice"), fake.user("bob")
+    where = general(fake)
+    await open_pages(house.service, where)
+    game_id = await hokito(house.service, where, player(alice), player(bob))
+    button = BUTTON_PREFIX + Payload(Action.LAUNCH, game_id, 0).encode()
+    tabs = [await open_tab(browser, DESKTOP), await open_tab(browser, PHONE)]
+    told: list[str] = []
+
+    async def post(_: object, replies: list[Any]) -> None:
+        told.extend(reply.text for reply in replies)
+
+    try:
+        async with serving_site(house.pages, fake) as site:
+            frames = {}
+            for tab, user, frame_id in zip(tabs, (alice, bob), ("frame-a", "frame-b"), strict=True):
+                client = DiscordClient(fake, user, fake.guild_id, fake.channel_id, frame_id)
+                traffic = watch(tab.page)
+                frames[user.id] = (await open_activity(tab.page, site, client, button), traffic)
+            made = 0
+            for _ in range(100):
+                loaded = await house.service.loaded(game_id)
+                if loaded.record.status != "active":
+                    break
+                [seat] = loaded.state.to_act
+                frame, _ = frames[loaded.record.seats[seat].user.id]
+                turn = await take_turn(frame)
+                assert turn.said.startswith("Done: ") and turn.on_board == len(turn.clicks)
+                made += 1
+                # The process that owns the server tells the channel (here: this one).
+                assert await house.service.tell_untold(post, game_id) == 1
+            else:
+                raise AssertionError("the game did not end")
+            assert made == len(await house.service.repository.moves(game_id)) > 10
+            assert len(told) == made and "has no legal move" in told[-1]
+            for frame, traffic in frames.values():
+                await expect(frame.locator("#live")).to_contain_text("has no legal move")
+                await expect(frame.locator("#play")).to_be_hidden()
+                outside = [p for p in traffic.paths(site)[1:] if not p.startswith("/.proxy/")]
+                # A picture replaced before it came is let go of, which is no fault.
+                failed = [e for e in traffic.errors if not e.endswith("net::ERR_ABORTED")]
+                assert outside == [] and failed == []
+    finally:
+        for tab in tabs:
+            await tab.page.context.close()
