@@ -150,6 +150,7 @@ async def test_the_computer_answers_a_move_made_on_a_page_where_the_channel_is_t
     assert await house.service.tell_untold(posts, board.game_id) == 1
     [(_, [told])] = posts.made
     assert "alice played b2-b1" in told.text
-    assert "hilltop (White, easy computer) played" in told.text, "the computer's answer is in the post"
+    # The computer's answer is in the same post.
+    assert "hilltop (White, easy computer) played" in told.text
     record = await house.service.repository.get_game(board.game_id)
     assert record is not None and record.ply == 2
