@@ -95,16 +95,17 @@ async def test_a_confirm_clicked_twice_or_from_a_page_left_behind_plays_once(
         await second.route("**/events*", lambda route: route.abort())
         await first.page.goto(f"{site.url}/g/{record.id}")
         await second.goto(f"{site.url}/g/{record.id}")
-        # The pawn chosen in both tabs, then its square: the first tab plays the move.
+        # The pawn chosen on the board in both tabs, then its square: the first tab plays
+        # the move.
         for page in (first.page, second):
-            await click(page, "#play .choices button")
-        before = await second.evaluate(CLICKS)
-        await first.page.locator("#play .choices button").first.click()
+            await click(page, "#spots .spot")
+        before = await first.page.evaluate(CLICKS)
+        await first.page.locator("#spots .spot").first.click()
         await first.page.wait_for_function(SETTLED, arg=before)
         await expect(first.page.locator("#told")).to_contain_text("Done: ")
         # The second tab was drawn before it: the same move there is refused, and changes
         # nothing; the tab is shown the game as it is now.
-        await second.locator("#play .choices button").first.click()
+        await second.locator("#spots .spot").first.click()
         await expect(second.locator("#told")).to_contain_text("This page is out of date")
         await expect(second.locator("#play")).to_be_hidden()
         # A double click on a confirm sends it twice: once played, once refused.
