@@ -46,7 +46,7 @@ SETTINGS_TABLES = {"guild": ("guild_settings", "guild_id"), "user": ("user_setti
 
 #: Part of a move's statement when the move is made away from Discord: the game's channel
 #: is to be told of it, and of every move since the first such one not told yet.
-UNTOLD = " untold_from = COALESCE(untold_from, ply),"
+UNTOLD = " untold_from = COALESCE(untold_from, ply), untold_last = ply + 1,"
 #: Games of the channels (not daily runs) that are live.
 LIVE = "g.kind = 'channel' AND g.status IN ('challenge', 'active')"
 #: Games of the channels that finished (those the rating takes).

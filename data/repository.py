@@ -301,8 +301,10 @@ class GameRepository(Protocol):
         ...
 
     async def mark_told(self, game_id: int, since: int, told: int) -> bool:
-        """The channel was told of the moves from `since` up to ply `told`; moves made
-        after `told` are still to be told. False if another teller changed the mark."""
+        """The channel was told of the moves from `since` up to ply `told`: the mark is
+        cleared, unless a move made away from Discord reached a ply past `told` (then
+        the moves from `told` on are still to be told). False if another teller changed
+        the mark."""
         ...
 
     async def untold_games(self, shards: TimeKeeping | None = None, limit: int = 100) -> list[int]:

@@ -125,10 +125,10 @@ class SharedGameRepository(ABC, Generic[D]):
     async def mark_told(self, game_id: int, since: int, told: int) -> bool:
         p = self._params()
         rows = await self.db.write(
-            f"UPDATE games SET untold_from = CASE WHEN ply <= {p(told)} THEN NULL"
-            f" ELSE CAST({p(told)} AS INTEGER) END WHERE id = {p(game_id)}"
-            f" AND untold_from = {p(since)}"
-            " RETURNING id",
+            f"UPDATE games SET untold_from = CASE WHEN untold_last <= {p(told)} THEN NULL"
+            f" ELSE CAST({p(told)} AS INTEGER) END,"
+            f" untold_last = CASE WHEN untold_last <= {p(told)} THEN NULL ELSE untold_last END"
+            f" WHERE id = {p(game_id)} AND untold_from = {p(since)} RETURNING id",
             p.values,
         )
         return bool(rows)

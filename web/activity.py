@@ -13,6 +13,7 @@ the same requests without the proxy (`/.proxy/...` itself) for a browser that ha
 from __future__ import annotations
 
 import json
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from aiohttp import web
@@ -30,6 +31,9 @@ from web.auth import CodeRefusedError, DiscordFailedError, embedded_session_cook
 
 if TYPE_CHECKING:
     from web.app import Site
+
+#: The site's own files: its static files hold the Activity's script once built.
+HERE = Path(__file__).parent
 
 #: Where the Activity asks for the site's pages: Discord's proxy, then the prefix the site
 #: serves its pages under for it (`web.app.IN_ACTIVITY`, which links within them).
@@ -53,7 +57,11 @@ def shell(site: Site, request: web.Request, visitor: Visitor) -> web.Response:
     asks for everything through the proxy."""
     with speaking(visitor.language):
         html = site.env.get_template("activity.html").render(
-            visitor=visitor, config=site.config, root=ROOT, api=API
+            visitor=visitor,
+            config=site.config,
+            root=ROOT,
+            api=API,
+            built=(HERE / "static" / "activity.js").is_file(),
         )
     response = web.Response(text=html, content_type="text/html")
     response.headers["Content-Language"] = visitor.language

@@ -10,6 +10,7 @@ import json
 import logging
 from collections import OrderedDict
 from collections.abc import Awaitable, Callable
+from contextlib import suppress
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlencode
@@ -173,7 +174,8 @@ class Site:
                 with speaking(visitor.language):
                     return await handler(request, visitor)
             except SignInNeededError as exc:
-                if self.config.sign_in and not visitor.signed_in:
+                # Inside the Activity, Discord's sign-in page cannot open: it is relaunched.
+                if self.config.sign_in and not visitor.signed_in and not root_of(request):
                     root, here = root_of(request), here_of(request)
                     raise web.HTTPFound(f"{root}/login?next={here}") from None
                 return self.render(request, visitor, "error.html", 403, message=str(exc.text))
@@ -206,7 +208,8 @@ class Site:
         root = root_of(request)
         play: dict[str, Any] | None = None
         if visitor.signed_in and view.live and await self.pages.offered(game_id, visitor):
-            play = await self.panel_parts(request, visitor, game_id, None, ())
+            with suppress(ServiceError):  # moved on meanwhile: the page shows it as it is
+                play = await self.panel_parts(request, visitor, game_id, None, ())
         return self.render(
             request,
             visitor,
@@ -382,7 +385,8 @@ class Site:
         game_id = _id(request, "game")
         ply = _ply(request.query.get("ply"))
         prefix = tuple(request.query.getall("step", []))
-        return web.json_response(await self._panel_or_why(request, visitor, game_id, ply, prefix))
+        found = await self._panel_or_why(request, visitor, game_id, ply, prefix)
+        return _private(web.json_response(found))
 
     async def _panel_or_why(
         self,
@@ -427,6 +431,9 @@ class Site:
         picture = self._panels.get(key)
         if picture is None:
             picture, _ = await self.pages.panel_picture(game_id, visitor, ply, prefix)
+        else:
+            # Drawn for this visitor a moment ago: shown if they may still see the game.
+            await self.pages.may_see(game_id, visitor)
         response = web.Response(body=picture, content_type="image/png")
         response.headers["Cache-Control"] = "private, no-store"
         return response
@@ -439,7 +446,7 @@ class Site:
         check = self.check_of(request)
         if not check or not hmac.compare_digest(check, request.headers.get(CHECK_HEADER, "")):
             message = str(t("Your sign-in could not be checked: load the page again."))
-            return web.json_response({"message": message}, status=403)
+            return _private(web.json_response({"message": message}, status=403))
         try:
             body = await request.json()
             ply = int(body["ply"])
@@ -448,16 +455,16 @@ class Site:
                 raise ValueError(steps)
         except (ValueError, KeyError, TypeError):
             message = str(t("That was not a move: load the page again."))
-            return web.json_response({"message": message}, status=400)
+            return _private(web.json_response({"message": message}, status=400))
         try:
             done = await self.pages.play_move(game_id, visitor, ply, tuple(steps))
         except (PageNotFoundError, SignInNeededError, DatabaseUnavailableError):
             raise
         except ServiceError as exc:
             refused = await self._panel_or_why(request, visitor, game_id, None, (), str(exc.text))
-            return web.json_response({**refused, "refused": True}, status=409)
+            return _private(web.json_response({**refused, "refused": True}, status=409))
         after = await self._panel_or_why(request, visitor, game_id, None, ())
-        return web.json_response({**after, "done": done.text, "played": done.ply})
+        return _private(web.json_response({**after, "done": done.text, "played": done.ply}))
 
     async def events(self, request: web.Request, visitor: Visitor) -> web.StreamResponse:
         """Server-Sent Events: the game's changing part each time it moves, in any process."""
@@ -517,6 +524,12 @@ class Site:
                 }
 
         return layout
+
+
+def _private(response: web.Response) -> web.Response:
+    """A player's own answer (their panel, their plan): kept by no cache on the way."""
+    response.headers["Cache-Control"] = "private, no-store"
+    return response
 
 
 def _ply(text: str | None) -> int | None:

@@ -47,6 +47,9 @@ def safe_next(path: str | None) -> str:
     """Where to go after signing in: a path of this site only."""
     if not path or not path.startswith("/") or path.startswith("//") or "\\" in path:
         return "/"
+    # A browser drops tabs and newlines from an address: "/\t/evil" would be "//evil".
+    if any(ord(c) < 0x20 or ord(c) == 0x7F for c in path):
+        return "/"
     return path
 
 
@@ -151,6 +154,12 @@ class SignIn:
             await self.pages.sessions.sign_out(token)
         response = web.HTTPSeeOther(safe_next(request.query.get("next")))
         response.del_cookie(SESSION, path="/")
+        if request.path.startswith(("/a/", "/.proxy/a/")):
+            # Inside the Activity, the cookie kept for Discord's frame goes too.
+            response.headers.add(
+                hdrs.SET_COOKIE,
+                f"{SESSION}=; Path=/; Max-Age=0; HttpOnly; Secure; SameSite=None; Partitioned",
+            )
         raise response
 
     async def identify(self, code: str, *, redirect_uri: str | None) -> SignedIn:

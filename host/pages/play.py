@@ -13,7 +13,7 @@ from __future__ import annotations
 from typing import Any
 
 from engine.core import MoveOptions, Option
-from engine.text import t
+from engine.text import Text, t
 from host.model import ServiceError, StaleControlsError, User
 from host.pages.access import Access
 from host.pages.views import (
@@ -105,13 +105,13 @@ class PlayPages:
         """Play the move built of `tokens` for `visitor`, as the page drawn at `ply`
         offered it. Refused, with nothing changed, when the page is out of date (the move
         was already made: a double click, another tab) or the move is not legal."""
-        loaded, seat, user = await self._acting(game_id, visitor, ply)
+        loaded, _, user = await self._acting(game_id, visitor, ply)
         tokens = _checked(tokens)
         if not tokens:
             raise ServiceError(t("Choose a move first."))
-        text = " ".join(tokens)
-        after = await self.playing.move_away(loaded.id, loaded.record.ply, user, text)
-        played = loaded.state.move_text(loaded.state.parse_move(seat, text))
+        after, played = await self.playing.move_away(
+            loaded.id, ply, user, " ".join(tokens), _out_of_date(loaded)
+        )
         return PlayDone(game_id, after.record.ply, str(t("Done: {move}.", move=played)))
 
     async def _acting(
@@ -129,13 +129,7 @@ class PlayPages:
         if not loaded.record.is_live:
             raise StaleControlsError(GAME_OVER)
         if ply is not None and not self.moves.still_offered(loaded, ply, user):
-            raise StaleControlsError(
-                t(
-                    "This page is out of date: the game has moved on (to move {now}). "
-                    "Nothing was changed; here is the game as it is now.",
-                    now=loaded.record.ply,
-                )
-            )
+            raise StaleControlsError(_out_of_date(loaded))
         seat = self.moves.acting_seat(loaded, user)
         return loaded, seat, User(user.id, _seat_name(loaded, seat, user))
 
@@ -199,6 +193,14 @@ class PlayPages:
                 and not loaded.game.confirm_moves
             ),
         )
+
+
+def _out_of_date(loaded: Loaded) -> Text:
+    return t(
+        "This page is out of date: the game has moved on (to move {now}). "
+        "Nothing was changed; here is the game as it is now.",
+        now=loaded.record.ply,
+    )
 
 
 def _choice(

@@ -65,6 +65,10 @@ class WebPages:
     async def game(self, game_id: int, visitor: Visitor) -> GameView:
         return await self.games.game(game_id, visitor)
 
+    async def may_see(self, game_id: int, visitor: Visitor) -> None:
+        """Nothing, if `visitor` may see the game's pages; else why not."""
+        await self.access.game(game_id, visitor)
+
     async def offered(self, game_id: int, visitor: Visitor) -> MovePanel | None:
         """The first choices of the visitor's move in the game, if it waits for them."""
         return await self.play.offered(game_id, visitor)

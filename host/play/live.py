@@ -286,19 +286,32 @@ class LiveGames:
             raise ServiceError(t("That game does not exist."))
         record, moves = found
         entries = [(entry.seat, entry.text) for entry in moves[: record.ply]]
-        if any(text == UNDO for _, text in entries):
+        if any(text == UNDO for _, text in entries[since:]):
             return []
         game = game_of(record.game)
-        reached = replay(start_state(game, record), entries)
-        seats = tuple(seat for seat, _ in entries)
+        # The positions each entry of the log starts from (a takeback before `since`
+        # steps back one), and the moves that stand.
+        reached: list[tuple[GameState[Any], Hashable | None]] = [(start_state(game, record), None)]
+        standing: list[tuple[int, str]] = []
         steps = []
-        for ply in range(max(0, since), record.ply):
-            state, last = reached[ply]
-            previous = reached[ply - 1][0] if ply > 0 else None
-            # The game as it was before this move: still active, at this ply.
-            at = replace(record, ply=ply, status="active", result=None, finished_at=None)
-            before = Loaded(at, game, state, previous, last, seats[:ply])
-            steps.append((before, seats[ply], reached[ply + 1][1]))
+        for ply, (seat, text) in enumerate(entries):
+            if text == UNDO:
+                if len(reached) > 1:
+                    reached.pop()
+                    standing.pop()
+                continue
+            state, last = reached[-1]
+            move = state.parse_move(seat, text)
+            if ply >= since:
+                previous = reached[-2][0] if len(reached) > 1 else None
+                # The game as it was before this move: still active, at this ply.
+                at = replace(record, ply=ply, status="active", result=None, finished_at=None)
+                story = _story(game, reached, standing)
+                movers = tuple(s for s, _ in standing)
+                before = Loaded(at, game, state, previous, last, movers, story=story)
+                steps.append((before, seat, move))
+            reached.append((state.play(seat, move), move))
+            standing.append((seat, text))
         return steps
 
     async def locked_load(self, game_id: int, *, fresh: bool = False) -> Loaded:

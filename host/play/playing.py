@@ -18,7 +18,7 @@ from engine.text import Text, t
 from host.model import Reply, ServiceError, StaleControlsError, User
 from host.play.computer_turns import ComputerTurns
 from host.play.live import LiveGames, Loaded, record_of
-from host.play.moves import GAME_OVER, Moves
+from host.play.moves import GAME_OVER, MOVED_ON, Moves
 from host.play.results import ended
 from host.present.boards import Boards
 from host.present.presenter import Presenter
@@ -65,32 +65,62 @@ class Playing:
                 replies += await hook(loaded)
         return replies
 
-    async def move_away(self, game_id: int, ply: int, user: User, text: str) -> Loaded:
-        """A move made away from Discord (on the web pages): judged and committed as a
-        move on Discord is, at the ply its page showed, and marked for the game's channel
-        to be told of it by the process that owns the channel's server (`Telling`), which
-        also lets the computers answer it there."""
-        return (await self._judged(game_id, ply, user, text, untold=True))[3]
+    async def move_away(
+        self, game_id: int, offered_at: int, user: User, text: str, stale: Text
+    ) -> tuple[Loaded, str]:
+        """A move made away from Discord (on the web pages), as the page drawn at ply
+        `offered_at` offered it (refused with `stale` when the game has moved on without
+        leaving the move to this user: a page left behind, a confirm sent twice): judged
+        and committed as a move on Discord is, and marked for the game's channel to be
+        told of it by the process that owns the channel's server (`Telling`), which also
+        lets the computers answer it there. The game after it, and the move's notation."""
+        before, _, move, after = await self._judged(
+            game_id, None, user, text, untold=True, offered_at=offered_at, stale=stale
+        )
+        return after, before.state.move_text(move)
 
     async def _judged(
-        self, game_id: int, ply: int | None, user: User, text: str, *, untold: bool = False
+        self,
+        game_id: int,
+        ply: int | None,
+        user: User,
+        text: str,
+        *,
+        untold: bool = False,
+        offered_at: int | None = None,
+        stale: Text | None = None,
     ) -> tuple[Loaded, int, Hashable, Loaded]:
         """Judge `text` and commit it under the game's lock: the game before, the seat,
-        the move, and the game after."""
+        the move, and the game after. With `offered_at`, the move must still be the
+        user's to make as it was offered then (checked under the lock)."""
         async with self.live.lock(game_id):
             before = await self.live.load(game_id)
             try:
-                seat, move, after = self.moves.judge(before, ply, user, text)
-                loaded = await self.moves.commit(before, seat, user, move, after, untold=untold)
+                loaded = await self._commit(before, ply, user, text, untold, offered_at, stale)
             except ServiceError:
                 # Judged on this process's memory of the game: if another process has
                 # moved it on meanwhile, judge again on the stored game.
                 if not await self.live.changed_elsewhere(before):
                     raise
                 before = await self.live.load(game_id)
-                seat, move, after = self.moves.judge(before, ply, user, text)
-                loaded = await self.moves.commit(before, seat, user, move, after, untold=untold)
+                loaded = await self._commit(before, ply, user, text, untold, offered_at, stale)
+        seat, move = loaded.movers[-1], loaded.last_move
         return before, seat, move, loaded
+
+    async def _commit(
+        self,
+        before: Loaded,
+        ply: int | None,
+        user: User,
+        text: str,
+        untold: bool,
+        offered_at: int | None,
+        stale: Text | None,
+    ) -> Loaded:
+        if offered_at is not None and not self.moves.still_offered(before, offered_at, user):
+            raise StaleControlsError(stale or MOVED_ON)
+        seat, move, after = self.moves.judge(before, ply, user, text)
+        return await self.moves.commit(before, seat, user, move, after, untold=untold)
 
     async def resign(self, game_id: int, user: User) -> list[Reply]:
         """In a game of two the other player wins; in a larger game a computer takes the

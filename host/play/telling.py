@@ -87,10 +87,14 @@ class Telling:
         since = await repository.untold(game_id, self.shards)
         if since is None:
             return False
-        steps = await self.live.moves_since(game_id, since)
         loaded = await self.live.locked_load(game_id, fresh=True)
-        # Told up to the last move read (a move made since is told next time).
-        told_ply = since + len(steps) if steps else loaded.record.ply
+        # The moves up to the game as loaded (one made since is told next time).
+        steps = [
+            step
+            for step in await self.live.moves_since(game_id, since)
+            if step[0].record.ply < loaded.record.ply
+        ]
+        told_to = loaded.record.ply
         told: list[Happened] = []
         for i, (before, seat, move) in enumerate(steps):
             after = loaded if i == len(steps) - 1 else steps[i + 1][0]
@@ -102,6 +106,7 @@ class Telling:
         channel_id = loaded.record.channel_id
         if channel_id is not None:
             loaded, answered = await self.computers.answer(loaded)
+            told_to = max([told_to, *(h.after.record.ply for h in answered if h.after)])
             pings = self.presenter.pings(loaded, asked_before, acted)
             everything = told + answered
             if not rounds.nothing_to_post(loaded, everything, pings):
@@ -114,5 +119,7 @@ class Telling:
                     where = Channel(channel_id, loaded.record.guild_id)
                     await post(where, replies)
                     posted = True
-        await repository.mark_told(game_id, since, told_ply)
+        # Told up to the last move the post tells, the computers' answers included: a move
+        # made on a page after it is told next time; one made on Discord was told there.
+        await repository.mark_told(game_id, since, told_to)
         return posted

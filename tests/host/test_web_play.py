@@ -154,3 +154,41 @@ async def test_the_computer_answers_a_move_made_on_a_page_where_the_channel_is_t
     assert "hilltop (White, easy computer) played" in told.text
     record = await house.service.repository.get_game(board.game_id)
     assert record is not None and record.ply == 2
+    # Told once: the computer's move is not told again, by the feed or the sweep.
+    assert await house.service.tell_untold(posts, board.game_id) == 0
+    assert await house.service.tell_untold(posts) == 0
+    assert len(posts.made) == 1
+
+
+async def test_moves_made_on_the_page_while_another_is_told_are_told_next(house: House) -> None:
+    game = await hokito(house)
+    await house.pages.play_move(game, ALICE_SIGNED_IN, 0, ("b2", "b1"))
+    posts = Posts()
+    # Bob moves on the page before Alice's move is told: one post tells both.
+    await house.pages.play_move(game, BOB_SIGNED_IN, 1, ("a5", "a4"))
+    assert await house.service.tell_untold(posts, game) == 1
+    text = posts.made[0][1][0].text
+    assert "alice played b2-b1" in text and "bob played a5-a4" in text
+    # A move on Discord is told by its own reply; a page's move after it, by the next post.
+    await house.service.move(HERE, ALICE, "a1-c1")
+    await house.pages.play_move(game, BOB_SIGNED_IN, 3, ("b4", "a3"))
+    assert await house.service.tell_untold(posts, game) == 1
+    text = posts.made[1][1][0].text
+    assert "bob played b4-a3" in text and "a1-c1" not in text
+    assert await house.service.tell_untold(posts) == 0
+
+
+async def test_a_takeback_earlier_in_the_game_does_not_silence_the_post(house: House) -> None:
+    game = await hokito(house)
+    await house.service.move(HERE, ALICE, "b2-b1")
+    [offer] = await house.service.takeback(HERE, ALICE)
+    assert offer.actions, offer.text
+    await house.service.press(HERE, BOB, offer.actions[0].payload)
+    loaded = await house.service.loaded(game)
+    assert loaded.record.ply == 2 and loaded.last_move is None  # the move taken back
+    await house.pages.play_move(game, ALICE_SIGNED_IN, 2, ("b2", "b1"))
+    posts = Posts()
+    assert await house.service.tell_untold(posts, game) == 1
+    [(_, [told])] = posts.made
+    assert "alice played b2-b1" in told.text
+    assert [u.id for u in told.mentions] == [BOB.id]

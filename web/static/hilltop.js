@@ -83,15 +83,26 @@ function playOn(root) {
   const board = document.getElementById("board");
   const told = document.getElementById("told");
   let prefix = [];
+  // The public board at the latest move heard of, shown when nothing is to be chosen.
   let publicBoard = null;
   let busy = false;
+  // A change heard while a choice was being answered: asked about once that is done.
+  let missed = false;
 
   function say(text, refused) {
     told.textContent = text || "";
-    told.hidden = !text;
     told.classList.toggle("refused", Boolean(refused));
   }
 
+  function showBoard(next) {
+    if (!next) return;
+    if (publicBoard && next.ply < publicBoard.ply) return;
+    publicBoard = next;
+    if (panel.hidden) { board.src = next.board; board.alt = next.alt; }
+  }
+
+  // An answer that carries no panel (a refusal of the request itself) changes nothing
+  // but the words.
   function show(data) {
     if (data.idle) {
       panel.hidden = true;
@@ -101,6 +112,8 @@ function playOn(root) {
       if (publicBoard) { board.src = publicBoard.board; board.alt = publicBoard.alt; }
       return;
     }
+    if (!data.panel) return;
+    const focused = panel.contains(document.activeElement) || spots.contains(document.activeElement);
     panel.hidden = false;
     panel.dataset.ply = String(data.ply);
     panel.innerHTML = data.panel;
@@ -108,6 +121,8 @@ function playOn(root) {
     board.src = data.picture;
     board.alt = data.alt;
     prefix = data.prefix || [];
+    // Keyboards and screen readers carry on from the new choices' heading.
+    if (focused) panel.querySelector("h2")?.focus();
   }
 
   async function ask(url, options) {
@@ -130,9 +145,9 @@ function playOn(root) {
     const query = new URLSearchParams([["ply", panel.dataset.ply], ...steps.map((s) => ["step", s])]);
     const data = await ask(`${base}/g/${game}/play?${query}`);
     say(data.message, Boolean(data.message));
-    show(data);
     // A whole move with nothing to confirm is played at once, as on Discord.
     if (data.at_once && !data.message) await play(data.prefix);
+    else show(data);
   }
 
   async function play(steps) {
@@ -144,13 +159,21 @@ function playOn(root) {
     if (data.done) {
       say(data.done, false);
       root.dataset.moves = String(Number(root.dataset.moves || 0) + 1);
+      showBoard({ ply: data.played, board: `${base}/g/${game}/board.png?ply=${data.played}`, alt: root.dataset.alt });
     } else {
       say(data.message, true);
     }
-    if (data.idle && data.played !== undefined) {
-      publicBoard = { board: `${base}/g/${game}/board.png?ply=${data.played}`, alt: board.alt };
-    }
     show(data);
+  }
+
+  async function refresh() {
+    // Nothing was being built: the game as it is now. A move half built: at its move.
+    const query = panel.hidden
+      ? ""
+      : new URLSearchParams([["ply", panel.dataset.ply], ...prefix.map((s) => ["step", s])]);
+    const fresh = await ask(`${base}/g/${game}/play?${query}`);
+    if (fresh.message && !fresh.idle) say(fresh.message, true);
+    show(fresh);
   }
 
   async function clicked(event) {
@@ -161,6 +184,7 @@ function playOn(root) {
     try {
       if (button.dataset.play !== undefined) await play(JSON.parse(button.dataset.play));
       else await choose(JSON.parse(button.dataset.choose));
+      if (missed) { missed = false; await refresh(); }
     } catch (error) {
       say(told.dataset.failed, true);
     } finally {
@@ -175,17 +199,9 @@ function playOn(root) {
     // The game moved (any player, anywhere): the panel is asked again at the page's move
     // and choices, so a half-built plan survives another player's plan.
     changed(data) {
-      publicBoard = data;
-      if (panel.hidden) { board.src = data.board; board.alt = data.alt; }
-      if (busy) return;
-      // Nothing was being built: the game as it is now. A move half built: at its move.
-      const query = panel.hidden
-        ? ""
-        : new URLSearchParams([["ply", panel.dataset.ply], ...prefix.map((s) => ["step", s])]);
-      ask(`${base}/g/${game}/play?${query}`).then((fresh) => {
-        if (fresh.message && !fresh.idle) say(fresh.message, true);
-        show(fresh);
-      }).catch(() => {});
+      showBoard(data);
+      if (busy) { missed = true; return; }
+      refresh().catch(() => {});
     },
   };
 }
