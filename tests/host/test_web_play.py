@@ -192,3 +192,13 @@ async def test_a_takeback_earlier_in_the_game_does_not_silence_the_post(house: H
     [(_, [told])] = posts.made
     assert "alice played b2-b1" in told.text
     assert [u.id for u in told.mentions] == [BOB.id]
+
+
+def test_signing_in_and_out_return_only_to_this_sites_own_pages() -> None:
+    from web.auth import safe_next
+
+    assert safe_next("/g/5") == "/g/5"
+    assert safe_next("/.proxy/a/g/5") == "/.proxy/a/g/5"
+    # Elsewhere, or what a browser reads as elsewhere once it drops tabs and newlines.
+    for away in ("//evil.example", "/\\evil.example", "https://evil.example", "/\t/evil", "/\n/x"):
+        assert safe_next(away) == "/", away
