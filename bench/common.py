@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+import asyncio
 import math
 import os
+import signal
 import statistics
+import sys
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Coroutine, Sequence
+from typing import Any
 
 
 def percentiles(samples_ms: list[float]) -> tuple[float, float, float]:
@@ -50,3 +54,19 @@ def cores() -> str:
 
 def row(*cells: str) -> str:
     return "| " + " | ".join(cells) + " |"
+
+
+def run_table(
+    header: Sequence[str], measuring: Callable[[Callable[[str], None]], Coroutine[Any, Any, None]]
+) -> None:
+    """Print a benchmark's table as it is measured: its header, then each row as
+    `measuring(emit)` finds it (a plain SIGTERM would skip the exit handlers that stop
+    the bot's process: it ends the run as an exit does)."""
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
+    for line in header:
+        print(line, flush=True)
+
+    def emit(line: str) -> None:
+        print(line, flush=True)
+
+    asyncio.run(measuring(emit))

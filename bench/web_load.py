@@ -30,7 +30,6 @@ import json
 import math
 import os
 import resource
-import signal
 import socket
 import sqlite3
 import sys
@@ -47,7 +46,7 @@ import aiohttp
 
 from bench import common, discord_load
 from bench.bot_control import ROOT, BotProcess, _die_with_parent
-from bench.common import cores, quantile, row
+from bench.common import cores, quantile, row, run_table
 from bench.discord_load import (
     HOKITO,
     TARGET_AUTOCOMPLETE_P99,
@@ -755,15 +754,7 @@ HEADER = (
 
 
 def run(config: WebLoadConfig) -> None:
-    # A plain SIGTERM would skip the exit handlers that stop the bot process.
-    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
-    for line in HEADER:
-        print(line, flush=True)
-
-    def emit(line: str) -> None:
-        print(line, flush=True)
-
-    asyncio.run(measure(config, emit))
+    run_table(HEADER, lambda emit: measure(config, emit))
 
 
 def main(argv: Sequence[str] | None = None) -> None:

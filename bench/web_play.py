@@ -26,7 +26,6 @@ import argparse
 import asyncio
 import json
 import os
-import signal
 import sqlite3
 import sys
 import tempfile
@@ -41,7 +40,7 @@ from typing import Any
 import aiohttp
 
 from bench.bot_control import BotProcess
-from bench.common import cores, quantile, row
+from bench.common import cores, quantile, row, run_table
 from bench.discord_load import not_measured
 from bench.load_driver import Driver
 from bench.procstat import CpuTimes
@@ -409,15 +408,7 @@ async def measure(config: WebPlayConfig, emit: Callable[[str], None]) -> None:
 
 
 def run(config: WebPlayConfig) -> None:
-    # A plain SIGTERM would skip the exit handlers that stop the bot process.
-    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
-    for line in HEADER:
-        print(line, flush=True)
-
-    def emit(line: str) -> None:
-        print(line, flush=True)
-
-    asyncio.run(measure(config, emit))
+    run_table(HEADER, lambda emit: measure(config, emit))
 
 
 def main(argv: Sequence[str] | None = None) -> None:
