@@ -14,6 +14,7 @@ from playwright.async_api import Browser
 from data.storage import open_storage
 from engine.hillbert_par import ParResult
 from host.face import House
+from tests.cogs.fake_discord import FakeDiscord, serving
 from tests.houses import house_of
 from tests.web.browser import DESKTOP, PHONE, Tab, launched, open_tab
 
@@ -27,6 +28,16 @@ class Clock:
 
     def __call__(self) -> float:
         return self.now
+
+
+@pytest.fixture
+async def fake() -> AsyncIterator[FakeDiscord]:
+    """A fake Discord on loopback that refuses what Discord would; a test that made the
+    bot send it anything Discord would refuse fails."""
+    async with serving() as server:
+        yield server
+    refused = [(c.method, c.path, reason) for c, reason in server.rejections]
+    assert refused == [], "Discord would have refused these requests"
 
 
 @pytest.fixture

@@ -15,6 +15,8 @@ from tests.web.browser import Tab, open_tab
 from web.auth import SESSION, sign
 from web.config import WebConfig
 
+#: The site as the play tests serve it: signing in set up (the cookie's key).
+CONFIG = WebConfig(port=0, client_id="4242", client_secret="the-secret")
 #: Set on the game's element while a click is being answered; a counter of clicks answered.
 SETTLED = (
     "(n) => { const g = document.querySelector('.game');"

@@ -5,14 +5,12 @@ from __future__ import annotations
 
 import asyncio
 import re
-from collections.abc import AsyncIterator
 
-import pytest
 from playwright.async_api import Browser, Route, expect
 
 from data.storage import Storage
 from host.face import House
-from tests.cogs.fake_discord import MANAGE_GUILD, FakeDiscord, serving
+from tests.cogs.fake_discord import MANAGE_GUILD, FakeDiscord
 from tests.cogs.test_gateway import hilltop, start_hokito
 from tests.cogs.test_gateway import nothing_logged_an_error as nothing_logged_an_error
 from tests.web.browser import DESKTOP, WAIT_MS, WIDTHS, Site, Tab, open_tab, serving_pages
@@ -29,14 +27,6 @@ window.EventSource = class extends Original {
 };
 """
 STREAMS_OPEN = "window.__streams.length > 0 && window.__streams.every((s) => s.readyState === 1)"
-
-
-@pytest.fixture
-async def fake() -> AsyncIterator[FakeDiscord]:
-    async with serving() as server:
-        yield server
-    refused = [(c.method, c.path, reason) for c, reason in server.rejections]
-    assert refused == [], "Discord would have refused these requests"
 
 
 async def watch(site: Site, browser: Browser, width: str, game_id: int) -> Tab:

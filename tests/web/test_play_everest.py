@@ -4,28 +4,14 @@ left behind, or a confirm clicked twice, never plays twice."""
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
-
-import pytest
 from playwright.async_api import Browser, expect
 
 from data.storage import Storage
-from tests.cogs.fake_discord import MANAGE_GUILD, FakeDiscord, serving
+from tests.cogs.fake_discord import MANAGE_GUILD, FakeDiscord
 from tests.cogs.test_gateway import hilltop, start_hokito
 from tests.cogs.test_gateway import nothing_logged_an_error as nothing_logged_an_error
 from tests.web.browser import DESKTOP, PHONE, open_tab, serving_pages
-from tests.web.play import CLICKS, SETTLED, click, signed_in, take_turn
-from web.config import WebConfig
-
-CONFIG = WebConfig(port=0, client_id="4242", client_secret="the-secret")
-
-
-@pytest.fixture
-async def fake() -> AsyncIterator[FakeDiscord]:
-    async with serving() as server:
-        yield server
-    refused = [(c.method, c.path, reason) for c, reason in server.rejections]
-    assert refused == [], "Discord would have refused these requests"
+from tests.web.play import CLICKS, CONFIG, SETTLED, click, signed_in, take_turn
 
 
 async def test_a_round_planned_on_the_web_and_on_discord_stays_secret_until_revealed(

@@ -5,28 +5,15 @@ of the moves by the bot, and both pages follow without a reload."""
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
-
 import pytest
 from playwright.async_api import Browser, expect
 
 from data.storage import Storage
-from tests.cogs.fake_discord import MANAGE_GUILD, FakeDiscord, FakeUser, serving
+from tests.cogs.fake_discord import MANAGE_GUILD, FakeDiscord, FakeUser
 from tests.cogs.test_gateway import hilltop
 from tests.cogs.test_gateway import nothing_logged_an_error as nothing_logged_an_error
 from tests.web.browser import DESKTOP, PHONE, WAIT_MS, Tab, serving_pages
-from tests.web.play import shoot, signed_in, take_turn
-from web.config import WebConfig
-
-CONFIG = WebConfig(port=0, client_id="4242", client_secret="the-secret")
-
-
-@pytest.fixture
-async def fake() -> AsyncIterator[FakeDiscord]:
-    async with serving() as server:
-        yield server
-    refused = [(c.method, c.path, reason) for c, reason in server.rejections]
-    assert refused == [], "Discord would have refused these requests"
+from tests.web.play import CONFIG, shoot, signed_in, take_turn
 
 
 async def start(fake: FakeDiscord, game: str, players: list[FakeUser]) -> None:

@@ -6,29 +6,17 @@ click are refused and never play twice."""
 from __future__ import annotations
 
 import re
-from collections.abc import AsyncIterator
 
-import pytest
 from playwright.async_api import Browser, expect
 
 from data.storage import Storage
-from tests.cogs.fake_discord import MANAGE_GUILD, FakeDiscord, serving
+from tests.cogs.fake_discord import MANAGE_GUILD, FakeDiscord
 from tests.cogs.test_gateway import hilltop, start_hokito
 from tests.cogs.test_gateway import nothing_logged_an_error as nothing_logged_an_error
 from tests.web.browser import DESKTOP, PHONE, WAIT_MS, serving_pages
-from tests.web.play import shoot, signed_in, take_turn
-from web.config import WebConfig
+from tests.web.play import CONFIG, shoot, signed_in, take_turn
 
-CONFIG = WebConfig(port=0, client_id="4242", client_secret="the-secret")
 MOVE = re.compile(r"Done: (\S+)\.")
-
-
-@pytest.fixture
-async def fake() -> AsyncIterator[FakeDiscord]:
-    async with serving() as server:
-        yield server
-    refused = [(c.method, c.path, reason) for c, reason in server.rejections]
-    assert refused == [], "Discord would have refused these requests"
 
 
 def posted_moves(fake: FakeDiscord) -> list[str]:
