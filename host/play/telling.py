@@ -84,6 +84,10 @@ class Telling:
 
     async def _tell_once(self, game_id: int, post: Poster) -> bool:
         repository = self.live.repository
+        cached = self.live.cached(game_id)
+        shards = self.shards
+        if cached is not None and shards is not None and not shards.owns(cached.record.guild_id):
+            return False  # another process's server: no read for it
         since = await repository.untold(game_id, self.shards)
         if since is None:
             return False
