@@ -675,7 +675,8 @@ def _draw_panel(draw: BoardDraw, state: EverestState, ctx: RenderContext) -> Non
     for seat in range(state.players):
         y0 = PANEL_TOP + seat * CARD_H
         colour = _seat_colour(theme, seat)
-        acting = seat in state.to_act
+        # A game that ended off the board (its caption says how) waits for nobody.
+        acting = seat in state.to_act and not ctx.caption
         draw.rounded_rectangle(
             (left, y0, left + card_w, y0 + CARD_H - 6),
             radius=8,
@@ -688,7 +689,7 @@ def _draw_panel(draw: BoardDraw, state: EverestState, ctx: RenderContext) -> Non
         coins_x = left + card_w - 6 * 38 - 4
         name = fit_text(_seat_name(ctx, seat), bold, coins_x - left - 50)
         draw.label((left + 40, y0 + 20), name, bold, theme.ink, "lm")
-        info = fit_text(_seat_info(state, seat), big, card_w - 48)
+        info = fit_text(_seat_info(state, seat, over=bool(ctx.caption)), big, card_w - 48)
         draw.label((left + 40, y0 + 52), info, big, theme.ink, "lm")
         for i, coin in enumerate("0A2345"):
             cx = coins_x + 19 + i * 38
@@ -705,7 +706,9 @@ def _draw_panel(draw: BoardDraw, state: EverestState, ctx: RenderContext) -> Non
                 draw.line((cx - 14, cy + 14, cx + 14, cy - 14), fill=HIT, width=3)
 
 
-def _seat_info(state: EverestState, seat: int) -> str:
+def _seat_info(state: EverestState, seat: int, *, over: bool = False) -> str:
+    """Where the yeti is, its damage, and its plan: being made, made, or (once the round
+    runs) its actions. `over`: the game ended off the board, so nobody is planning."""
     parts = []
     sq = state.pos[seat]
     if sq == OFF:
@@ -715,7 +718,9 @@ def _seat_info(state: EverestState, seat: int) -> str:
     if state.damage[seat]:
         parts.append(str(t("damage {n}", n=state.damage[seat])))
     plan = state.plans[seat]
-    if state.stage is Stage.PLAN:
+    if state.stage is Stage.PLAN and over:
+        pass
+    elif state.stage is Stage.PLAN:
         if plan is None:
             parts.append(str(t("planning…")))
         elif plan and plan != HIDDEN:

@@ -172,7 +172,10 @@ class Playing:
     async def end_by_admin(self, game_id: int, user: User) -> list[Reply]:
         async with self.live.lock(game_id):
             loaded = await self.live.load(game_id, fresh=True)
-            return await self.close(loaded, ended(loaded, Ending.ADMIN, actor=user))
+            # An admin who plays in the game ended it: the end pings the others, not them.
+            mine = loaded.record.seats_of(user.id)
+            result = ended(loaded, Ending.ADMIN, actor=user)
+            return await self.close(loaded, result, mover=mine[0] if mine else None)
 
     async def claim(self, game_id: int, ply: int, user: User) -> list[Reply]:
         """The win claimed by a player whose opponent's time ran out (a game of two). Two

@@ -5,6 +5,8 @@ end it."""
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 
 from data.results import Ending, GameResult
@@ -160,6 +162,15 @@ async def test_the_end_pings_those_who_did_not_end_it(service: GameService) -> N
     await each_moves_once(service, HERE, ALICE, BOB)
     [resigned] = await service.resign(HERE, BOB, confirmed=True)
     assert resigned.mentions == (ALICE,)
+
+
+async def test_an_admin_who_plays_and_ends_the_game_pings_only_the_others(
+    service: GameService,
+) -> None:
+    await duel(service)
+    await each_moves_once(service, HERE, ALICE, BOB)
+    [end] = await service.admin_end(HERE, replace(ALICE, is_admin=True))
+    assert end.mentions == (BOB,)
 
 
 async def test_a_player_who_takes_direct_messages_gets_the_end_as_one(

@@ -21,6 +21,7 @@ from render.everest import (
     PEAK_GOLD,
     READABLE,
     STEP_EDGE,
+    _seat_info,
     positions_after,
     positions_before,
     render,
@@ -536,3 +537,14 @@ def test_a_coins_digit_is_tall_enough_at_a_phones_width() -> None:
     height = max(inked) - min(inked) + 1
     # A digit stands about 0.7 of its font's size: 12 px type shows a digit over 8 px.
     assert height * PHONE / image.width >= 8.5, height
+
+
+def test_a_game_ended_off_the_board_shows_nobody_planning() -> None:
+    # A round's planning, the game then ended by a resignation: the caption says how.
+    planning = GAME.new_state(4, 2, None)
+    assert isinstance(planning, EverestState)
+    live = RenderContext(names=NAMES[:2])
+    over = RenderContext(names=NAMES[:2], caption="Game over: Bob beat Ann · Ann resigned")
+    assert "planning…" in _seat_info(planning, 0)
+    assert "planning…" not in _seat_info(planning, 0, over=True)
+    assert render_png(planning, live) != render_png(planning, over)
