@@ -9,6 +9,7 @@ import pytest
 from data.results import Ending
 from data.storage import Storage
 from host.model import Direct, ServiceError
+from host.ratings.rating import to_rate
 from host.service import GameService
 from host.settings import ServerChange
 from host.setup import GameSetup
@@ -255,3 +256,52 @@ async def test_direct_messages_go_only_to_who_has_something_to_do(storage: Stora
     clock.now += 3 * DAY + 1
     await service.expire_due()  # bob is offered the win, which is no turn of his
     assert await service.turn_messages(game_id, [BOB]) == []
+
+
+def final_round(cap: int) -> str:
+    """An Everest of two whose round `cap` is its last (a draw if nobody holds the peak)."""
+    return (
+        f"everest n=2 cap={cap} round=1 stage=plan step=1 pos=a2,h5 aside=-,- dmg=0,0 peak=-"
+        " plans=-,- result=- rng=3:0 ev=round.1"
+    )
+
+
+async def test_a_default_that_ends_a_game_its_person_never_played_aborts_it(
+    storage: Storage,
+) -> None:
+    clock = Clock()
+    service = clocked(storage, clock)
+    setup = GameSetup("everest", position=final_round(1), deadline_minutes=10)
+    await service.start(HERE, ALICE, setup, [BOB])
+    await service.accept(HERE, BOB)
+    await service.move(HERE, ALICE, "4E 2N sAE")
+    clock.now += 601
+    [(_, [board])] = await service.expire_due()
+    assert "bob (Blue) ran out of time" in board.text
+    assert "Game aborted" in board.text and "Ratings" not in board.text
+    record = await service.repository.get_game(1)
+    assert record is not None and record.status == "aborted" and record.result is not None
+    assert record.result.ending is Ending.TIMED_OUT and record.result.by == (1,)
+    assert to_rate(record).places == {}
+    [history] = await service.finished(HERE)
+    assert "aborted" in history.text
+
+
+async def test_a_default_that_ends_a_game_both_played_is_rated(storage: Storage) -> None:
+    clock = Clock()
+    service = clocked(storage, clock)
+    setup = GameSetup("everest", position=final_round(2), deadline_minutes=10)
+    await service.start(HERE, ALICE, setup, [BOB])
+    await service.accept(HERE, BOB)
+    await service.move(HERE, ALICE, "4E 2N sAE")
+    await service.move(HERE, BOB, "4W 2N sAW")
+    # Round 1 played by both; round 2 played by nobody: its defaults end the game.
+    for _ in range(20):
+        if await service.repository.live_game_in_channel(HERE.channel_id) is None:
+            break
+        clock.now += 601
+        await service.expire_due()
+    record = await service.repository.get_game(1)
+    assert record is not None and record.status == "finished" and record.result is not None
+    assert record.result.ending is Ending.TIMED_OUT and not record.result.aborted
+    assert set(to_rate(record).places) == {ALICE.id, BOB.id}
