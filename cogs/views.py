@@ -184,20 +184,73 @@ def _button(choice: Choice, row: int) -> PayloadButton:
     )
 
 
-def embed_of(reply: Reply) -> discord.Embed:
+#: Discord's limit on the characters of all the embeds of one message together: titles,
+#: descriptions, field names and values, footers and author names.
+MAX_EMBEDS_TEXT = 6000
+#: Discord's limits on an embed's parts.
+MAX_TITLE = 256
+MAX_DESCRIPTION = 4096
+MAX_FIELDS = 25
+MAX_FIELD_NAME = 256
+MAX_FIELD_VALUE = 1024
+MAX_FOOTER = 2048
+#: Pictures in one message besides the board: a message holds ten embeds.
+MAX_GALLERY = 9
+#: What each gallery caption keeps at least beside a long board, so that the pictures
+#: are still told apart; the rest of the room is the board's.
+MIN_CAPTION = 40
+
+
+def cut(text: str, most: int) -> str:
+    """`text` within `most` characters; a cut one ends with an ellipsis, so that it does not
+    read as whole."""
+    if len(text) <= most:
+        return text
+    if most <= 0:
+        return ""
+    return text[: most - 1].rstrip() + "…"
+
+
+def embed_of(reply: Reply, room: int = MAX_EMBEDS_TEXT) -> discord.Embed:
+    """The reply as one embed whose text is within `room` characters: its title and its
+    text first, then its fields and its footer as far as they fit (a board's fields and
+    footer are a few words, so beside the longest text they still do)."""
+    title = cut(reply.title, min(MAX_TITLE, room))
+    left = room - len(title)
+    description = cut(reply.text, min(MAX_DESCRIPTION, left))
+    left -= len(description)
     embed = discord.Embed(
-        title=reply.title[:256] or None,
-        description=reply.text[:4096] or None,
+        title=title or None,
+        description=description or None,
         colour=COLOURS.get(reply.tone, COLOURS["info"]),
         url=reply.url or None,
     )
-    for name, value in reply.fields[:25]:
-        embed.add_field(name=name[:256], value=value[:1024], inline=True)
-    if reply.footer:
-        embed.set_footer(text=reply.footer[:2048])
+    for name, value in reply.fields[:MAX_FIELDS]:
+        # A field needs a name and a value: one with no room for both is left out.
+        name = cut(name, min(MAX_FIELD_NAME, left - 1))
+        value = cut(value, min(MAX_FIELD_VALUE, left - len(name)))
+        if not name or not value:
+            break
+        embed.add_field(name=name, value=value, inline=True)
+        left -= len(name) + len(value)
+    footer = cut(reply.footer, min(MAX_FOOTER, left))
+    if footer:
+        embed.set_footer(text=footer)
     if reply.image is not None:
         embed.set_image(url=f"attachment://{reply.image_name}")
     return embed
+
+
+def shares(lengths: Sequence[int], room: int) -> list[int]:
+    """How many characters each of texts of `lengths` keeps when together they have
+    `room`: the short ones are kept whole, the long ones cut to one length."""
+    kept = list(lengths)
+    left = max(room, 0)
+    order = sorted(range(len(lengths)), key=lengths.__getitem__)
+    for done, index in enumerate(order):
+        kept[index] = min(lengths[index], left // (len(order) - done))
+        left -= kept[index]
+    return kept
 
 
 #: Discord's limit on a message's text.
@@ -233,12 +286,18 @@ def follower_messages(reply: Reply) -> list[dict[str, Any]]:
 
 
 def message_parts(reply: Reply) -> dict[str, Any]:
-    """Keyword arguments shared by send, followup and edit calls."""
+    """Keyword arguments shared by send, followup and edit calls. The embeds' text is
+    within Discord's limit for the whole message: gallery captions are shortened first,
+    the board's own text only where the captions at their shortest leave too little."""
     pings = mention_lines(reply.mentions)
+    gallery = reply.gallery[:MAX_GALLERY]
+    captions = [cut(caption, MAX_TITLE) for caption, _ in gallery]
+    least = sum(min(len(caption), MIN_CAPTION) for caption in captions)
+    board = embed_of(reply, MAX_EMBEDS_TEXT - least)
     parts: dict[str, Any] = {
         # The players a post pings are a few; past Discord's limit the rest would be cut.
         "content": pings[0] if pings else None,
-        "embed": embed_of(reply),
+        "embed": board,
         "allowed_mentions": discord.AllowedMentions(everyone=False, roles=False, users=True),
     }
     view = build_view(reply)
@@ -249,13 +308,16 @@ def message_parts(reply: Reply) -> dict[str, Any]:
     elif reply.file is not None:
         name, data = reply.file
         parts["file"] = discord.File(io.BytesIO(data), filename=name)
-    if reply.gallery:
+    if gallery:
         # Up to ten embeds in one message: the pictures first, the board last.
         embeds, files = [], []
-        for index, (caption, png) in enumerate(reply.gallery[:9], start=1):
+        kept = shares([len(c) for c in captions], MAX_EMBEDS_TEXT - len(board))
+        for index, ((_, png), caption, most) in enumerate(
+            zip(gallery, captions, kept, strict=True), start=1
+        ):
             name = f"step{index}.png"
             embeds.append(
-                discord.Embed(title=caption[:256], colour=COLOURS["info"]).set_image(
+                discord.Embed(title=cut(caption, most) or None, colour=COLOURS["info"]).set_image(
                     url=f"attachment://{name}"
                 )
             )

@@ -61,7 +61,7 @@ Numbers are written with the digits 0-9. A position whose fields disagree with e
 or with the stage (a seat that does not exist, a stage waiting for a choice nobody has to
 make) is refused, so that every position read can be played on and drawn. So is one the
 rules never reach: while planning, no yeti is off the board or damaged, and `peak` names
-only a yeti alone on the peak tile.
+the yeti alone on the peak tile, if one is (and `-` when none is).
 """
 
 from __future__ import annotations
@@ -2537,6 +2537,16 @@ def _check_round_start(s: EverestState) -> None:
                 "peak={seat}: while planning it names the yeti that stands alone on the peak "
                 "tile (d3, e3, d4, e4), and yeti {seat} does not.",
                 seat=s.peak,
+            )
+        )
+    if s.peak is None and alone is not None:
+        # The yeti alone on the peak as the round starts has claimed it: a position that
+        # forgets the claim would deny it the win at the end of the round.
+        raise _bad(
+            t(
+                "peak=-: while planning it names the yeti that stands alone on the peak "
+                "tile (d3, e3, d4, e4), and yeti {seat} does, so peak={seat}.",
+                seat=alone,
             )
         )
 

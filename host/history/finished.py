@@ -7,6 +7,7 @@ direct messages), and a game in progress only as everyone may see it."""
 from __future__ import annotations
 
 from collections.abc import Sequence
+from contextlib import nullcontext
 from typing import Any
 
 from data.repository import GameRecord, GameRepository, MoveRecord
@@ -14,6 +15,7 @@ from data.results import Ending, GameResult
 from engine.core import GameState
 from engine.text import t, tn
 from host import i18n
+from host.background import OnePerUser
 from host.history.records import shown_moves, write_record
 from host.model import Channel, Choice, Reply, ServiceError, User
 from host.payloads import Action, Payload
@@ -48,6 +50,11 @@ class History:
     def __init__(self, live: LiveGames, presenter: Presenter) -> None:
         self.live = live
         self.presenter = presenter
+        #: One replay drawn per person at a time: thirty /replays of one person queue
+        #: one drawing ahead of everyone else's, not thirty.
+        self.replays = OnePerUser(
+            lambda: t("Your last replay is still being drawn: wait for it, then ask again.")
+        )
 
     async def page(
         self,
@@ -213,12 +220,14 @@ class History:
         """The whole game as an animated picture, one frame per move with the move drawn
         (Everest: each step of each round), at one of the `SPEEDS` (a long game is shown
         faster, within the speed's limit); a game in progress only as far as everyone
-        may see it. A button opens a private board to step through."""
+        may see it. A button opens a private board to step through. One replay is drawn
+        for `viewer` at a time."""
         pace = SPEEDS.get(speed)
         if pace is None:
             raise ServiceError(t("speed: choose normal or fast (not {speed!r}).", speed=speed))
-        record, frames = await self._frames(channel, game_id, viewer)
-        gif = await animate(self.presenter.painter, frames, pace)
+        with self.replays.slot(viewer.id) if viewer is not None else nullcontext():
+            record, frames = await self._frames(channel, game_id, viewer)
+            gif = await animate(self.presenter.painter, frames, pace)
         game = game_of(record.game)
         step = Payload(Action.REPLAY, game_id, 0, ("open",))
         moves = len(frames) - 1

@@ -109,7 +109,7 @@ FORM_ERRORS: dict[str, str] = {
     "APPLICATION_COMMAND_OPTIONS_ORDER_INVALID": (
         "Required options must be placed before non-required options"
     ),
-    "EMBED_SIZE_EXCEEDED": "Embed size exceeds maximum size of 6000",
+    "MAX_EMBED_SIZE_EXCEEDED": "Embed size exceeds maximum size of 6000",
     "MESSAGE_FLAGS_INVALID": "Invalid message flags",
     "INTERACTION_RESPONSE_TYPE_INVALID": "Invalid interaction response type",
 }

@@ -1707,7 +1707,7 @@ def _check_message(body: Json, uploads: tuple[Upload, ...], *, new: bool) -> Non
     _length(embeds, "embeds", "embeds")
     total = sum(_embed_size(e, f"embeds.{i}") for i, e in enumerate(embeds))
     if total > rules.LIMITS["embeds.characters"].most:
-        raise _invalid("embeds", "EMBED_SIZE_EXCEEDED")
+        raise _invalid("embeds", "MAX_EMBED_SIZE_EXCEEDED")
     _length(uploads, "attachments", "files")
     for upload in uploads:
         if upload.size > rules.MAX_UPLOAD_BYTES:

@@ -6,17 +6,19 @@ open them in the Activity. Discord must accept all of it."""
 
 from __future__ import annotations
 
+import io
 import random
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 from typing import Any
 
 import pytest
+from PIL import Image
 
 from cogs.client import HilltopBot
 from data.storage import Storage
 from engine.hillbert_par import ParResult
-from host.model import Channel, User
+from host.model import Channel, Reply, User
 from host.play.game_lists import PAGE_SIZE
 from host.play.live import Loaded
 from host.setup import GameSetup
@@ -441,3 +443,71 @@ async def test_a_replay_is_stepped_through_from_the_first_position_to_the_last_a
         await look_back(player, bob, channel, game_id, full=True)
     refused = [(c.method, c.path, reason) for c, reason in fake.rejections]
     assert refused == [], "Discord would have refused these requests"
+
+
+def embed_text(embed: dict[str, Any]) -> int:
+    """The characters of an embed that Discord counts toward a message's 6,000."""
+    fields = embed.get("fields") or []
+    return (
+        len(embed.get("title") or "")
+        + len(embed.get("description") or "")
+        + sum(len(f["name"]) + len(f["value"]) for f in fields)
+        + len((embed.get("footer") or {}).get("text") or "")
+        + len((embed.get("author") or {}).get("name") or "")
+    )
+
+
+def picture() -> bytes:
+    out = io.BytesIO()
+    Image.new("RGB", (8, 8), (200, 220, 240)).save(out, "PNG")
+    return out.getvalue()
+
+
+async def test_a_gallery_of_long_captions_beside_the_longest_board_is_posted_within_the_limit(
+    fake: FakeDiscord, sqlite_storage: Storage
+) -> None:
+    """Nine captioned pictures and a board of 4,096 characters: Discord counts every
+    embed of a message toward one 6,000, so the captions give way and the board's own
+    words are posted whole. A board whose fields and footer alone pass the limit is cut
+    too, the cut marked."""
+    png = picture()
+    words = ("The yeti climbs toward the peak, snowballs fly. " * 90)[:4096]
+    captions = [
+        f"Round 3 · step {n}: " + "Red throws a snowball east and Blue is pushed off. " * 6
+        for n in range(1, 10)
+    ]
+    gallery = Reply(
+        title="Everest · move 12",
+        text=words,
+        image=png,
+        gallery=tuple((caption, png) for caption in captions),
+        fields=(("Red", "3 coins"), ("Blue", "2 coins")),
+        footer="Game 7 · round 3",
+        tone="turn",
+    )
+    crowded = Reply(
+        title="t" * 300,
+        text="w" * 5000,
+        fields=tuple((f"field {n} " + "n" * 250, "v" * 1024) for n in range(25)),
+        footer="f" * 2048,
+    )
+    here = Channel(fake.channel_id, fake.guild_id, "general")
+    async with hilltop(fake, sqlite_storage, Clock()) as bot:
+        await bot.post(here, [gallery, crowded])
+    refused = [(c.method, c.path, reason) for c, reason in fake.rejections]
+    assert refused == [], "Discord would have refused these requests"
+    first, second = [m for m in fake.channel_messages(fake.channel_id) if m.embeds]
+    *pictures, board = first.embeds
+    assert len(pictures) == 9 and sum(embed_text(e) for e in first.embeds) <= 6000
+    assert board["description"] == words and board["title"] == "Everest · move 12"
+    assert [(f["name"], f["value"]) for f in board["fields"]] == [
+        ("Red", "3 coins"),
+        ("Blue", "2 coins"),
+    ]
+    assert board["footer"]["text"] == "Game 7 · round 3"
+    for embed, caption in zip(pictures, captions, strict=True):
+        title = embed["title"]
+        assert len(title) >= 40 and title.endswith("…") and caption.startswith(title[:-1])
+    [alone] = second.embeds
+    assert embed_text(alone) <= 6000
+    assert alone["title"] == "t" * 255 + "…" and alone["description"] == "w" * 4095 + "…"

@@ -181,7 +181,7 @@ async def test_buttons_sharing_a_custom_id_are_refused_disabled_or_not(fake: Fak
         (
             {"embeds": [{"description": "d" * 4000}, {"description": "d" * 2001}]},
             "embeds",
-            "EMBED_SIZE_EXCEEDED",
+            "MAX_EMBED_SIZE_EXCEEDED",
         ),
         ({"embeds": [{"title": "t"}] * 11}, "embeds", "BASE_TYPE_MAX_LENGTH"),
     ],

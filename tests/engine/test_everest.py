@@ -32,6 +32,8 @@ from engine.everest import (
 from engine.rng import Rng
 
 GAME = registry.get("everest")
+#: The peak tile (RULES 3(b)21).
+PEAK_SQUARES = ("d3", "e3", "d4", "e4")
 
 # The mountain as printed in RULES 3(b)1 (row 6 first), typed in independently.
 MAP = """
@@ -90,12 +92,17 @@ def position(
     *,
     aside: str | None = None,
     dmg: str | None = None,
-    peak: str = "-",
+    peak: str | None = None,
     round_: int = 2,
     cap: int = 30,
     seed: int = 1,
 ) -> EverestState:
+    """A position while the yeti plan; `peak` by default names the yeti alone on the
+    peak tile, as the round's start sets it."""
     n = len(pos.split(","))
+    if peak is None:
+        on_peak = [str(y) for y, square in enumerate(pos.split(",")) if square in PEAK_SQUARES]
+        peak = on_peak[0] if len(on_peak) == 1 else "-"
     text = (
         f"everest n={n} cap={cap} round={round_} stage=plan step=1 pos={pos} "
         f"aside={aside or ','.join('-' * n)} dmg={dmg or ','.join('0' * n)} peak={peak} "
@@ -945,6 +952,11 @@ def test_a_yeti_alone_on_the_peak_while_planning_is_named_by_peak() -> None:
     assert state.peak == 0 and state.damage == (0, 0)
     with pytest.raises(NotationError, match=r"peak=1: .* yeti 1 does not"):
         position("d3,h5", peak="1")
+    # Nor does peak=- leave its claim out, which would deny it the win at the round's end.
+    with pytest.raises(NotationError, match=r"peak=-: .* yeti 0 does, so peak=0"):
+        position("d3,h5", peak="-")
+    # Two yeti on the peak tile: neither is alone, so nobody has claimed it.
+    assert position("d3,e4", peak="-").peak is None
 
 
 # The round-10 end of a 2-player game whose heal event names seat 4.
@@ -1013,6 +1025,9 @@ def test_an_event_naming_a_missing_seat_is_refused() -> None:
             "pos=d3,e4 aside=2,- dmg=0,0 peak=1",
             "yeti 1 does not",
         ),
+        # A yeti alone on the peak tile as the round starts has claimed it (RULES 3(b)21).
+        (SEAT_4_HEALS, "pos=a2,h5", "pos=d3,h5", "peak=-: while planning it names the yeti"),
+        (SEAT_4_HEALS, "pos=a2,h5", "pos=a2,e4", "yeti 1 does, so peak=1"),
     ],
 )
 def test_inconsistent_positions_are_refused_naming_the_field(

@@ -4,6 +4,7 @@ shows only what every player may see."""
 
 from __future__ import annotations
 
+import asyncio
 import io
 
 import pytest
@@ -11,10 +12,11 @@ from PIL import Image, ImageSequence
 
 from data.storage import Storage
 from engine.everest import Stage
-from host.history.finished import PAGE_SIZE
+from host.history.finished import PAGE_SIZE, Frame
 from host.history.records import read_record
 from host.model import Channel, Reply, ServiceError, User
 from host.payloads import Action, Payload
+from host.present.painting import NORMAL, Speed
 from host.service import GameService
 from host.setup import GameSetup
 from tests.host.conftest import ALICE, BOB, BOT, CAROL, HERE, make_service
@@ -236,6 +238,44 @@ async def test_a_replay_may_be_asked_for_fast(storage: Storage) -> None:
     assert fast.image is not None and gif_frames(fast.image) == [300, 300, 300, 300, 2500]
     with pytest.raises(ServiceError, match="speed: choose normal or fast"):
         await service.replay(HERE, game_id, "slow")
+
+
+async def test_a_second_replay_while_the_first_is_drawn_is_refused_and_others_go_on(
+    storage: Storage, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    service = make_service(storage)
+    game_id = await finished_duel(service, moves=2)
+    painter = service.history.presenter.painter
+    draw = painter.replay
+    drawn: list[int] = []
+    started, release = asyncio.Event(), asyncio.Event()
+
+    async def held(frames: list[Frame], speed: Speed = NORMAL) -> bytes:
+        """The first replay is held until the test lets it go; the others are drawn."""
+        drawn.append(len(frames))
+        if len(drawn) == 1:
+            started.set()
+            await release.wait()
+        return await draw(frames, speed)
+
+    monkeypatch.setattr(painter, "replay", held)
+    first = asyncio.ensure_future(service.replay(HERE, game_id, viewer=ALICE))
+    try:
+        await started.wait()
+        with pytest.raises(ServiceError, match="Your last replay is still being drawn: wait"):
+            await service.replay(HERE, game_id, "fast", viewer=ALICE)
+        assert len(drawn) == 1  # refused before anything was queued for drawing
+        # Another person's replay is drawn meanwhile.
+        [bobs] = await service.replay(HERE, game_id, viewer=BOB)
+        assert bobs.image is not None and bobs.image.startswith(b"GIF89a")
+        assert not first.done()
+    finally:
+        release.set()
+    [alices] = await first
+    assert alices.image is not None and alices.image.startswith(b"GIF89a")
+    # Once drawn, the next replay is drawn again.
+    [again] = await service.replay(HERE, game_id, viewer=ALICE)
+    assert again.image is not None and len(drawn) == 3
 
 
 async def test_a_live_games_replay_stops_before_plans_not_revealed(storage: Storage) -> None:

@@ -312,7 +312,7 @@ def test_a_cliff_between_goes_to_the_roar_before_the_snowball() -> None:
     snowball are both aimed at Blue, and the square is the roar's."""
     state = state_of(
         "everest n=2 cap=30 round=1 stage=plan step=1 pos=d2,d3 aside=-,- dmg=0,0 "
-        "peak=- plans=-,- result=- rng=0:0"
+        "peak=1 plans=-,- result=- rng=0:0"
     )
     tokens = offered(state, 0, ())
     boxes = {spot.token: square_of(spot.box) for spot in spots(state, 0, (), tokens, CTX)}
