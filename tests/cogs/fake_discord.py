@@ -165,6 +165,8 @@ class FakeUser:
     bot: bool = False
     #: This member's permissions in the guild's channels, as Discord resolves them.
     permissions: int = MEMBER_PERMISSIONS
+    #: The language of this user's Discord client, sent with each of their interactions.
+    locale: str = "en-US"
 
     @property
     def mention(self) -> str:
@@ -632,10 +634,15 @@ class FakeDiscord:
         return (guild_id >> 22) % self.shard_count
 
     def user(
-        self, name: str, *, bot: bool = False, permissions: int = MEMBER_PERMISSIONS
+        self,
+        name: str,
+        *,
+        bot: bool = False,
+        permissions: int = MEMBER_PERMISSIONS,
+        locale: str = "en-US",
     ) -> FakeUser:
-        """A new member of every guild."""
-        user = FakeUser(self.new_id(), name, bot, permissions)
+        """A new member of every guild, whose client speaks `locale`."""
+        user = FakeUser(self.new_id(), name, bot, permissions, locale)
         self.users[user.id] = user
         return user
 
@@ -840,7 +847,7 @@ class FakeDiscord:
             "token": f"interaction-token-{interaction_id}",
             "version": 1,
             "app_permissions": str(self.bot_permissions_in(int(channel["id"]))),
-            "locale": "en-US",
+            "locale": user.locale,
             "attachment_size_limit": 10 * 1024 * 1024,
         }
         if "guild_id" in channel:
