@@ -311,3 +311,19 @@ async def test_direct_message_games_belong_to_their_players(service: GameService
     assert f"`#{game_id}`" in mine.text
     [record] = await service.game_record(mallorys_dm, game_id, viewer=ALICE)
     assert '[Seat1 "alice"]' in record.text
+
+
+async def test_a_direct_message_game_in_play_is_hidden_from_others_too(
+    service: GameService,
+) -> None:
+    alices_dm = Channel(channel_id=900, guild_id=None, name="alice")
+    carols_dm = Channel(channel_id=901, guild_id=None, name="carol")
+    [started] = await service.start(
+        alices_dm, ALICE, GameSetup("hokito", seed=5, seat="first"), [BOT]
+    )
+    game_id = started.game_id or 0
+    for look in (service.game_record, service.replay):
+        with pytest.raises(ServiceError, match=f"There is no game {game_id} here"):
+            await look(carols_dm, game_id, viewer=CAROL)
+    [record] = await service.game_record(carols_dm, game_id, viewer=ALICE)
+    assert '[Seat1 "alice"]' in record.text and '[Result "*"]' in record.text
