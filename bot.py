@@ -301,9 +301,18 @@ async def run_discord(token: str, args: argparse.Namespace) -> None:
     storage = await open_storage(args.db)
     try:
         # One process per shard, and one shard count per database: else a server's games
-        # would be handled twice, or by nobody.
+        # would be handled twice, or by nobody. A hold lost to another process (its
+        # connection to the database ended, and the other took the shards before this
+        # one could take them again) stops this process: its supervisor starts it again,
+        # and it then refuses to start while the other holds them.
+        taken_over: asyncio.Future[str] = asyncio.get_running_loop().create_future()
+
+        def lost(why: str) -> None:
+            if not taken_over.done():
+                taken_over.set_result(why)
+
         try:
-            hold = await storage.hold_shards(shards, wait=SHARD_WAIT_SECONDS)
+            hold = await storage.hold_shards(shards, wait=SHARD_WAIT_SECONDS, on_lost=lost)
         except ShardsHeldError as exc:
             raise SystemExit(f"Not starting: {exc}.") from None
         web: list[tuple[AppRunner, str]] = []
@@ -325,21 +334,37 @@ async def run_discord(token: str, args: argparse.Namespace) -> None:
             async with bot:
                 heartbeat = asyncio.create_task(keep_heartbeat(bot, heartbeat_path()))
                 trimming = asyncio.create_task(keep_memory_returned(trim))
+
+                def stop() -> None:
+                    closing.append(asyncio.create_task(bot.close()))
+
+                watching = asyncio.create_task(stop_when_taken_over(taken_over, stop))
                 try:
                     # Closing the client ends its gateway connection (no new commands),
                     # its workers and, with them, `bot.start`.
-                    with on_stop_signal(lambda: closing.append(asyncio.create_task(bot.close()))):
+                    with on_stop_signal(stop):
                         await bot.start(token)
                 finally:
                     heartbeat.cancel()
                     trimming.cancel()
+                    watching.cancel()
             await commands_under_way()
             for runner, _ in web:
                 await runner.cleanup()
         finally:
             await hold.release()
+        if taken_over.done():
+            raise SystemExit(f"Stopped: {taken_over.result()}.")
     finally:
         await storage.close()
+
+
+async def stop_when_taken_over(taken_over: asyncio.Future[str], stop: Callable[[], None]) -> None:
+    """Call `stop` once another process holds this one's shards (`taken_over` says who):
+    from then on, every server of theirs would be handled twice."""
+    why = await asyncio.shield(taken_over)  # cancelling this task leaves `taken_over` be
+    log.error("%s; stopping", why[:1].upper() + why[1:])
+    stop()
 
 
 async def recompute_ratings(args: argparse.Namespace) -> None:

@@ -50,6 +50,12 @@ class ShardHold(Protocol):
     async def release(self) -> None: ...
 
 
+#: What a process's shard hold calls when its hold was lost (its connection to the
+#: database ended) and another process took the shards before this one could take them
+#: again: with who holds them now. From then on this process must not handle them.
+ShardsLost = Callable[[str], None]
+
+
 def this_process() -> str:
     """How a shard's holder is named to a process refused it: its host, process id and
     start time (kept within PostgreSQL's 63 characters of an application name)."""

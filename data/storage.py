@@ -15,14 +15,13 @@ from typing import TYPE_CHECKING
 from data.console import ConsoleRepository
 from data.daily import DailyRepository
 from data.migrations import Backend
-from data.postgresql.db import is_postgres_url
+from data.postgresql.db import PgDatabase, is_postgres_url
 from data.ratings import RatingRepository
-from data.repository import ChangeFeed, GameRepository, ShardHold, Shards
+from data.repository import ChangeFeed, GameRepository, ShardHold, Shards, ShardsLost
 from data.web import WebSessionRepository
 from data.web_sessions import WebSessions
 
 if TYPE_CHECKING:
-    from data.postgresql.db import PgDatabase
     from data.sqlite.db import Database
 
 DEFAULT_PATH = Path("var") / "hilltop.sqlite3"
@@ -49,9 +48,16 @@ class Storage:
         await self.changes.close()
         await self.database.close()
 
-    async def hold_shards(self, shards: Shards | None, *, wait: float = 0.0) -> ShardHold:
+    async def hold_shards(
+        self, shards: Shards | None, *, wait: float = 0.0, on_lost: ShardsLost | None = None
+    ) -> ShardHold:
         """Hold the Discord shards of this bot process against every other process for
-        its life (ShardsHeldError, naming the holder, if another has them)."""
+        its life (ShardsHeldError, naming the holder, if another has them). PostgreSQL's
+        locks go with the connection holding them, so a lost connection is replaced and
+        the locks taken again; `on_lost` is told if another process took them meanwhile.
+        SQLite's lock file is never lost while the process runs: `on_lost` is not called."""
+        if isinstance(self.database, PgDatabase):
+            return await self.database.hold_shards(shards, wait=wait, on_lost=on_lost)
         return await self.database.hold_shards(shards, wait=wait)
 
 
@@ -73,7 +79,6 @@ async def open_storage(target: str | Path | None = None) -> Storage:
     if backend_of(where) == "postgresql":
         from data.postgresql.console import PgConsoleRepository
         from data.postgresql.daily import PgDailyRepository
-        from data.postgresql.db import PgDatabase
         from data.postgresql.feed import PgChangeFeed
         from data.postgresql.games import PgGameRepository
         from data.postgresql.ratings import PgRatingRepository

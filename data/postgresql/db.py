@@ -11,14 +11,21 @@ constraints and triggers, as in SQLite.
 While the server is down or restarting, every call raises `DatabaseUnavailableError`
 at once (nothing was half written: each statement or transaction is atomic), and the
 pool connects again by itself when the server is back.
+
+A bot process holds its shards under session advisory locks on a connection of its own
+(`hold_shards`). The server lets them go when that connection ends, so the holder
+watches it, takes the locks again on a new connection when it is lost, and tells the
+process if another took them first (`PgShardHold`).
 """
 
 from __future__ import annotations
 
 import asyncio
+import logging
 import os
 from collections.abc import AsyncIterator, Iterator, Sequence
 from contextlib import asynccontextmanager, contextmanager
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 import asyncpg
@@ -29,6 +36,7 @@ from data.repository import (
     DatabaseUnavailableError,
     Shards,
     ShardsHeldError,
+    ShardsLost,
     shards_named,
     this_process,
 )
@@ -38,6 +46,8 @@ if TYPE_CHECKING:
 
     #: A pooled connection, as the repositories use it.
     Connection = PoolConnectionProxy[asyncpg.Record]
+
+log = logging.getLogger(__name__)
 
 #: Connections per process: enough for the commands a process answers at once; the
 #: server's max_connections must cover every process's pool.
@@ -70,6 +80,24 @@ _HELD_BY = (
     " AND l.classid = $1::bigint::oid AND l.pid <> pg_backend_pid() {where}"
     " ORDER BY l.objid LIMIT 1"
 )
+#: How many of a hold's locks ($2: shards of $1; $4: count of $3) its connection holds.
+_HELD_HERE = (
+    "SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND objsubid = 2 AND granted"
+    " AND pid = pg_backend_pid()"
+    " AND database = (SELECT oid FROM pg_database WHERE datname = current_database())"
+    " AND ((classid = $1::bigint::oid AND objid = ANY($2::bigint[]::oid[]))"
+    " OR (classid = $3::bigint::oid AND objid = $4::bigint::oid))"
+)
+#: Seconds between checks that the connection holding a process's shards still answers
+#: and still holds their locks (a network that drops a connection silently gives no
+#: other sign; a connection the server ends is noticed at once).
+HOLD_CHECK_EVERY = 5.0
+#: Seconds that check may take before the connection is taken for lost.
+HOLD_CHECK_TIMEOUT = 5.0
+#: Seconds to wait before trying again to take lost shards while the database cannot be
+#: reached: doubled after each failure, up to the last.
+HOLD_FIRST_RETRY = 0.25
+HOLD_LAST_RETRY = 5.0
 
 #: What the server or the network does while the database is unreachable or restarting.
 _UNREACHABLE: tuple[type[BaseException], ...] = (
@@ -242,31 +270,34 @@ class PgDatabase:
                     )
                 )
 
-    async def hold_shards(self, shards: Shards | None, *, wait: float = 0.0) -> PgShardHold:
+    async def hold_shards(
+        self, shards: Shards | None, *, wait: float = 0.0, on_lost: ShardsLost | None = None
+    ) -> PgShardHold:
         """Hold `shards` (None: every shard) for as long as this process runs, on a
         connection of its own outside the pool: the server lets the locks go when the
         connection ends, however the process ends. ShardsHeldError if another process
         holds one of them, or holds shards of another count, still so after `wait`
-        seconds (a process that was just killed may not have let go of them yet)."""
+        seconds (a process that was just killed may not have let go of them yet).
+
+        The hold is kept while the process runs: see `PgShardHold` for a lost connection,
+        and `on_lost` for shards another process took meanwhile."""
         ids, count = (shards.ids, shards.count) if shards is not None else ((0,), 1)
         loop = asyncio.get_running_loop()
         give_up = loop.time() + wait
+        # The same name on every connection of the hold: the process a refused one names.
+        name = f"hilltop {this_process()}"[:63]
         with unavailable_as_error():
-            conn = await asyncpg.connect(
-                self.url,
-                timeout=CONNECT_TIMEOUT,
-                server_settings={"application_name": f"hilltop {this_process()}"[:63]},
-            )
+            conn = await _connect_holder(self.url, name)
         try:
             with unavailable_as_error():
-                while (refusal := await _take_shards(conn, shards, ids, count)) is not None:
+                while (held := await _take_shards(conn, ids, count)) is not None:
                     if loop.time() >= give_up:
-                        raise ShardsHeldError(refusal)
+                        raise ShardsHeldError(_refusal(held, shards, count))
                     await asyncio.sleep(_SHARDS_RETRY)
         except BaseException:
             await conn.close()
             raise
-        return PgShardHold(conn)
+        return PgShardHold(self.url, name, shards, conn, on_lost)
 
 
 class Snapshot:
@@ -281,53 +312,251 @@ class Snapshot:
 
 
 class PgShardHold:
-    """Shards held on a connection of their own; `release` lets them go."""
+    """Shards held on a connection of their own; `release` lets them go.
 
-    def __init__(self, conn: asyncpg.Connection) -> None:
-        self._conn = conn
+    The locks live as long as the server's session of that connection, so the hold
+    watches it: asyncpg tells at once of a connection the server ended (a restart,
+    `pg_terminate_backend`) or the network reset, and a check every HOLD_CHECK_EVERY
+    seconds finds one that stopped answering without a word (a network cut) or whose
+    locks are gone. A lost hold is taken again on a new connection, at once and then,
+    while the database cannot be reached, after waits growing to HOLD_LAST_RETRY, for as
+    long as it takes. If another process took the shards meanwhile, this one must stop
+    handling them: `on_lost` is told who holds them (without it, the loss is logged).
+    """
+
+    def __init__(
+        self,
+        url: str,
+        name: str,
+        shards: Shards | None,
+        conn: asyncpg.Connection,
+        on_lost: ShardsLost | None,
+    ) -> None:
+        self._url = url
+        self._name = name
+        self._shards = shards
+        self._ids, self._count = (shards.ids, shards.count) if shards is not None else ((0,), 1)
+        self._conn: asyncpg.Connection | None = conn
+        self._on_lost = on_lost
+        #: The server processes of this hold's connections, the present one included.
+        self._backends = {conn.get_server_pid()}
+        self._takes = 1
+        self._lost: str | None = None
+        self._changed = asyncio.Event()
+        self._keeping = asyncio.get_running_loop().create_task(
+            self._keep(), name=f"hilltop hold of {shards_named(shards)}"
+        )
+
+    @property
+    def takes(self) -> int:
+        """How often the locks were taken: once at first, once more each time they were
+        taken again after the connection holding them was lost."""
+        return self._takes
+
+    async def taken(self, takes: int) -> None:
+        """Return once the locks were taken `takes` times in all; ShardsHeldError, saying
+        who holds them, once another process took them instead."""
+        while self._takes < takes:
+            if self._lost is not None:
+                raise ShardsHeldError(self._lost)
+            await self._changed.wait()
 
     async def release(self) -> None:
+        self._keeping.cancel()
+        await asyncio.wait([self._keeping])
+        conn, self._conn = self._conn, None
+        if conn is None:
+            return
         try:
-            await asyncio.wait_for(self._conn.close(), 5.0)
+            await asyncio.wait_for(conn.close(), 5.0)
         except Exception:
-            self._conn.terminate()  # the server lets the locks go with the connection
+            conn.terminate()  # the server lets the locks go with the connection
+
+    def _tell(self) -> None:
+        """Wake whoever waits in `taken`."""
+        self._changed.set()
+        self._changed = asyncio.Event()
+
+    async def _keep(self) -> None:
+        """Watch the connection holding the locks, and take them again whenever it is
+        lost, until they are released or another process takes them."""
+        named = shards_named(self._shards)
+        while self._conn is not None:
+            why = await _until_lost(self._conn, self._ids, self._count)
+            self._conn.terminate()
+            self._conn = None
+            log.warning("The hold of %s was lost (%s); taking it again", named, why)
+            held = await self._take_again()
+            if held is not None:
+                self._lost = _loss(held, self._shards, self._count)
+                self._tell()
+                if self._on_lost is None:
+                    log.error("%s", self._lost)
+                    return
+                try:
+                    self._on_lost(self._lost)
+                except Exception:
+                    log.exception("telling of the lost hold of %s failed", named)
+                return
+            self._takes += 1
+            self._tell()
+            log.info("The hold of %s is taken again", named)
+
+    async def _take_again(self) -> _Held | None:
+        """Take the locks again on a new connection (then `self._conn`), trying until
+        the database answers; None once taken, else who took them meanwhile."""
+        retry = HOLD_FIRST_RETRY
+        failures = 0
+        while True:
+            try:
+                return await self._take_anew()
+            except Exception as exc:  # whatever the cause, try again later
+                failures += 1
+                level = logging.WARNING if failures == 1 else logging.DEBUG
+                named = shards_named(self._shards)
+                log.log(
+                    level,
+                    "Cannot take the hold of %s again yet (%s); trying again",
+                    named,
+                    _said(exc),
+                )
+            await asyncio.sleep(retry)
+            retry = min(retry * 2, HOLD_LAST_RETRY)
+
+    async def _take_anew(self) -> _Held | None:
+        """Take the locks on a new connection, kept as `self._conn` if they are taken;
+        None if they are, else who holds them."""
+        conn = await _connect_holder(self._url, self._name)
+        try:
+            self._backends.add(conn.get_server_pid())
+            held = await self._take_on(conn)
+        except BaseException:
+            conn.terminate()
+            raise
+        if held is None:
+            self._conn = conn
+        else:
+            conn.terminate()
+        return held
+
+    async def _take_on(self, conn: asyncpg.Connection) -> _Held | None:
+        """Take the locks on `conn`; None once taken, else who holds them. A connection
+        of this hold that the server has not yet seen end (the network was cut: the
+        server's side of it waits on) is ended, and the locks taken from it."""
+        while (held := await _take_shards(conn, self._ids, self._count)) is not None:
+            if held.pid not in self._backends or held.holder != self._name:
+                return held
+            log.warning(
+                "Ending server process %d, an earlier connection of the hold of %s that the"
+                " server still keeps",
+                held.pid,
+                shards_named(self._shards),
+            )
+            await conn.execute("SELECT pg_terminate_backend($1)", held.pid)
+            await asyncio.sleep(_SHARDS_RETRY)  # the server lets its locks go as it ends
+        return None
 
 
-async def _take_shards(
-    conn: asyncpg.Connection, shards: Shards | None, ids: tuple[int, ...], count: int
-) -> str | None:
+async def _connect_holder(url: str, name: str) -> asyncpg.Connection:
+    return await asyncpg.connect(
+        url, timeout=CONNECT_TIMEOUT, server_settings={"application_name": name}
+    )
+
+
+async def _until_lost(conn: asyncpg.Connection, ids: tuple[int, ...], count: int) -> str:
+    """Return once `conn` is closed, stops answering or no longer holds the locks of
+    shards `ids` of `count`: how it was lost."""
+    ended = asyncio.Event()
+    conn.add_termination_listener(lambda _conn: ended.set())
+    while not conn.is_closed():
+        try:
+            await asyncio.wait_for(ended.wait(), HOLD_CHECK_EVERY)
+        except TimeoutError:
+            try:
+                held = await conn.fetchval(
+                    _HELD_HERE,
+                    SHARD_LOCKS,
+                    list(ids),
+                    SHARD_COUNT_LOCKS,
+                    count,
+                    timeout=HOLD_CHECK_TIMEOUT,
+                )
+            except Exception as exc:
+                return f"its connection does not answer: {_said(exc)}"
+            if held != len(ids) + 1:
+                return "its connection no longer holds the locks"
+        else:
+            break
+    return "its connection ended"
+
+
+def _said(exc: BaseException) -> str:
+    return str(exc) or type(exc).__name__
+
+
+@dataclass(frozen=True, slots=True)
+class _Held:
+    """Another process's lock in the way of taking shards."""
+
+    #: The shard it holds, or None: it holds shards of another count.
+    shard: int | None
+    #: The count of the shards it holds (known when `shard` is None).
+    count: int
+    #: Its application name, if it gave one, and its server process.
+    holder: str | None
+    pid: int
+
+    @property
+    def who(self) -> str:
+        return str(self.holder or f"server process {self.pid}").removeprefix("hilltop ")
+
+
+def _counted(count: int) -> str:
+    return "one process holding every shard" if count == 1 else f"{count} shards"
+
+
+def _refusal(held: _Held, shards: Shards | None, count: int) -> str:
+    """Why a process cannot start on `shards`."""
+    if held.shard is None:
+        return (
+            f"this database's servers are handled by {_counted(held.count)} ({held.who}), and "
+            f"this process was given {shards_named(shards)}: give every process the "
+            "same shard count in HILLTOP_SHARDS"
+        )
+    return (
+        f"shard {held.shard} of {count} is held by another process ({held.who}):"
+        " one process per shard; stop that one first, or give this one other shards"
+        " in HILLTOP_SHARDS"
+    )
+
+
+def _loss(held: _Held, shards: Shards | None, count: int) -> str:
+    """Who took the shards of a process whose hold was lost."""
+    who = held.who if held.holder is None else f"{held.who}, server process {held.pid}"
+    if held.shard is None:
+        return (
+            f"this database's servers are now handled by {_counted(held.count)} ({who}),"
+            f" not by {shards_named(shards)}"
+        )
+    return f"shard {held.shard} of {count} is now held by {who}"
+
+
+async def _take_shards(conn: asyncpg.Connection, ids: tuple[int, ...], count: int) -> _Held | None:
     """Take the shard locks of `ids` of `count`, one process at a time; None if taken,
-    else why not (and nothing is held)."""
+    else who holds what is in the way (and nothing is held)."""
     async with conn.transaction():
         await conn.execute("SELECT pg_advisory_xact_lock(hashtextextended($1, 0))", _SHARDS_LOCK)
         other = await conn.fetchrow(
             _HELD_BY.format(where="AND l.objid <> $2::bigint::oid"), SHARD_COUNT_LOCKS, count
         )
         if other is not None:
-            theirs = (
-                "one process holding every shard"
-                if other["key"] == 1
-                else (f"{other['key']} shards")
-            )
-            return (
-                f"this database's servers are handled by {theirs} ({_holder(other)}), and "
-                f"this process was given {shards_named(shards)}: give every process the "
-                "same shard count in HILLTOP_SHARDS"
-            )
+            return _Held(None, other["key"], other["holder"], other["pid"])
         held = await conn.fetchrow(
             _HELD_BY.format(where="AND l.objid = ANY($2::bigint[]::oid[])"), SHARD_LOCKS, list(ids)
         )
         if held is not None:
-            return (
-                f"shard {held['key']} of {count} is held by another process ({_holder(held)}):"
-                " one process per shard; stop that one first, or give this one other shards"
-                " in HILLTOP_SHARDS"
-            )
+            return _Held(held["key"], count, held["holder"], held["pid"])
         for shard in ids:
             await conn.execute("SELECT pg_advisory_lock($1, $2)", SHARD_LOCKS, shard)
         await conn.execute("SELECT pg_advisory_lock_shared($1, $2)", SHARD_COUNT_LOCKS, count)
     return None
-
-
-def _holder(row: asyncpg.Record) -> str:
-    return str(row["holder"] or f"server process {row['pid']}").removeprefix("hilltop ")
