@@ -52,6 +52,10 @@ LIVE = "g.kind = 'channel' AND g.status IN ('challenge', 'active')"
 #: Games of the channels that finished (those the rating takes).
 FINISHED = "g.kind = 'channel' AND g.status = 'finished'"
 NEWEST_FIRST = "ORDER BY g.finished_at DESC, g.id DESC"
+#: A seat changing hands (its new holder's id: placeholder {0}) keeps the person who held
+#: it until then, unless it already keeps one: so a resigner's game stays in their
+#: history, once a computer sits in their seat.
+LEFT_BY = "left_by = COALESCE(left_by, CASE WHEN is_bot = 0 AND user_id <> {0} THEN user_id END)"
 
 
 def finished_page_query(
@@ -66,31 +70,55 @@ def finished_page_query(
     """The condition on `games g` for one page of ended games (see
     `GameRepository.finished_games`), and its parameters. The page's ids are found first,
     in an index that holds the server's (or the player's) ended games in order of their
-    end, from where the last page stopped; only those games are then read whole."""
+    end, from where the last page stopped; only those games are then read whole.
+
+    A player's games are those of the seats they hold and of those they left to a
+    computer (`left_by`): each kind is a page read in its own index, and the two pages,
+    at most twice a page of ids, are cut again to one."""
     p = Params(mark)
-    where = ""
-    if user_id is None:
-        source, key, ids = "games g", "g.finished_at, g.id", "g.id"
-    else:
-        # A player in two seats of one game lists it once: from their first seat.
-        source = "seats s JOIN games g ON g.id = s.game_id"
-        key, ids = "s.finished_at, s.game_id", "s.game_id"
-        where = (
-            f"s.user_id = {p(user_id)} AND s.live = 0 AND NOT EXISTS (SELECT 1 FROM seats o"
-            " WHERE o.game_id = s.game_id AND o.user_id = s.user_id AND o.seat < s.seat) AND "
+    order = "ASC" if older_than is None and newer_than is not None else "DESC"
+
+    def page(source: str, key: str, ids: str, whose: str) -> str:
+        where = whose + (
+            "g.guild_id IS NULL" if guild_id is None else f"g.guild_id = {p(guild_id)}"
         )
-    where += "g.guild_id IS NULL" if guild_id is None else f"g.guild_id = {p(guild_id)}"
-    where += " AND g.kind = 'channel' AND g.status IN ('finished', 'aborted')"
-    if game is not None:
-        where += f" AND g.game = {p(game)}"
-    order = "DESC"
-    if older_than is not None:
-        where += f" AND ({key}) < (SELECT finished_at, id FROM games WHERE id = {p(older_than)})"
-    elif newer_than is not None:
-        where += f" AND ({key}) > (SELECT finished_at, id FROM games WHERE id = {p(newer_than)})"
-        order = "ASC"
-    by = ", ".join(f"{column.strip()} {order}" for column in key.split(","))
-    inner = f"SELECT {ids} FROM {source} WHERE {where} ORDER BY {by} LIMIT {p(limit)}"
+        where += " AND g.kind = 'channel' AND g.status IN ('finished', 'aborted')"
+        if game is not None:
+            where += f" AND g.game = {p(game)}"
+        if older_than is not None:
+            where += (
+                f" AND ({key}) < (SELECT finished_at, id FROM games WHERE id = {p(older_than)})"
+            )
+        elif newer_than is not None:
+            where += (
+                f" AND ({key}) > (SELECT finished_at, id FROM games WHERE id = {p(newer_than)})"
+            )
+        by = ", ".join(f"{column.strip()} {order}" for column in key.split(","))
+        return f"SELECT {ids} FROM {source} WHERE {where} ORDER BY {by} LIMIT {p(limit)}"
+
+    if user_id is None:
+        return f"g.id IN ({page('games g', 'g.finished_at, g.id', 'g.id', '')})", p.values
+    pages = []
+    for column, alias in (("user_id", "held"), ("left_by", "gone")):
+        # A player in two seats of one game (held or left) lists it once: from their
+        # first seat. The placeholders are written in the order they stand in the text.
+        whose = (
+            f"s.{column} = {p(user_id)} AND s.live = 0 AND NOT EXISTS (SELECT 1 FROM seats o"
+            " WHERE o.game_id = s.game_id AND o.seat < s.seat"
+            f" AND s.{column} IN (o.user_id, o.left_by)) AND "
+        )
+        found = page(
+            "seats s JOIN games g ON g.id = s.game_id",
+            "s.finished_at, s.game_id",
+            "s.game_id, s.finished_at",
+            whose,
+        )
+        pages.append(f"SELECT game_id, finished_at FROM ({found}) AS {alias}")
+    both = " UNION ALL ".join(pages)
+    inner = (
+        f"SELECT game_id FROM ({both}) AS mine"
+        f" ORDER BY finished_at {order}, game_id {order} LIMIT {p(limit)}"
+    )
     return f"g.id IN ({inner})", p.values
 
 

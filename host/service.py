@@ -148,7 +148,8 @@ class GameService:
         )
         self.game_lists = GameLists(self.live, self.presenter)
         self.offers = Offers(self.live, self.playing, self.presenter, self.boards, clock)
-        self.history = History(self.live, self.presenter)
+        names = self.ratings.repository.names if self.ratings is not None else None
+        self.history = History(self.live, self.presenter, names)
         self.buttons = Buttons(
             self.live,
             self.moves,

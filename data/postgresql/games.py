@@ -19,7 +19,15 @@ from typing import TYPE_CHECKING, Any, Literal
 import asyncpg
 
 from data.postgresql.db import PgDatabase, rowcount
-from data.queries import FINISHED, GAME_COLUMNS_OF_G, LIVE, SETTINGS_TABLES, UNTOLD, Params
+from data.queries import (
+    FINISHED,
+    GAME_COLUMNS_OF_G,
+    LEFT_BY,
+    LIVE,
+    SETTINGS_TABLES,
+    UNTOLD,
+    Params,
+)
 from data.repository import (
     LIVE_STATUSES,
     GameRecord,
@@ -328,9 +336,10 @@ async def insert_game(conn: Connection, new: NewGame, now: float) -> int:
 
 
 async def _seat(conn: Connection, game_id: int, seats: tuple[int, ...], user: UserRecord) -> None:
-    """`user` (already stored) takes `seats` of the game, inside the caller's transaction."""
+    """`user` (already stored) takes `seats` of the game, inside the caller's transaction;
+    a seat a person held keeps who they were (`LEFT_BY`)."""
     await conn.execute(
-        "UPDATE seats SET user_id = $1, is_bot = $2, accepted = 1"
+        f"UPDATE seats SET {LEFT_BY.format('$1')}, user_id = $1, is_bot = $2, accepted = 1"
         " WHERE game_id = $3 AND seat = ANY($4::int[])",
         user.id,
         int(user.is_bot),

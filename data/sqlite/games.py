@@ -10,7 +10,15 @@ from typing import Any, Literal, cast
 
 import aiosqlite
 
-from data.queries import FINISHED, GAME_COLUMNS_OF_G, LIVE, SETTINGS_TABLES, UNTOLD, Params
+from data.queries import (
+    FINISHED,
+    GAME_COLUMNS_OF_G,
+    LEFT_BY,
+    LIVE,
+    SETTINGS_TABLES,
+    UNTOLD,
+    Params,
+)
 from data.repository import (
     LIVE_STATUSES,
     GameRecord,
@@ -287,11 +295,13 @@ async def insert_game(conn: aiosqlite.Connection, new: NewGame, now: float) -> i
 async def _seat(
     conn: aiosqlite.Connection, game_id: int, seats: tuple[int, ...], user: UserRecord
 ) -> None:
-    """`user` takes `seats` of the game, inside the caller's transaction."""
+    """`user` takes `seats` of the game, inside the caller's transaction; a seat a person
+    held keeps who they were (`LEFT_BY`)."""
     await upsert_user(conn, user)
     await conn.executemany(
-        "UPDATE seats SET user_id = ?, is_bot = ?, accepted = 1 WHERE game_id = ? AND seat = ?",
-        [(user.id, int(user.is_bot), game_id, seat) for seat in seats],
+        f"UPDATE seats SET {LEFT_BY.format('?')}, user_id = ?, is_bot = ?, accepted = 1"
+        " WHERE game_id = ? AND seat = ?",
+        [(user.id, user.id, int(user.is_bot), game_id, seat) for seat in seats],
     )
 
 

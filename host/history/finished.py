@@ -6,7 +6,7 @@ direct messages), and a game in progress only as everyone may see it."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Awaitable, Callable, Iterable, Sequence
 from contextlib import nullcontext
 from typing import Any
 
@@ -46,10 +46,15 @@ def _cursor(cursor: str | None) -> tuple[int | None, int | None]:
     return (game_id, None) if cursor.startswith("<") else (None, game_id)
 
 
+#: Players' names by id, as stored (for a player who is no longer in a game's seats).
+Names = Callable[[Iterable[int]], Awaitable[dict[int, str]]]
+
+
 class History:
-    def __init__(self, live: LiveGames, presenter: Presenter) -> None:
+    def __init__(self, live: LiveGames, presenter: Presenter, names: Names | None = None) -> None:
         self.live = live
         self.presenter = presenter
+        self.names = names
         #: One replay drawn per person at a time: thirty /replays of one person queue
         #: one drawing ahead of everyone else's, not thirty.
         self.replays = OnePerUser(
@@ -152,8 +157,11 @@ class History:
         if owner_id:
             records = await self.live.repository.finished_games(channel.guild_id, owner_id, None, 1)
             seats = records[0].seats if records else ()
-            name = next((s.user.name for s in seats if s.user.id == owner_id), "?")
-            whose = User(owner_id, name)
+            name = next((s.user.name for s in seats if s.user.id == owner_id), None)
+            if name is None and self.names is not None:
+                # Their newest game is one they resigned: a computer holds their seat.
+                name = (await self.names([owner_id])).get(owner_id)
+            whose = User(owner_id, name or "?")
         if cursor is None:
             number = 0
         return await self.page(channel, whose, game, number, cursor, edit=True, viewer=viewer)

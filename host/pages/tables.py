@@ -91,9 +91,18 @@ class Tables:
         server = await self.access.server(guild_id, visitor)
         played = await self.access.live.repository.finished_games(guild_id, user_id, None, 1)
         seat = next((s for r in played for s in r.seats if s.user.id == user_id), None)
-        if seat is None or seat.user.is_bot:
+        if not played or (seat is not None and seat.user.is_bot):
             raise not_found()
-        who = User(user_id, seat.user.name)
+        # A player whose newest game they resigned no longer holds its seat: their name
+        # is read from the players' table.
+        name = (
+            seat.user.name
+            if seat
+            else (await self.ratings.repository.names([user_id])).get(user_id)
+        )
+        if name is None:
+            raise not_found()
+        who = User(user_id, name)
         reader = self._reader(visitor)
         reply = (await self.ratings.profile(where(server), reader, who, None))[0]
         return Card(server, reply.title, reply.text, reply.fields, reply.footer)

@@ -13,7 +13,9 @@ from data.results import Ending, GameResult
 from data.storage import Storage
 from engine.text import speaking
 from host import i18n
+from host.face import FrontEnd, ServerChange
 from host.model import Reply, ServiceError
+from host.pages.views import Visitor
 from host.payloads import Action
 from host.ratings.rating import to_rate
 from host.service import GameService
@@ -22,10 +24,12 @@ from tests.host.conftest import (
     ADMIN,
     ALICE,
     BOB,
+    BOT,
     ENDGAME,
     HERE,
     each_moves_once,
 )
+from tests.houses import house_of
 
 
 @pytest.fixture(autouse=True)
@@ -53,9 +57,8 @@ async def test_a_game_resigned_in_polish_reads_in_english_with_who_won(
         [end] = await service.resign(HERE, ALICE, confirmed=True)
     assert "poddaje się" in end.text  # the resigner read it in Polish
     stored = await service.repository.get_game(game_id)
-    assert stored is not None and stored.result == GameResult(
-        Ending.RESIGNED, (1,), stored.result.scores, (0,)
-    )
+    assert stored is not None and stored.result is not None
+    assert stored.result == GameResult(Ending.RESIGNED, (1,), stored.result.scores, (0,))
     [history] = await service.finished(HERE)
     assert "alice vs bob: bob beat alice · alice resigned" in history.text
     [record] = await service.game_record(HERE, game_id)
@@ -196,6 +199,58 @@ async def test_computers_are_listed_by_their_seats(service: GameService) -> None
         "alice vs hilltop (Blue) vs hilltop (Green) vs hilltop (Purple): aborted · alice resigned"
         in history.text
     )
+
+
+async def test_a_resigner_against_computers_finds_the_game_in_their_history(
+    service: GameService,
+) -> None:
+    setup = GameSetup("everest", computers=3, seed=11, seat="first")
+    [started, *_] = await service.start(HERE, ALICE, setup)
+    await service.resign(HERE, ALICE, confirmed=True)
+    # /history as alice asks for it: her own games, and she is the one who looks.
+    [mine] = await service.finished(HERE, ALICE, viewer=ALICE)
+    assert mine.title == "Finished games of alice"
+    [line] = [line for line in mine.text.splitlines() if line.startswith("`#")]
+    assert line.startswith(f"`#{started.game_id}`")
+    assert (
+        "**Everest** · alice vs hilltop (Blue) vs hilltop (Green) vs hilltop (Purple):"
+        " aborted · alice resigned" in line
+    )
+
+
+async def test_a_resigners_web_history_lists_the_game(storage: Storage) -> None:
+    house = house_of(storage, front=FrontEnd(BOT))
+    try:
+        public = ServerChange(web="public", name="general club")
+        await house.service.server_settings(HERE, ADMIN, public)
+        setup = GameSetup("everest", computers=3, seed=11, seat="first")
+        [started, *_] = await house.service.start(HERE, ALICE, setup)
+        await house.service.resign(HERE, ALICE, confirmed=True)
+        view = await house.pages.history(HERE.guild_id or 0, Visitor(), player=ALICE.id)
+        assert [row.id for row in view.rows] == [started.game_id]
+        assert view.player == (ALICE.id, "alice")
+        assert view.rows[0].players[0] == (0, "alice")  # a computer's seat, named for her
+    finally:
+        house.close()
+
+
+async def test_a_resigners_profile_page_and_history_pages_know_them_by_name(
+    storage: Storage,
+) -> None:
+    house = house_of(storage, front=FrontEnd(BOT))
+    try:
+        public = ServerChange(web="public", name="general club")
+        await house.service.server_settings(HERE, ADMIN, public)
+        setup = GameSetup("everest", computers=3, seed=11, seat="first")
+        await house.service.start(HERE, ALICE, setup)
+        await house.service.resign(HERE, ALICE, confirmed=True)
+        # Her newest game is one a computer now sits in for her.
+        card = await house.pages.profile(HERE.guild_id or 0, Visitor(), ALICE.id)
+        assert "alice" in card.title
+        [page] = await house.service.history.turn_page(HERE, ALICE.id, (), 0, ALICE)
+        assert "alice" in page.title and "?" not in page.title
+    finally:
+        house.close()
 
 
 async def test_a_closed_challenge_says_who_closed_it(service: GameService) -> None:
