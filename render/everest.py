@@ -106,12 +106,33 @@ class Grid:
     def bottom(self) -> int:
         return self.top + 6 * self.cell
 
+    @property
+    def width(self) -> int:
+        """The width of a picture with this board in it, margins included."""
+        return 8 * self.cell + 2 * self.left
 
-#: The main board, 760 px wide. Discord shows a picture about 360 px wide on a phone, so
-#: every word and coin is written at least `READABLE` px high (12 px there).
+    @property
+    def readable(self) -> int:
+        """The smallest type on a picture of this board's width: 12 px on a phone."""
+        return readable(self.width)
+
+
+#: Discord shows a picture about 360 px wide on a phone: every word, number, coin and
+#: die is drawn at least 12 px high there.
+PHONE = 360
+
+
+def readable(width: int) -> int:
+    """The font size (and the die size) that stands 12 px high when a picture `width`
+    px wide is shown `PHONE` px wide."""
+    return math.ceil(12 * width / PHONE)
+
+
+#: The main board, 760 px wide: every word and coin is written at least `READABLE` px
+#: high (12 px on a phone).
 BOARD = Grid(86, 36, 88)
-WIDTH = 760
-READABLE = 26
+WIDTH = BOARD.width
+READABLE = readable(WIDTH)
 MARGIN = BOARD.left
 PANEL_TOP = BOARD.bottom + 34
 #: One card per player, across the image: name and coins, then where it stands.
@@ -121,26 +142,27 @@ CARD_H = 78
 THUMB = Grid(28, 8, 8)
 THUMB_SIZE = (8 * THUMB.cell + 2 * THUMB.left, 6 * THUMB.cell + 2 * THUMB.top)
 
-#: One step of a resolution: title, board, a chip per player, then the step's log.
+#: One step of a resolution: title, board, the player chips (all in a row, or two to a
+#: row where a row of all would cut a name), then the step's log.
 STEP = Grid(66, 30, 46)
-STEP_WIDTH = 8 * STEP.cell + 2 * STEP.left
+STEP_WIDTH = STEP.width
 CHIP_H = 30
 STEP_CHIPS_TOP = STEP.bottom + 24
-STEP_LOG_TOP = STEP_CHIPS_TOP + CHIP_H + 10
-#: The step's log, 12 px high when the picture is shown 360 px wide.
+#: The step's log and the player chips, at least 12 px high on a phone.
 LOG_FONT = 21
 LOG_LINE = 28
-DIE = 18
 
-#: The roll-off winner's choice, at the board's width: a title, the dice on the player
-#: chips, then one row per outcome: its small board, and its number and words beside it.
+#: The roll-off winner's choice, at the board's width: a title (a second line for a long
+#: name), the dice on the player chips, then one row per outcome: its small board, and
+#: its number and words beside it.
 OPTIONS_PAD = 12
 OPTIONS_CHIP_H = 44
 OPTIONS_CHIPS_TOP = 56
+OPTIONS_TITLE_LINE = 34
 
 #: One choice at the main board's size (a plan being built, one roll-off outcome): a
 #: title, the board, then lines of words under it, large enough to read at 550 px.
-CHOICE_BOARD_BOTTOM = BOARD.bottom + 30
+CHOICE_BOARD_BOTTOM = BOARD.bottom + 36
 CHOICE_LINE = 32
 CHOICE_FONT = 26
 
@@ -320,11 +342,12 @@ def _draw_mountain(draw: BoardDraw, grid: Grid, labels: bool, theme: Theme) -> N
     _, py0, px1, _ = grid.box(peak[-1])
     draw.rectangle((px0, py0, px1, py1), outline=PEAK_GOLD, width=max(2, cell // 22))
     if labels:
-        size = round(cell * 0.186)
+        # Files under the board, ranks in its left margin, as large as any word.
+        size = grid.readable
         for col in range(8):
             text_center(
                 draw,
-                (grid.left + col * cell + cell / 2, grid.bottom + round(cell * 0.15)),
+                (grid.left + col * cell + cell / 2, grid.bottom + size * 0.6),
                 "abcdefgh"[col],
                 font(size, bold=True),
                 theme.ink,
@@ -332,7 +355,7 @@ def _draw_mountain(draw: BoardDraw, grid: Grid, labels: bool, theme: Theme) -> N
         for row in range(6):
             text_center(
                 draw,
-                (grid.left - size, grid.top + (5 - row) * cell + cell / 2),
+                (grid.left / 2, grid.top + (5 - row) * cell + cell / 2),
                 str(row + 1),
                 font(size, bold=True),
                 theme.ink,
@@ -536,15 +559,11 @@ def _draw_yeti(
         initial = _token_text(_seat_name(ctx, seat))
         text_center(draw, (cx, cy), initial, font(round(cell * 0.3), bold=True), WHITE)
         if damage is not None and damage[seat]:
-            bx, by, br = cx + r * 0.85, cy - r * 0.85, cell * 0.13
-            draw.ellipse((bx - br, by - br, bx + br, by + br), fill=HIT)
-            text_center(
-                draw,
-                (bx, by),
-                str(damage[seat]),
-                font(round(cell * 0.175), bold=True),
-                WHITE,
-            )
+            # At the disc's top right, inside the square: a number as large as any word.
+            size = grid.readable
+            bx, by, br = cx + r * 0.85, cy - r * 0.85, size * 0.68
+            draw.ellipse((bx - br, by - br, bx + br, by + br), fill=HIT, outline=WHITE, width=2)
+            text_center(draw, (bx, by), str(damage[seat]), font(size, bold=True), WHITE)
 
 
 def _draw_homes(draw: BoardDraw, players: int, theme: Theme, grid: Grid) -> None:
@@ -568,11 +587,16 @@ _PIPS: dict[int, tuple[tuple[int, int], ...]] = {
 }
 
 
-def _draw_die(draw: BoardDraw, x: float, y: float, face: int, ink: Color) -> None:
+def _die_size(size: int) -> int:
+    """A roll-off die beside words of `size`: a little larger than their letters."""
+    return round(size * 1.15)
+
+
+def _draw_die(draw: BoardDraw, x: float, y: float, face: int, ink: Color, size: int) -> None:
     draw.rounded_rectangle(
-        (x, y, x + DIE, y + DIE), radius=DIE // 5, fill=COIN_FACE, outline=ink, width=1
+        (x, y, x + size, y + size), radius=size // 5, fill=COIN_FACE, outline=ink, width=1
     )
-    cx, cy, spread, r = x + DIE / 2, y + DIE / 2, DIE * 0.27, DIE * 0.09
+    cx, cy, spread, r = x + size / 2, y + size / 2, size * 0.27, size * 0.1
     for dx, dy in _PIPS.get(face, ()):
         px, py = cx + dx * spread, cy + dy * spread
         draw.ellipse((px - r, py - r, px + r, py + r), fill=ink)
@@ -594,45 +618,115 @@ def _roll_off(
     return dice, last.index(max(die for die in last if die is not None))
 
 
-def _draw_chips(
-    draw: BoardDraw,
+#: The player chips' margins: between chips, and at the picture's sides.
+CHIP_GAP = 8
+CHIP_SIDE = 16
+
+
+@dataclass(frozen=True)
+class Chips:
+    """Where the player chips go: `columns` to a row, each `width` by `height` px, with
+    each seat's name in one or two lines and its roll-off dice."""
+
+    top: int
+    columns: int
+    width: int
+    height: int
+    #: The height of a chip whose name takes one line: the colour dot and the names
+    #: start at the same place in every chip, tall or not.
+    plain: int
+    #: The type size of the names; the dice are a little larger.
+    size: int
+    names: tuple[tuple[str, ...], ...]
+    dice: tuple[tuple[int, ...], ...]
+    #: The roll-off's winner, whose chip is framed (None: no roll-off).
+    winner: int | None
+
+    @property
+    def bottom(self) -> int:
+        rows = -(-len(self.names) // self.columns)
+        return self.top + rows * (self.height + CHIP_GAP) - CHIP_GAP
+
+    def box(self, seat: int) -> tuple[int, int, int, int]:
+        x0 = CHIP_SIDE + (seat % self.columns) * (self.width + CHIP_GAP)
+        y0 = self.top + (seat // self.columns) * (self.height + CHIP_GAP)
+        return x0, y0, x0 + self.width, y0 + self.height
+
+
+def _chips(
     top: int,
     width: int,
     players: int,
     events: Sequence[Event],
     ctx: RenderContext,
-    *,
-    columns: int | None = None,
-    size: int = LOG_FONT,
-    chip_h: int = CHIP_H,
-) -> None:
-    """A chip per player across the image (`columns` to a row, by default all in one):
-    colour, name and the dice of a roll-off in `events`, the winner's chip framed."""
-    theme = ctx.theme
+    columns: Sequence[int],
+    size: int,
+    height: int,
+) -> Chips:
+    """The chips of a picture `width` px wide, from `top`: the first of `columns` (chips
+    to a row) in which every name is written whole on one line; failing that, the last,
+    with the names that need it on two lines of taller chips, cut only past those."""
     dice, winner = _roll_off(events, players)
-    gap, side = 8, 16
-    per_row = columns or players
-    chip_w = (width - 2 * side - gap * (per_row - 1)) // per_row
     name_font = font(size, bold=True)
-    row_top = top
-    for seat in range(players):
-        x0 = side + (seat % per_row) * (chip_w + gap)
-        top = row_top + (seat // per_row) * (chip_h + gap)
+    die = _die_size(size)
+    line = round(size * 1.2)
+
+    def room(per_row: int, seat: int = -1) -> int:
+        """The width of a name's line in a chip, beside the seat's dice (past them: -1)."""
+        chip_w = (width - 2 * CHIP_SIDE - CHIP_GAP * (per_row - 1)) // per_row
+        beside = len(dice[seat]) * (die + 3) if seat >= 0 else 0
+        return chip_w - _name_left(height) - 6 - beside
+
+    names = [_seat_name(ctx, seat) for seat in range(players)]
+    per_row = columns[-1]
+    for count in columns:
+        if all(text_length(n, name_font) <= room(count, s) for s, n in enumerate(names)):
+            per_row = count
+            break
+    # A name's second line runs on under the dice, which stand beside its first.
+    lines = tuple(
+        tuple(_wrap(name, name_font, room(per_row), 2, first=room(per_row, seat)))
+        for seat, name in enumerate(names)
+    )
+    tall = max(height, 2 * line + 10) if any(len(n) > 1 for n in lines) else height
+    chip_w = (width - 2 * CHIP_SIDE - CHIP_GAP * (per_row - 1)) // per_row
+    return Chips(top, per_row, chip_w, tall, height, size, lines, dice, winner)
+
+
+def _name_left(plain: int) -> int:
+    """Where a chip's name starts, from its left edge: past the colour dot."""
+    return plain // 2 + 12
+
+
+def _draw_chips(draw: BoardDraw, chips: Chips, ctx: RenderContext) -> None:
+    """A chip per player: colour, name and the dice of a roll-off, the winner's chip
+    framed."""
+    theme = ctx.theme
+    name_font = font(chips.size, bold=True)
+    die = _die_size(chips.size)
+    line = round(chips.size * 1.2)
+    for seat, name in enumerate(chips.names):
+        x0, y0, x1, y1 = chips.box(seat)
         colour = _seat_colour(theme, seat)
         draw.rounded_rectangle(
-            (x0, top, x0 + chip_w, top + chip_h),
+            (x0, y0, x1, y1),
             radius=7,
             fill=_light(colour, CARD_LIGHT),
             outline=colour,
-            width=3 if seat == winner else 1,
+            width=3 if seat == chips.winner else 1,
         )
-        dot = chip_h / 2
-        draw.ellipse((x0 + dot - 8, top + dot - 8, x0 + dot + 8, top + dot + 8), fill=colour)
-        dice_x = x0 + chip_w - 6 - len(dice[seat]) * (DIE + 3)
-        name = fit_text(_seat_name(ctx, seat), name_font, int(dice_x - x0 - dot - 12))
-        draw.label((x0 + dot + 12, top + chip_h / 2), name, name_font, theme.ink, "lm")
-        for i, face in enumerate(dice[seat]):
-            _draw_die(draw, dice_x + 3 + i * (DIE + 3), top + (chip_h - DIE) / 2, face, theme.ink)
+        middle = (y0 + y1) / 2
+        dot = x0 + chips.plain / 2
+        draw.ellipse((dot - 8, middle - 8, dot + 8, middle + 8), fill=colour)
+        # A name in two lines has its dice beside its first line.
+        first = middle - (len(name) - 1) / 2 * line
+        for i, part in enumerate(name):
+            draw.label(
+                (x0 + _name_left(chips.plain), first + i * line), part, name_font, theme.ink, "lm"
+            )
+        dice_x = x1 - 6 - len(chips.dice[seat]) * (die + 3)
+        for i, face in enumerate(chips.dice[seat]):
+            _draw_die(draw, dice_x + 3 + i * (die + 3), first - die / 2, face, theme.ink, die)
 
 
 # --- the board --------------------------------------------------------------------------
@@ -773,17 +867,25 @@ def _step_title(scene: StepScene) -> str:
     return str(t("Round {round} · step {step}", round=scene.round, step=scene.step))
 
 
+def _step_chips(events: Sequence[Event], players: int, ctx: RenderContext) -> Chips:
+    """A step's chips: all in one row while every name fits whole, else two to a row."""
+    columns = (players, 2) if players > 2 else (players,)
+    return _chips(STEP_CHIPS_TOP, STEP_WIDTH, players, events, ctx, columns, LOG_FONT, CHIP_H)
+
+
 def _render_step(scene: StepScene, players: int, ctx: RenderContext) -> Image.Image:
     theme = ctx.theme
     log = _step_log(scene.events, ctx)
-    height = STEP_LOG_TOP + len(log) * LOG_LINE + 10
+    chips = _step_chips(scene.events, players, ctx)
+    log_top = chips.bottom + 10
+    height = log_top + len(log) * LOG_LINE + 10
     image, draw = new_canvas(STEP_WIDTH, height, palette(theme), theme.background)
-    image.paste(_mountain_image(theme, STEP, (STEP_WIDTH, STEP_LOG_TOP), True), (0, 0))
+    image.paste(_mountain_image(theme, STEP, (STEP_WIDTH, STEP_CHIPS_TOP), True), (0, 0))
     _draw_homes(draw, players, theme, STEP)
     _draw_events(draw, scene.events, STEP, theme)
     _draw_yeti(draw, scene.pos, None, ctx, STEP, True)
     title = _step_title(scene)
-    title_font = font(20, bold=True)
+    title_font = font(STEP.readable, bold=True)
     draw.label((16, 12), title, title_font, theme.ink)
     _, winner = _roll_off(scene.events, players)
     if winner is not None:
@@ -791,10 +893,10 @@ def _render_step(scene: StepScene, players: int, ctx: RenderContext) -> Image.Im
         x = 16 + text_length(title, title_font) + 14
         fitted = fit_text(note, font(LOG_FONT), int(STEP_WIDTH - x - 12))
         draw.label((x, 14), fitted, font(LOG_FONT), theme.muted)
-    _draw_chips(draw, STEP_CHIPS_TOP, STEP_WIDTH, players, scene.events, ctx)
+    _draw_chips(draw, chips, ctx)
     line_font = font(LOG_FONT)
     for i, (colour, line) in enumerate(log):
-        y = STEP_LOG_TOP + i * LOG_LINE + LOG_LINE / 2
+        y = log_top + i * LOG_LINE + LOG_LINE / 2
         draw.ellipse((14, y - 6, 26, y + 6), fill=colour)
         fitted = fit_text(line, line_font, STEP_WIDTH - 44)
         draw.label((34, y), fitted, line_font, theme.ink, "lm")
@@ -826,19 +928,31 @@ def render_steps(state: EverestState, ctx: RenderContext) -> list[StepPicture]:
 # --- the roll-off winner's choice -------------------------------------------------------
 
 
-def _wrap(text: str, fnt: ImageFont.FreeTypeFont, width: int, max_lines: int) -> list[str]:
-    """`text` in at most `max_lines` lines of `width` pixels, broken between words; the
-    last line ends with an ellipsis if the text does not fit."""
+def _wrap(
+    text: str, fnt: ImageFont.FreeTypeFont, width: int, max_lines: int, first: int | None = None
+) -> list[str]:
+    """`text` in at most `max_lines` lines of `width` pixels (the first one `first` px,
+    when something stands beside it), broken between words, or inside a word wider than
+    a line (a name may be one long word); the last line ends with an ellipsis if the text
+    does not fit."""
     lines: list[str] = []
     words = text.split()
     while words and len(lines) < max_lines - 1:
+        room = first if first is not None and not lines else width
         count = len(words)
-        while count > 1 and fnt.getlength(" ".join(words[:count])) > width:
+        while count > 1 and text_length(" ".join(words[:count]), fnt) > room:
             count -= 1
+        if count == 1 and text_length(words[0], fnt) > room:
+            word = words[0]
+            cut = max(1, len(word) - 1)
+            while cut > 1 and text_length(word[:cut], fnt) > room:
+                cut -= 1
+            words[:1] = [word[:cut], word[cut:]]
         lines.append(" ".join(words[:count]))
         words = words[count:]
     if words:
-        lines.append(fit_text(" ".join(words), fnt, width))
+        room = first if first is not None and not lines else width
+        lines.append(fit_text(" ".join(words), fnt, room))
     return lines
 
 
@@ -869,27 +983,17 @@ def render_options(
     options = state.pick_options()
     width = WIDTH
     thumb_w = THUMB_SIZE[0]
-    height = _option_row(state.players, len(options))[1]
+    title, chips = _options_layout(state, seat, ctx)
+    height = _option_row(chips, len(options))[1]
     image, draw = new_canvas(width, height, palette(theme), theme.background)
-    title = str(t("{name} won the roll-off: pick an outcome", name=_seat_name(ctx, seat)))
     title_font = font(READABLE + 2, bold=True)
-    fitted = fit_text(title, title_font, width - 2 * OPTIONS_PAD)
-    draw.label((OPTIONS_PAD + 4, 10), fitted, title_font, theme.ink)
-    _draw_chips(
-        draw,
-        OPTIONS_CHIPS_TOP,
-        width,
-        state.players,
-        state.events,
-        ctx,
-        columns=2,
-        size=READABLE,
-        chip_h=OPTIONS_CHIP_H,
-    )
+    for row, line in enumerate(title):
+        draw.label((OPTIONS_PAD + 4, 10 + row * OPTIONS_TITLE_LINE), line, title_font, theme.ink)
+    _draw_chips(draw, chips, ctx)
     words = font(READABLE)
     text_x = OPTIONS_PAD + thumb_w + 16
     for i, option in enumerate(options):
-        y = _option_row(state.players, i)[1]
+        y = _option_row(chips, i)[1]
         image.paste(render_outcome_thumbnail(option.preview, ctx), (OPTIONS_PAD, y))
         head = str(t("pick {number}", number=option.number))
         draw.label((text_x, y + 4), head, font(READABLE + 2, bold=True), theme.ink)
@@ -898,12 +1002,21 @@ def render_options(
     return image
 
 
-def _option_row(players: int, index: int) -> tuple[int, int, int, int]:
-    """The row of the roll-off outcome at `index` (0-based) in the outcomes' picture: its
-    small board at the left, its number and words beside it (right and bottom excluded).
-    The row past the last one starts where the picture ends."""
-    chip_rows = -(-players // 2)
-    rows_top = OPTIONS_CHIPS_TOP + chip_rows * (OPTIONS_CHIP_H + 8) + 8
+def _options_layout(state: EverestState, seat: int, ctx: RenderContext) -> tuple[list[str], Chips]:
+    """The title of the roll-off winner's choice, in one line or two (a long name), and
+    the player chips under it, two to a row."""
+    title = str(t("{name} won the roll-off: pick an outcome", name=_seat_name(ctx, seat)))
+    lines = _wrap(title, font(READABLE + 2, bold=True), WIDTH - 2 * OPTIONS_PAD - 4, 2)
+    top = OPTIONS_CHIPS_TOP + (len(lines) - 1) * OPTIONS_TITLE_LINE
+    chips = _chips(top, WIDTH, state.players, state.events, ctx, (2,), READABLE, OPTIONS_CHIP_H)
+    return lines, chips
+
+
+def _option_row(chips: Chips, index: int) -> tuple[int, int, int, int]:
+    """The row of the roll-off outcome at `index` (0-based) in the outcomes' picture, under
+    its `chips`: its small board at the left, its number and words beside it (right and
+    bottom excluded). The row past the last one starts where the picture ends."""
+    rows_top = chips.bottom + 2 * CHIP_GAP
     top = rows_top + index * (THUMB_SIZE[1] + OPTIONS_PAD)
     return OPTIONS_PAD, top, WIDTH - OPTIONS_PAD, top + THUMB_SIZE[1]
 
@@ -972,11 +1085,16 @@ def _step_anchor(events: Sequence[Event], grid: Grid) -> tuple[float, float] | N
     return None
 
 
-def _badge(draw: BoardDraw, xy: tuple[float, float], text: str, colour: Color, cell: int) -> None:
+def _badge_radius(grid: Grid) -> float:
+    """A plan action's numbered disc: round a number as large as any word."""
+    return grid.readable * 0.7
+
+
+def _badge(draw: BoardDraw, xy: tuple[float, float], text: str, colour: Color, grid: Grid) -> None:
     cx, cy = xy
-    r = cell * 0.17
+    r = _badge_radius(grid)
     draw.ellipse((cx - r, cy - r, cx + r, cy + r), fill=colour, outline=WHITE, width=2)
-    text_center(draw, (cx, cy), text, font(round(cell * 0.22), bold=True), WHITE)
+    text_center(draw, (cx, cy), text, font(grid.readable, bold=True), WHITE)
 
 
 def render_plan_preview(
@@ -1023,10 +1141,11 @@ def render_plan_preview(
             continue
         # Two actions from one square toward one side: the later number steps aside.
         vx, vy = _DIR_VEC[action & 3]
-        while any(math.dist(anchor, other) < BOARD.cell * 0.36 for other in placed):
-            anchor = (anchor[0] + vy * BOARD.cell * 0.36, anchor[1] - vx * BOARD.cell * 0.36)
+        apart = 2 * _badge_radius(BOARD) + 2
+        while any(math.dist(anchor, other) < apart for other in placed):
+            anchor = (anchor[0] + vy * apart, anchor[1] - vx * apart)
         placed.append(anchor)
-        _badge(draw, anchor, str(number), colour, BOARD.cell)
+        _badge(draw, anchor, str(number), colour, BOARD)
     return image
 
 
@@ -1139,13 +1258,14 @@ def spots(
     found: list[Spot] = []
     if state.stage is Stage.PICK:
         count = len(state.pick_options())
+        _, chips = _options_layout(state, seat, ctx)
         for token in tokens:
             try:
                 move = state.parse_move(seat, token)
             except MoveError:
                 continue
             if isinstance(move, Pick) and 1 <= move.number <= count:
-                found.append(Spot(token, _option_row(state.players, move.number - 1)))
+                found.append(Spot(token, _option_row(chips, move.number - 1)))
     elif state.stage is Stage.FLEE and state.pos[seat] != OFF:
         for token in tokens:
             try:

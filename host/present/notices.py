@@ -12,7 +12,7 @@ from engine.text import Text, t
 from host.model import Choice, Reply, User
 from host.payloads import Action, Payload
 from host.play.live import Loaded, user_of
-from host.present.words import Words
+from host.present.words import Words, move_number
 
 
 class Notices(Words):
@@ -84,7 +84,7 @@ class Notices(Words):
                     channel=record.channel_id,
                     game=loaded.game.name,
                     players=" vs ".join(self.names(loaded)),
-                    n=record.ply,
+                    n=move_number(record),
                 )
             ),
             what,

@@ -22,7 +22,7 @@ from host.play.live import Loaded
 from host.play.results import short_line
 from host.present.notices import Notices
 from host.present.painting import BoardImages, Painter
-from host.present.words import Happened
+from host.present.words import Happened, move_number
 from render.core import RenderContext
 
 #: Discord allows 25 options in a select menu and 25 buttons on a message.
@@ -135,7 +135,7 @@ class Presenter(Notices):
             image = images.board
             gallery = await self._gallery(earlier, images)
         return Reply(
-            title=str(t("{game} · move {n}", game=game.name, n=record.ply)),
+            title=str(t("{game} · move {n}", game=game.name, n=move_number(record))),
             text="\n".join(lines),
             image=image,
             gallery=gallery,

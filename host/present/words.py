@@ -13,6 +13,7 @@ from engine.text import Text, t, tn
 from host.model import User
 from host.play.live import Loaded, user_of
 from host.play.results import how_it_ended
+from host.setup import GameOptions
 
 
 @dataclass(frozen=True, slots=True)
@@ -26,6 +27,14 @@ class Happened:
     secret: bool = False
     #: The seat that made the move, when a seat did.
     seat: int | None = None
+
+
+def move_number(record: GameRecord) -> int:
+    """The move a game is at as its titles count it ("Hokito · move 5"). A game started
+    from a record (`/play record: ply:`) goes on from that record's move: its first board
+    says it continues after the record's move N, so its titles count from N too."""
+    start = GameOptions.from_stored(record.options).from_record
+    return record.ply + (start or 0)
 
 
 #: The computer's levels as players read them.

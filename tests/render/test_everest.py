@@ -17,9 +17,11 @@ from render.everest import (
     CHOICE_BOARD_BOTTOM,
     LEVELS,
     LOG_FONT,
+    LOG_LINE,
     PANEL_TOP,
     PEAK_GOLD,
     READABLE,
+    STEP,
     STEP_EDGE,
     _seat_info,
     positions_after,
@@ -28,9 +30,11 @@ from render.everest import (
     render_options,
     render_outcome_thumbnail,
     render_steps,
+    spots,
     step_scenes,
 )
 from tests.render.support import (
+    Colour,
     assert_matches_golden,
     assert_renders_in_palette_at,
     assert_small_deterministic_png,
@@ -361,6 +365,7 @@ def test_outcome_choice_for_the_roll_off_winner_only() -> None:
 @pytest.mark.parametrize("state", [TIED, ROLL_OFF])
 def test_outcome_choice_shows_each_outcome_in_pick_order(state: EverestState) -> None:
     ctx = RenderContext(names=NAMES)
+    assert state.picker is not None
     image = render_options(state, state.picker, (), ctx)
     assert image is not None and image.mode == "P"
     options = state.pick_options()
@@ -403,6 +408,7 @@ def test_golden_pick() -> None:
 
 def test_heights_are_legible_at_the_size_discord_shows_a_board() -> None:
     start = registry.get("everest").new_state(1, 2, None)
+    assert isinstance(start, EverestState)
     image = render(start, RenderContext(names=("Ann", "Bob")))
     x0, y0, x1, y1 = BOARD.box(SQUARE_BY_NAME["d4"])  # a 5 of the peak, no yeti on it
     digit = [
@@ -436,8 +442,10 @@ def test_a_plan_being_built_is_drawn_as_its_path() -> None:
     assert render_options(START.view(0), 0, (), ctx) is None  # nothing planned yet
     image = render_options(START.view(0), 0, ("4E", "2N", "sW"), ctx)
     assert image is not None and image.mode == "P" and image.width == 760
-    # The yeti ends on c3 (framed in its colour), with the start a2 left empty (a ring).
-    assert near(pixel(image, frame_probe("c3")), RED, 20)
+    # The yeti ends on c3 (framed in its colour: at its lower right, clear of action 3's
+    # number), with the start a2 left empty (a ring).
+    x1, y1 = BOARD.box(SQUARE_BY_NAME["c3"])[2:]
+    assert near(pixel(image, (x1 - 4, y1 - 14)), RED, 20)
     assert not near(pixel(image, frame_probe("c2")), RED, 20)
     assert near(pixel(image, centre("c3")), RED, 20)
     x, y = centre("a2")
@@ -517,10 +525,13 @@ def test_words_coins_and_names_are_written_12_px_high_at_a_phones_width() -> Non
     step = pictures(ROUND, ROUND_CTX)[1]
     assert choices is not None
     # The board's cards and coins, and the roll-off's names and outcomes, are written in
-    # READABLE; a step's log in LOG_FONT.
+    # READABLE; a step's log in LOG_FONT; the files and ranks, damage and a plan's numbers
+    # in the board's `readable` size.
     assert READABLE * PHONE / board.width >= 12
     assert READABLE * PHONE / choices.width >= 12
     assert LOG_FONT * PHONE / step.width >= 12
+    assert BOARD.readable * PHONE / board.width >= 12
+    assert STEP.readable * PHONE / step.width >= 12
 
 
 def test_a_coins_digit_is_tall_enough_at_a_phones_width() -> None:
@@ -548,3 +559,150 @@ def test_a_game_ended_off_the_board_shows_nobody_planning() -> None:
     assert "planning…" in _seat_info(planning, 0)
     assert "planning…" not in _seat_info(planning, 0, over=True)
     assert render_png(planning, live) != render_png(planning, over)
+
+
+def ink_height(image: Image.Image, box: tuple[int, int, int, int], ink: Colour) -> int:
+    """From the first to the last row of `box` with a pixel near `ink`."""
+    left, top, right, bottom = box
+    rows = [
+        y
+        for y in range(top, bottom)
+        if any(near(pixel(image, (x, y)), ink, 60) for x in range(left, right))
+    ]
+    assert rows, box
+    return max(rows) - min(rows) + 1
+
+
+def written_on(image: Image.Image, box: tuple[int, int, int, int], paper: Colour) -> int:
+    """The height of the white number written on a disc of `paper` in `box`: white with
+    `paper` on both sides in its row (a white ring round the disc is not)."""
+    left, top, right, bottom = box
+    rows = []
+    for y in range(top, bottom):
+        row = [pixel(image, (x, y)) for x in range(left, right)]
+        on = [i for i, colour in enumerate(row) if near(colour, paper, 30)]
+        if on and any(near(colour, (255, 255, 255), 60) for colour in row[on[0] : on[-1]]):
+            rows.append(y)
+    assert rows, box
+    return max(rows) - min(rows) + 1
+
+
+def test_files_and_ranks_are_tall_enough_at_a_phones_width() -> None:
+    """Pixel probes: the letter b under the mountain and the 6 beside it, on the board
+    and on a step's picture."""
+    ink = DEFAULT_THEME.ink
+    board = render(*scenes()["start"])
+    x = LEFT + CELL + CELL // 2
+    letter = ink_height(board, (x - 12, BOARD.bottom + 1, x + 12, PANEL_TOP - 1), ink)
+    digit = ink_height(board, (0, TOP + 4, LEFT - 1, TOP + CELL - 4), ink)
+    # A letter with a stem, as a digit, stands about 0.7 of its font's size.
+    assert letter * PHONE / board.width >= 8.5, letter
+    assert digit * PHONE / board.width >= 8.5, digit
+    step = pictures(ROUND, ROUND_CTX)[0]
+    x = STEP_LEFT + STEP_CELL + STEP_CELL // 2
+    bottom = STEP_TOP + 6 * STEP_CELL
+    letter = ink_height(step, (x - 10, bottom + 1, x + 10, STEP_CHIPS_TOP - 1), ink)
+    digit = ink_height(step, (0, STEP_TOP + 4, STEP_LEFT - 1, STEP_TOP + STEP_CELL - 4), ink)
+    assert letter * PHONE / step.width >= 8.5, letter
+    assert digit * PHONE / step.width >= 8.5, digit
+
+
+#: Bob on e2 and Di on b4 took a point of damage this round; no marks on the board.
+DAMAGED = state_of(
+    "everest n=4 cap=30 round=3 stage=end step=3 pos=c2,e2,f2,b4 aside=-,5,-,- "
+    "dmg=0,1,0,1 peak=- plans=0E+s2N+s3N,dazed,0W+s2N+s3N,sAS+2W+3W result=- rng=0:0 "
+    "end=-,h,-,h"
+)
+
+
+def test_a_damage_badge_is_tall_enough_at_a_phones_width() -> None:
+    """A pixel probe: the 1 on the red badge at the top right of Bob's disc."""
+    image = render(DAMAGED, RenderContext(names=NAMES))
+    x, y = centre("e2")
+    badge = (x + 2, y - CELL // 2 + 1, x + CELL // 2 - 1, y - 2)
+    height = written_on(image, badge, (220, 40, 40))
+    assert height * PHONE / image.width >= 8.5, height
+
+
+def test_a_plans_numbers_are_tall_enough_at_a_phones_width() -> None:
+    """A pixel probe: the 1 of the plan's first action, on its arrow at b2's centre."""
+    image = render_options(START.view(0), 0, ("4E",), RenderContext(names=NAMES[:2]))
+    assert image is not None
+    x, y = centre("b2")
+    height = written_on(image, (x - 24, y - 24, x + 24, y + 24), RED)
+    assert height * PHONE / image.width >= 8.5, height
+
+
+def die_side(image: Image.Image, top: int, bottom: int) -> int:
+    """The side of the first die in the band of rows `top`-`bottom`: its white face (the
+    only pure white there) and the outline round it."""
+    band = image.convert("RGB").crop((0, top, image.width, bottom))
+    white = [
+        (x, y)
+        for y in range(band.height)
+        for x in range(band.width)
+        if band.getpixel((x, y)) == (255, 255, 255)
+    ]
+    assert white
+    # The first die's face: the run of columns with white from the leftmost one.
+    columns = {x for x, _ in white}
+    first = min(columns)
+    last = first
+    while last + 1 in columns:
+        last += 1
+    rows = [y for x, y in white if first <= x <= last]
+    return max(rows) - min(rows) + 1 + 2
+
+
+def test_roll_off_dice_are_12_px_at_a_phones_width() -> None:
+    ctx = RenderContext(names=NAMES)
+    (step,) = pictures(TIED, ctx)
+    side = die_side(step, STEP_CHIPS_TOP, step.height)
+    assert side * PHONE / step.width >= 12, side
+    choices = render_options(TIED, 0, (), ctx)
+    assert choices is not None
+    side = die_side(choices, 56, 56 + 2 * (44 + 8))  # the two rows of chips
+    assert side * PHONE / choices.width >= 12, side
+
+
+#: Names of over 16 letters that differ only in their last one: a name cut short would
+#: draw both alike.
+LONG = ("Wilhelmina Fairweather", "Wilhelmina Fairweathen")
+
+
+@pytest.mark.parametrize("seat", [1, 3])
+def test_long_names_are_written_whole_in_roll_off_chips(seat: int) -> None:
+    def names(last: str) -> tuple[str, ...]:
+        return tuple(last if s == seat else name for s, name in enumerate(NAMES))
+
+    one, other = (RenderContext(names=names(name)) for name in LONG)
+    choices = [render_options(TIED, 0, (), ctx) for ctx in (one, other)]
+    assert choices[0] is not None and choices[1] is not None
+    diff = ImageChops.difference(choices[0].convert("RGB"), choices[1].convert("RGB"))
+    assert diff.getbbox() is not None
+    # A step's chips: the same, with their own smaller room. Its log, under the chips,
+    # names the players too: it is left out.
+    steps = [pictures(TIED, ctx)[0].convert("RGB") for ctx in (one, other)]
+    assert steps[0].size == steps[1].size
+    log_top = steps[0].height - 10 - 2 * LOG_LINE  # the roll-off's two lines
+    chips = [image.crop((0, STEP_CHIPS_TOP, image.width, log_top)) for image in steps]
+    assert ImageChops.difference(*chips).getbbox() is not None
+    # Short names still take one line: the long one makes the picture taller.
+    short = render_options(TIED, 0, (), RenderContext(names=NAMES))
+    assert short is not None and choices[0].height > short.height
+
+
+def test_the_outcomes_rows_move_down_under_taller_chips() -> None:
+    ctx = RenderContext(names=("Wilhelmina Fairweather", "Bartholomew Longname", "Cy", "Di"))
+    image = render_options(TIED, 0, (), ctx)
+    assert image is not None
+    options = TIED.pick_options()
+    tokens = tuple(f"pick {option.number}" for option in options)
+    boxes = spots(TIED, 0, (), tokens, ctx)
+    assert [spot.token for spot in boxes] == list(tokens)
+    assert boxes[0].box[1] > 56 + 2 * (44 + 8) + 8  # below where short names leave it
+    for spot, option in zip(boxes, options, strict=True):
+        thumb = render_outcome_thumbnail(option.preview, ctx)
+        left, top = int(spot.box[0]), int(spot.box[1])
+        shown = image.crop((left, top, left + thumb.width, top + thumb.height))
+        assert ImageChops.difference(shown, thumb).getbbox() is None, spot.token
