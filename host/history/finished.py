@@ -24,6 +24,7 @@ from host.play.results import list_names, result_tag, short_line
 from host.present.lists import paged_from
 from host.present.painting import NORMAL, SPEEDS, Painter, Speed
 from host.present.presenter import Presenter
+from host.present.words import move_number
 from render.core import RenderContext
 
 #: Games on one page of `/history`.
@@ -280,6 +281,8 @@ class History:
             still = to == ply or not 0 <= to <= last
             actions.append(Choice(payload, label, disabled=still))
         game = game_of(record.game)
+        # A game started from a record counts its moves from the record's start.
+        shift = move_number(record) - record.ply
         return [
             Reply(
                 title=str(
@@ -287,8 +290,8 @@ class History:
                         "Game {id}: {game} · move {ply} of {last}",
                         id=game_id,
                         game=game.name,
-                        ply=ply,
-                        last=last,
+                        ply=ply + shift,
+                        last=last + shift,
                     )
                 ),
                 image=board.board,

@@ -29,6 +29,7 @@ from host.play.playing import Playing
 from host.play.starting import Starting
 from host.present.lists import move_list, rules_page
 from host.present.presenter import Presenter
+from host.present.words import move_number
 
 Handler = Callable[["Buttons", Channel, User, Payload], Awaitable[list[Reply]]]
 
@@ -283,7 +284,7 @@ class Buttons:
                 t(
                     "This board is out of date: the game has moved on (to move {now}). Use the "
                     "latest board, or /board to post it again.",
-                    now=loaded.record.ply,
+                    now=move_number(loaded.record),
                 )
             )
         return loaded

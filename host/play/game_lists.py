@@ -13,6 +13,7 @@ from host.payloads import Action, Payload
 from host.play.live import LiveGames, game_of
 from host.present.lists import paged
 from host.present.presenter import Presenter
+from host.present.words import move_number
 
 #: Games on one page of `/games mine` and `/games here`.
 PAGE_SIZE = 8
@@ -116,7 +117,7 @@ class GameLists:
             where=place,
             game=game.name,
             names=names,
-            n=record.ply,
+            n=move_number(record),
         )
         clock = f" · <t:{int(record.deadline_at)}:R>" if record.deadline_at else ""
         deadline = record.deadline_at if record.deadline_at is not None else float("inf")

@@ -67,3 +67,13 @@ async def test_a_game_from_the_records_start_counts_from_zero(service: GameServi
     await service.start(HERE, CAROL, GameSetup("hokito", seed=3), [ALICE])
     [fresh] = await service.accept(HERE, ALICE)
     assert fresh.title == "Hokito · move 0"
+
+
+async def test_lists_and_step_through_count_the_records_moves_too(service: GameService) -> None:
+    record = await a_record_of_four_moves(service)
+    await service.start(HERE, CAROL, GameSetup("hokito", record=record, ply=2), [ALICE])
+    [board] = await service.accept(HERE, ALICE)
+    [mine] = await service.my_games(CAROL)
+    assert "· move 2" in mine.text, mine.text
+    [stepped] = await service.history.step(HERE, board.game_id or 0, 0, True, CAROL)
+    assert stepped.title.endswith("· move 2 of 2"), stepped.title
