@@ -3,10 +3,11 @@ one of refusals, read by the fake Discord's checks (`tests/cogs/fake_discord.py`
 what the fake enforces is written here and nowhere else.
 
 Sources: Discord's developer documentation (Message, Embed limits, Message Components,
-Receiving and Responding to interactions, Threads, JSON error codes, Permissions). A
-breach of a limit is answered as Discord answers it: 400, code 50035 "Invalid Form Body",
-with the field's path and the form error (`FORM_ERRORS`); any other refusal by its own
-status and code (`ERRORS`).
+Receiving and Responding to interactions, Threads, JSON error codes, Permissions) and its
+OpenAPI description (discord/discord-api-spec: the lengths of urls, the bounds of a
+select's `min_values` and `max_values`). A breach of a limit is answered as Discord
+answers it: 400, code 50035 "Invalid Form Body", with the field's path and the form error
+(`FORM_ERRORS`); any other refusal by its own status and code (`ERRORS`).
 """
 
 from __future__ import annotations
@@ -37,14 +38,20 @@ LIMITS: dict[str, Limit] = {
     "embed.footer.text": Limit(0, 2048, "characters of an embed's footer"),
     "embed.author.name": Limit(0, 256, "characters of an embed's author name"),
     "embeds.characters": Limit(0, 6000, "characters of every embed of a message together"),
+    "embed.url": Limit(0, 2048, "characters of an embed's url"),
     # --- components --------------------------------------------------------------------
     "components": Limit(0, 5, "action rows in a message"),
     "row.buttons": Limit(1, 5, "buttons in an action row"),
     "row.selects": Limit(1, 1, "selects in an action row (alone in it)"),
     "custom_id": Limit(1, 100, "characters of a component's custom_id"),
     "button.label": Limit(0, 80, "characters of a button's label"),
+    "button.url": Limit(0, 512, "characters of a link button's url"),
     "select.options": Limit(1, 25, "options of a select"),
     "select.placeholder": Limit(0, 150, "characters of a select's placeholder"),
+    # Numbers, not lengths: how many options a user must and may pick; besides,
+    # min_values <= max_values, and a string select's max_values <= its options.
+    "select.min_values": Limit(0, 25, "options a select has its user pick at least"),
+    "select.max_values": Limit(1, 25, "options a select lets its user pick at most"),
     "option.label": Limit(1, 100, "characters of a select option's label"),
     "option.value": Limit(1, 100, "characters of a select option's value"),
     "option.description": Limit(0, 100, "characters of a select option's description"),
@@ -67,6 +74,16 @@ MAX_UPLOAD_BYTES = 10 * 1024 * 1024
 #: An interaction is forgotten unless its first response comes within this many seconds;
 #: a response may come once.
 CALLBACK_SECONDS = 3.0
+#: An interaction's token lives this long: followups and edits or deletes of its messages
+#: (the webhook routes) are refused after it with "invalid webhook token".
+TOKEN_SECONDS = 15 * 60.0
+#: The schemes a url may have, by the name of its limit; any other is refused with
+#: URL_TYPE_INVALID_SCHEME, which names them. A link button may also open Discord's own
+#: pages (discord://); an embed's url is a web page.
+URL_SCHEMES: dict[str, tuple[str, ...]] = {
+    "embed.url": ("http", "https"),
+    "button.url": ("http", "https", "discord"),
+}
 #: Command and option names: 1-32 lowercase letters, digits, - or _.
 COMMAND_NAME = r"^[-_a-z0-9]{1,32}$"
 
@@ -83,6 +100,8 @@ ERRORS: dict[str, Error] = {
     "unknown message": Error(404, 10008, "Unknown Message"),
     "unknown webhook": Error(404, 10015, "Unknown Webhook"),
     "unknown interaction": Error(404, 10062, "Unknown interaction"),
+    # 401, not 404: the token was good once and has expired.
+    "invalid webhook token": Error(401, 50027, "Invalid Webhook Token"),
     "too large": Error(413, 40005, "Request entity too large"),
     "already acknowledged": Error(400, 40060, "Interaction has already been acknowledged."),
     "missing access": Error(403, 50001, "Missing Access"),
@@ -102,6 +121,13 @@ FORM_ERRORS: dict[str, str] = {
     "BASE_TYPE_MAX_LENGTH": "Must be {most} or fewer in length.",
     "BASE_TYPE_BAD_LENGTH": "Must be between {least} and {most} in length.",
     "BASE_TYPE_CHOICES": "Value must be one of {choices}.",
+    "BASE_TYPE_REQUIRED": "This field is required",
+    "NUMBER_TYPE_MIN": "int value should be greater than or equal to {least}.",
+    "NUMBER_TYPE_MAX": "int value should be less than or equal to {most}.",
+    "URL_TYPE_INVALID_SCHEME": (
+        'Scheme "{scheme}" is not supported. Scheme must be one of {schemes}.'
+    ),
+    "URL_TYPE_INVALID_URL": "Not a well formed URL.",
     "COMPONENT_CUSTOM_ID_DUPLICATED": "Component custom id cannot be duplicated",
     "COMPONENT_LAYOUT_WIDTH_EXCEEDED": "The specified component exceeds the maximum width",
     "APPLICATION_COMMAND_INVALID_NAME": "Command name is invalid",

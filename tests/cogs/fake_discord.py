@@ -12,13 +12,15 @@ each connection IDENTIFYs as one shard and is told about that shard's guilds onl
 interaction goes to a connection of the shard that owns its guild (shard 0 outside guilds).
 
 It checks what Discord checks and a mocked interaction cannot: one answer per interaction
-within 3 s, the callback types each interaction type allows, the limits of messages,
-components, embeds, attachments, autocomplete choices, threads and command schemas, and
-the bot's permissions in each channel (`deny_bot` takes some away). Every rule is a row of
-`tests/cogs/discord_rules.py`, which the checks read. A breach gets the status, code and
-form errors Discord would return and is kept in `rejections`. Threads are channels of
-their own: made from a channel that can hold them, archived (`archive`), and posted in.
-An application with Activities (`activities=True`) starts with Discord's Entry Point
+within 3 s, followups and edits with its token for 15 minutes, the callback types each
+interaction type allows, the limits of messages, components, embeds, urls, attachments,
+autocomplete choices, threads and command schemas, and the bot's permissions in each
+channel (`deny_bot` takes some away). Those deadlines are read on the fake's own clock
+(`now`), which a test moves on at once with `advance` instead of waiting. Every rule is a
+row of `tests/cogs/discord_rules.py`, which the checks read. A breach gets the status,
+code and form errors Discord would return and is kept in `rejections`. Threads are
+channels of their own: made from a channel that can hold them, archived (`archive`), and
+posted in. An application with Activities (`activities=True`) starts with Discord's Entry Point
 command, refuses a bulk overwrite of its global commands that drops it, and may answer an
 interaction by launching its Activity (kept in `launches`); others may not.
 Messages behave as users see them: the first followup after a deferred reply fills the
@@ -209,7 +211,7 @@ class Call:
     #: The JSON body, or a multipart body's payload_json; None without a body.
     body: Any
     uploads: tuple[Upload, ...]
-    #: `time.perf_counter()` when the request arrived.
+    #: When the request arrived, on the fake's clock (`FakeDiscord.now`).
     at: float
     status: int = 0
 
@@ -295,7 +297,8 @@ class Exchange:
 
     fake: FakeDiscord = field(repr=False)
     payload: Json
-    #: `time.perf_counter()` just before the event was written to the gateway.
+    #: The fake's clock (`FakeDiscord.now`) just before the event was written to the
+    #: gateway.
     sent_at: float
     #: The accepted interaction callback.
     callback: Call | None = None
@@ -309,7 +312,7 @@ class Exchange:
     followup_ids: list[int] = field(default_factory=list)
     #: A deferred "thinking…" reply waiting for its first followup to fill it.
     awaiting_fill: bool = False
-    #: When the answer became visible to the user (`time.perf_counter()`): the callback
+    #: When the answer became visible to the user (`FakeDiscord.now`): the callback
     #: for a message, an update or autocomplete choices; after a deferral, the first
     #: followup or edit that fills it in or replaces it.
     replied_at: float | None = None
@@ -550,6 +553,8 @@ class FakeDiscord:
         self._uploads: dict[int, tuple[Upload, ...]] = {}
         self._pinged: dict[int, tuple[int, ...]] = {}
         self._exchanges: dict[str, Exchange] = {}
+        #: Seconds the clock was moved on by `advance`.
+        self._skipped = 0.0
         self._changed = asyncio.Condition()
         self._runner: web.AppRunner | None = None
         self.port = 0
@@ -615,6 +620,18 @@ class FakeDiscord:
     @property
     def gateway_url(self) -> str:
         return f"ws://127.0.0.1:{self.port}{GATEWAY_PATH}"
+
+    def now(self) -> float:
+        """The fake's clock, which Discord's deadlines are read on: `time.perf_counter()`
+        plus the time a test skipped with `advance`."""
+        return time.perf_counter() + self._skipped
+
+    def advance(self, seconds: float) -> None:
+        """Move the clock on by `seconds` at once, as if they had passed: a test of a
+        deadline (3 s to answer, 15 minutes of a token) need not wait for it."""
+        if seconds < 0:
+            raise ValueError(f"the clock does not go back ({seconds} s)")
+        self._skipped += seconds
 
     def new_id(self) -> int:
         return next(self._ids)
@@ -705,7 +722,7 @@ class FakeDiscord:
         """Dispatch an interaction without waiting for the bot; its exchange fills in as
         the bot answers. It goes to the shard of the interaction's guild."""
         guild = payload.get("guild_id")
-        exchange = Exchange(self, payload, sent_at=time.perf_counter())
+        exchange = Exchange(self, payload, sent_at=self.now())
         try:
             session = self.session_for(None if guild is None else int(guild))
         except AssertionError:
@@ -1053,7 +1070,7 @@ class FakeDiscord:
                 self.dropped += 1
                 return web.Response(status=400)
             path = request.path.removeprefix(API)
-            arrived = time.perf_counter()
+            arrived = self.now()
             call = Call(request.method, path, dict(request.query), body, uploads, arrived)
             self.calls.append(call)
             # Interaction callbacks and webhooks are authorised by the token in their path.
@@ -1335,10 +1352,13 @@ class FakeDiscord:
         return _json({"interaction": interaction, "resource": resource})
 
     def _webhook_exchange(self, request: web.Request, call: Call) -> Exchange:
-        """The interaction whose token the webhook request carries; usable once answered."""
+        """The interaction whose token the webhook request carries; usable once answered,
+        for as long as the token lives."""
         exchange = self._exchanges.get(request.match_info["token"])
         if int(request.match_info["app"]) != self.application_id or exchange is None:
             raise _refused("unknown webhook")
+        if call.at - exchange.sent_at > rules.TOKEN_SECONDS:
+            raise _refused("invalid webhook token")
         if exchange.callback is None:
             raise _refused("unknown webhook")
         exchange.calls.append(call)
@@ -1712,6 +1732,9 @@ def _check_message(body: Json, uploads: tuple[Upload, ...], *, new: bool) -> Non
     if new and not (content or embeds or components or uploads):
         raise _refused("empty message")
     _length(embeds, "embeds", "embeds")
+    for index, embed in enumerate(embeds):
+        if embed.get("url") is not None:
+            _check_url(embed["url"], "embed.url", f"embeds.{index}.url")
     total = sum(_embed_size(e, f"embeds.{i}") for i, e in enumerate(embeds))
     if total > rules.LIMITS["embeds.characters"].most:
         raise _invalid("embeds", "MAX_EMBED_SIZE_EXCEEDED")
@@ -1752,6 +1775,8 @@ def _embed_size(embed: Json, where: str) -> int:
 
 
 SELECTS = (3, 5, 6, 7, 8)
+#: Button styles: a link button opens its url; a premium one shows its SKU, no label.
+LINK_BUTTON, PREMIUM_BUTTON = 5, 6
 
 
 def _check_components(rows: list[Json]) -> None:
@@ -1767,27 +1792,83 @@ def _check_components(rows: list[Json]) -> None:
         for i, item in enumerate(items):
             here = f"{where}.{i}"
             if item.get("type") == 2:
-                _length(str(item.get("label") or ""), "button.label", f"{here}.label")
+                _check_button(item, here)
             else:
-                _length(
-                    str(item.get("placeholder") or ""), "select.placeholder", f"{here}.placeholder"
-                )
-            if item.get("type") == 3:
-                options = item.get("options") or []
-                _length(options, "select.options", f"{here}.options")
-                for o, option in enumerate(options):
-                    for key in ("label", "value", "description"):
-                        path = f"{here}.options.{o}.{key}"
-                        if key != "description" or key in option:
-                            _length(str(option.get(key) or ""), f"option.{key}", path)
-            if item.get("style") == 5:  # a link button has a url instead
-                continue
+                _check_select(item, here)
+            if item.get("type") == 2 and item.get("style") == LINK_BUTTON:
+                continue  # a link button has a url instead
             custom_id = str(item.get("custom_id") or "")
             _length(custom_id, "custom_id", f"{here}.custom_id")
             # Disabled components count too.
             if custom_id in seen:
                 raise _invalid(f"{here}.custom_id", "COMPONENT_CUSTOM_ID_DUPLICATED")
             seen.add(custom_id)
+
+
+def _check_button(button: Json, here: str) -> None:
+    """A button shows a label or an emoji (a premium button shows its SKU instead); a
+    link button has a url that Discord can open."""
+    label = str(button.get("label") or "")
+    _length(label, "button.label", f"{here}.label")
+    style = button.get("style")
+    if not label and not button.get("emoji") and style != PREMIUM_BUTTON:
+        raise _invalid(f"{here}.label", "BASE_TYPE_REQUIRED")
+    if style == LINK_BUTTON:
+        if button.get("url") is None:
+            raise _invalid(f"{here}.url", "BASE_TYPE_REQUIRED")
+        _check_url(button["url"], "button.url", f"{here}.url")
+
+
+def _check_select(select: Json, here: str) -> None:
+    """A select's placeholder, a string select's options, and how many of them a user
+    must and may pick: at least `min_values`, at most `max_values` (both 1 when left
+    out), with min <= max and, in a string select, max no more than its options."""
+    placeholder = str(select.get("placeholder") or "")
+    _length(placeholder, "select.placeholder", f"{here}.placeholder")
+    options = select.get("options") or []
+    if select.get("type") == 3:
+        _length(options, "select.options", f"{here}.options")
+        for o, option in enumerate(options):
+            for key in ("label", "value", "description"):
+                path = f"{here}.options.{o}.{key}"
+                if key != "description" or key in option:
+                    _length(str(option.get(key) or ""), f"option.{key}", path)
+    least = _number(select.get("min_values"), "select.min_values", f"{here}.min_values")
+    most = _number(select.get("max_values"), "select.max_values", f"{here}.max_values")
+    if least > most:
+        raise _invalid(f"{here}.min_values", "NUMBER_TYPE_MAX", most=most)
+    if select.get("type") == 3 and most > len(options):
+        raise _invalid(f"{here}.max_values", "NUMBER_TYPE_MAX", most=len(options))
+
+
+def _number(value: Any, limit: str, path: str) -> int:
+    """A count within `rules.LIMITS[limit]` (1 when left out), or Discord's form error."""
+    number = 1 if value is None else int(value)
+    bounds = rules.LIMITS[limit]
+    if number < bounds.least:
+        raise _invalid(path, "NUMBER_TYPE_MIN", least=bounds.least)
+    if number > bounds.most:
+        raise _invalid(path, "NUMBER_TYPE_MAX", most=bounds.most)
+    return number
+
+
+def _check_url(url: Any, limit: str, path: str) -> None:
+    """A url within its length, of a scheme Discord takes there (`rules.URL_SCHEMES`),
+    and whole: with a host, and no blanks in it. Discord names the scheme as written,
+    whatever precedes the first colon (none without one)."""
+    text = str(url)
+    _length(text, limit, path)
+    schemes = rules.URL_SCHEMES[limit]
+    scheme, colon, _ = text.partition(":")
+    if not colon or scheme.lower() not in schemes:
+        named = scheme if colon else ""
+        raise _invalid(path, "URL_TYPE_INVALID_SCHEME", scheme=named, schemes=schemes)
+    try:
+        host = urllib.parse.urlsplit(text).netloc
+    except ValueError:
+        host = ""
+    if not host or any(c.isspace() or not c.isprintable() for c in text):
+        raise _invalid(path, "URL_TYPE_INVALID_URL")
 
 
 def _bounds(limit: str) -> dict[str, int]:

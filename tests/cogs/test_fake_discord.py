@@ -13,7 +13,14 @@ import pytest
 
 from tests.cogs import discord_rules as rules
 from tests.cogs import fake_discord
-from tests.cogs.fake_discord import FakeDiscord, InteractionType, Json, Session, serving
+from tests.cogs.fake_discord import (
+    Exchange,
+    FakeDiscord,
+    InteractionType,
+    Json,
+    Session,
+    serving,
+)
 
 
 class DyingSocket:
@@ -286,6 +293,318 @@ async def test_posting_in_a_thread_needs_its_permission_and_an_unlocked_thread(
     assert (status, answer["code"]) == (403, 50013)
 
 
+def form_error(answer: Json, path: str) -> Json:
+    """The first form error of a 50035 answer at the field `path`."""
+    errors = answer["errors"]
+    for key in path.split("."):
+        errors = errors[key]
+    return dict(errors["_errors"][0])
+
+
+# --- urls -----------------------------------------------------------------------------------
+def link(url: Any, **more: Any) -> Json:
+    return {"type": 2, "style": 5, "label": "open", "url": url, **more}
+
+
+@pytest.mark.parametrize(
+    ("body", "path", "error"),
+    [
+        (
+            {"embeds": [{"title": "t", "url": "ftp://example.com/game"}]},
+            "embeds.0.url",
+            {
+                "code": "URL_TYPE_INVALID_SCHEME",
+                "message": 'Scheme "ftp" is not supported. '
+                "Scheme must be one of ('http', 'https').",
+            },
+        ),
+        (
+            # Discord's own pages open from a button, not from an embed's title.
+            {"embeds": [{"title": "t", "url": "discord://-/channels/1/2"}]},
+            "embeds.0.url",
+            {
+                "code": "URL_TYPE_INVALID_SCHEME",
+                "message": 'Scheme "discord" is not supported. '
+                "Scheme must be one of ('http', 'https').",
+            },
+        ),
+        (
+            {"embeds": [{"title": "t", "url": "https://example.com/" + "a" * 2029}]},
+            "embeds.0.url",
+            {"code": "BASE_TYPE_MAX_LENGTH", "message": "Must be 2048 or fewer in length."},
+        ),
+        (
+            {"embeds": [{"title": "t", "url": "https://example.com/a game"}]},
+            "embeds.0.url",
+            {"code": "URL_TYPE_INVALID_URL", "message": "Not a well formed URL."},
+        ),
+        (
+            {"content": "x", "components": [row(link("https://example.com/" + "a" * 493))]},
+            "components.0.components.0.url",
+            {"code": "BASE_TYPE_MAX_LENGTH", "message": "Must be 512 or fewer in length."},
+        ),
+        (
+            {"content": "x", "components": [row(link("javascript:alert(1)"))]},
+            "components.0.components.0.url",
+            {
+                "code": "URL_TYPE_INVALID_SCHEME",
+                "message": 'Scheme "javascript" is not supported. '
+                "Scheme must be one of ('http', 'https', 'discord').",
+            },
+        ),
+        (
+            # A page of the bot's site without its address is no url at all.
+            {"content": "x", "components": [row(button("a"), link("/games/12"))]},
+            "components.0.components.1.url",
+            {
+                "code": "URL_TYPE_INVALID_SCHEME",
+                "message": 'Scheme "" is not supported. '
+                "Scheme must be one of ('http', 'https', 'discord').",
+            },
+        ),
+        (
+            {"content": "x", "components": [row({"type": 2, "style": 5, "label": "open"})]},
+            "components.0.components.0.url",
+            {"code": "BASE_TYPE_REQUIRED", "message": "This field is required"},
+        ),
+        (
+            {"content": "x", "components": [row(link("https://"))]},
+            "components.0.components.0.url",
+            {"code": "URL_TYPE_INVALID_URL", "message": "Not a well formed URL."},
+        ),
+    ],
+)
+async def test_a_url_out_of_its_length_scheme_or_form_is_refused(
+    fake: FakeDiscord, body: Json, path: str, error: Json
+) -> None:
+    status, answer = await post(fake, body)
+    assert (status, answer["code"], answer["message"]) == (400, 50035, "Invalid Form Body")
+    assert form_error(answer, path) == error
+    assert fake.channel_messages() == []
+
+
+async def test_urls_of_the_schemes_and_lengths_discord_takes_are_posted(fake: FakeDiscord) -> None:
+    longest_page = "https://example.com/" + "a" * 2028
+    longest_link = "https://example.com/" + "a" * 492
+    links = [link(u) for u in ("http://example.com", longest_link, "discord://-/channels/1/2")]
+    body = {"embeds": [{"title": "t", "url": longest_page}], "components": [row(*links)]}
+    status, message = await post(fake, body)
+    assert status == 200, message
+    assert [c["url"] for c in fake.message(int(message["id"])).components()] == [
+        "http://example.com",
+        longest_link,
+        "discord://-/channels/1/2",
+    ]
+
+
+# --- buttons and selects --------------------------------------------------------------------
+@pytest.mark.parametrize(
+    "bare",
+    [
+        {"type": 2, "style": 1, "custom_id": "a"},
+        {"type": 2, "style": 1, "custom_id": "a", "label": ""},
+        {"type": 2, "style": 5, "url": "https://example.com"},
+    ],
+)
+async def test_a_button_without_a_label_or_an_emoji_is_refused(
+    fake: FakeDiscord, bare: Json
+) -> None:
+    status, answer = await post(fake, {"content": "x", "components": [row(bare)]})
+    assert (status, answer["code"]) == (400, 50035)
+    assert form_error(answer, "components.0.components.0.label") == {
+        "code": "BASE_TYPE_REQUIRED",
+        "message": "This field is required",
+    }
+    # An emoji alone is enough.
+    shown = {**bare, "emoji": {"name": "🎲"}}
+    status, _ = await post(fake, {"content": "x", "components": [row(shown)]})
+    assert status == 200
+
+
+def select(options: int, **values: Any) -> Json:
+    choices = [{"label": str(i), "value": str(i)} for i in range(options)]
+    return {"type": 3, "custom_id": "s", "options": choices, **values}
+
+
+@pytest.mark.parametrize(
+    ("menu", "path", "error"),
+    [
+        (
+            # A user select: its users are Discord's, it lists no options of its own.
+            {"type": 5, "custom_id": "u", "min_values": 26, "max_values": 26},
+            "min_values",
+            {"code": "NUMBER_TYPE_MAX", "message": "int value should be less than or equal to 25."},
+        ),
+        (
+            select(3, min_values=-1),
+            "min_values",
+            {
+                "code": "NUMBER_TYPE_MIN",
+                "message": "int value should be greater than or equal to 0.",
+            },
+        ),
+        (
+            select(3, min_values=0, max_values=0),
+            "max_values",
+            {
+                "code": "NUMBER_TYPE_MIN",
+                "message": "int value should be greater than or equal to 1.",
+            },
+        ),
+        (
+            {"type": 5, "custom_id": "u", "max_values": 26},
+            "max_values",
+            {"code": "NUMBER_TYPE_MAX", "message": "int value should be less than or equal to 25."},
+        ),
+        (
+            select(5, min_values=3, max_values=2),
+            "min_values",
+            {"code": "NUMBER_TYPE_MAX", "message": "int value should be less than or equal to 2."},
+        ),
+        (
+            select(3, max_values=4),
+            "max_values",
+            {"code": "NUMBER_TYPE_MAX", "message": "int value should be less than or equal to 3."},
+        ),
+        (
+            # Left out, max_values is 1: a min_values above it needs one given.
+            select(5, min_values=2),
+            "min_values",
+            {"code": "NUMBER_TYPE_MAX", "message": "int value should be less than or equal to 1."},
+        ),
+    ],
+)
+async def test_a_select_asks_for_a_possible_number_of_picks(
+    fake: FakeDiscord, menu: Json, path: str, error: Json
+) -> None:
+    status, answer = await post(fake, {"content": "x", "components": [row(menu)]})
+    assert (status, answer["code"]) == (400, 50035)
+    assert form_error(answer, f"components.0.components.0.{path}") == error
+
+
+@pytest.mark.parametrize(
+    "menu",
+    [
+        select(1),
+        select(3, min_values=0, max_values=3),
+        select(3, min_values=3, max_values=3),
+        select(25, min_values=25, max_values=25),
+    ],
+)
+async def test_a_select_within_its_picks_is_posted(fake: FakeDiscord, menu: Json) -> None:
+    status, message = await post(fake, {"content": "x", "components": [row(menu)]})
+    assert status == 200, message
+
+
+# --- interactions ---------------------------------------------------------------------------
+class ListeningSocket:
+    """A bot's gateway connection that takes every event and leaves it be: the test
+    answers the interaction itself, as the bot would."""
+
+    closed = False
+
+    async def send_str(self, data: str) -> None:
+        del data
+
+    async def close(self, *, code: int) -> None:
+        self.closed = True
+
+
+async def interaction(
+    fake: FakeDiscord, kind: InteractionType = InteractionType.APPLICATION_COMMAND
+) -> Exchange:
+    """A user's interaction, dispatched to a connection that listens and does nothing."""
+    if not fake.sessions:
+        socket: Any = ListeningSocket()
+        fake.sessions.append(Session("session-1", socket, 1))
+    user = fake.user(f"user{len(fake.users)}")
+    return await fake.dispatch(fake._interaction(kind, user, {"name": "play"}, None))
+
+
+async def callback(fake: FakeDiscord, exchange: Exchange, body: Json) -> tuple[int, Any]:
+    path = f"/interactions/{exchange.id}/{exchange.token}/callback"
+    return await bot_request(fake, "POST", path, body)
+
+
+async def test_an_answer_after_3_seconds_finds_the_interaction_gone(fake: FakeDiscord) -> None:
+    late = await interaction(fake)
+    fake.advance(rules.CALLBACK_SECONDS + 0.5)
+    status, answer = await callback(fake, late, {"type": 4, "data": {"content": "late"}})
+    assert (status, answer["code"], answer["message"]) == (404, 10062, "Unknown interaction")
+    assert late.callback is None and fake.channel_messages() == []
+    # The same answer in time is taken: the clock moved, nothing else.
+    prompt = await interaction(fake)
+    status, _ = await callback(fake, prompt, {"type": 4, "data": {"content": "in time"}})
+    assert status == 204
+    assert [m.content for m in fake.channel_messages()] == ["in time"]
+
+
+async def test_an_interaction_is_answered_once(fake: FakeDiscord) -> None:
+    exchange = await interaction(fake)
+    status, _ = await callback(fake, exchange, {"type": 5})
+    assert status == 204
+    status, answer = await callback(fake, exchange, {"type": 4, "data": {"content": "again"}})
+    assert (status, answer["code"], answer["message"]) == (
+        400,
+        40060,
+        "Interaction has already been acknowledged.",
+    )
+    assert exchange.callback_type == 5
+    assert exchange.refusals == ["40060: Interaction has already been acknowledged."]
+
+
+async def test_an_autocomplete_answer_holds_25_choices_of_up_to_100_characters(
+    fake: FakeDiscord,
+) -> None:
+    choices = [{"name": f"game {i}", "value": str(i)} for i in range(26)]
+    too_many = await interaction(fake, InteractionType.AUTOCOMPLETE)
+    status, answer = await callback(fake, too_many, {"type": 8, "data": {"choices": choices}})
+    assert (status, answer["code"]) == (400, 50035)
+    assert form_error(answer, "data.choices") == {
+        "code": "BASE_TYPE_MAX_LENGTH",
+        "message": "Must be 25 or fewer in length.",
+    }
+    too_long = await interaction(fake, InteractionType.AUTOCOMPLETE)
+    named = [{"name": "n" * 101, "value": "1"}]
+    status, answer = await callback(fake, too_long, {"type": 8, "data": {"choices": named}})
+    assert (status, answer["code"]) == (400, 50035)
+    assert form_error(answer, "data.choices.0.name") == {
+        "code": "BASE_TYPE_BAD_LENGTH",
+        "message": "Must be between 1 and 100 in length.",
+    }
+    fitting = await interaction(fake, InteractionType.AUTOCOMPLETE)
+    most = [*choices[:24], {"name": "n" * 100, "value": "1"}]
+    status, _ = await callback(fake, fitting, {"type": 8, "data": {"choices": most}})
+    assert status == 204 and fitting.choices == most
+
+
+async def test_a_token_serves_followups_and_edits_for_15_minutes_only(fake: FakeDiscord) -> None:
+    exchange = await interaction(fake)
+    status, _ = await callback(fake, exchange, {"type": 5})
+    assert status == 204
+    hook = f"/webhooks/{fake.application_id}/{exchange.token}"
+    fake.advance(rules.TOKEN_SECONDS - 60)
+    status, filled = await bot_request(fake, "POST", hook + "?wait=true", {"content": "done"})
+    assert status == 200 and filled["content"] == "done"
+    fake.advance(61)
+    late = {"content": "too late"}
+    for method, path, body in [
+        ("POST", hook, late),
+        ("PATCH", hook + "/messages/@original", late),
+        ("GET", hook + "/messages/@original", None),
+        ("DELETE", hook + "/messages/@original", None),
+    ]:
+        status, answer = await bot_request(fake, method, path, body)
+        assert (status, answer["code"], answer["message"]) == (
+            401,
+            50027,
+            "Invalid Webhook Token",
+        ), (method, path)
+    assert exchange.original_id is not None
+    assert fake.message(exchange.original_id).content == "done"
+    assert exchange.followup_ids == [exchange.original_id]
+
+
 def test_every_rule_of_the_table_is_read_by_the_fakes_checks() -> None:
     """A row no check reads would document a rule the fake does not enforce."""
     source = Path(fake_discord.__file__).read_text()
@@ -299,3 +618,6 @@ def test_every_rule_of_the_table_is_read_by_the_fakes_checks() -> None:
     assert [k for k in rules.ERRORS if not read(k) and k not in needed] == []
     assert [k for k in rules.FORM_ERRORS if not read(k)] == []
     assert [k for k in rules.NEEDS if not read(k)] == []
+    assert set(rules.URL_SCHEMES) <= set(rules.LIMITS)
+    constants = ("MAX_UPLOAD_BYTES", "CALLBACK_SECONDS", "TOKEN_SECONDS", "URL_SCHEMES")
+    assert [c for c in constants if f"rules.{c}" not in source] == []
