@@ -1454,7 +1454,19 @@ class EverestState(GameState[Move]):
 
     def move_description(self, seat: int, move: Move) -> Text | None:
         """Where a plan leaves the yeti if nobody gets in the way (`ends on d4, height
-        5`); what a flight or an end-of-round choice does."""
+        5`); the outcome a roll-off pick leads to, in the words of its browser (`Red to
+        g1 (+1 damage)`); what a flight or an end-of-round choice does."""
+        if isinstance(move, Pick):
+            if self.stage is not Stage.PICK or seat not in self.to_act:
+                return None
+            options = self.pick_options()
+            if not 1 <= move.number <= len(options):
+                return None
+            # The browser's label is "{number}: {parts}"; beside `pick N` the number is
+            # said already, so only the parts (each yeti's fate) are told.
+            label = options[move.number - 1].label
+            parts = label.params.get("parts")
+            return parts if isinstance(parts, Text) else label
         if isinstance(move, Plan):
             if self.stage is not Stage.PLAN or seat not in self.to_act:
                 return None

@@ -1,13 +1,17 @@
 """Every kind of reply the bot makes, posted through a fake Discord that refuses what
 Discord refuses (`tests/cogs/discord_rules.py`): each game played from seeded positions
-through its start, its middle and its end, with its boards, move builders and previews,
-and every private panel and list, on a deployment whose boards link to their pages and
-open them in the Activity. Discord must accept all of it."""
+through its start, its middle and its end (resigned, or from a late position to the end
+its rules bring: final boards, results, Mole Hill's second round), with its boards, move
+builders and previews, and every private panel and list, on a deployment whose boards
+link to their pages and open them in the Activity; then again, shorter, for players whose
+Discord speaks Polish, whose longer words must fit Discord's limits too. Discord must
+accept all of it."""
 
 from __future__ import annotations
 
 import io
 import random
+import re
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 from typing import Any
@@ -17,7 +21,9 @@ from PIL import Image
 
 from cogs.client import HilltopBot
 from data.storage import Storage
+from engine.core import GameState
 from engine.hillbert_par import ParResult
+from host.catalog import GAMES
 from host.model import Channel, Reply, User
 from host.play.game_lists import PAGE_SIZE
 from host.play.live import Loaded
@@ -37,12 +43,16 @@ from tests.cogs.test_gateway import nothing_logged_an_error as nothing_logged_an
 #: The positions looked at closely, by the number of decisions made before them: the
 #: start, the first reply, the middle and the last before the game is resigned (games
 #: that end sooner end by their rules). A position is looked at closely too when it
-#: asks for a kind of decision not seen before (Everest's roll-off, flight, damage).
+#: asks for a kind of decision not seen before (Everest's roll-off, flight, damage), and
+#: in a game played to its end, when whatever is chosen ends it.
 LOOK_AT = (0, 1, 5)
 #: Presses at most through one private panel (a move builder, a plan builder).
 PANEL_PRESSES = 8
 #: The decision before which a draw and a takeback are asked for, and declined.
 OFFERS_AT = 2
+#: Decisions enough for any game below played to its end by its rules: a bound, in
+#: case a rule change let one run on, never the reason a game stops.
+TO_THE_END = 60
 
 
 ROLL_OFF = (
@@ -55,6 +65,37 @@ ROUND_END = (
     "plans=s0W+4W+3E,3W+AN+2S end=-,h chosen=-,- result=- rng=1:0 "
     "ev=reveal,step.1,move.1.g5.e5.W,snow.0.a2.a2.W.2,step.2,off.0.a2.W,move.1.e5.e6.N,"
     "fall.1.e6,step.3,move.1.e6.e6.S"
+)
+# Late positions of seeded games played with random legal moves, a few decisions before
+# their ends.
+#: Hokito, White to move: a few moves before one side has none left.
+HOKITO_LATE = (
+    ".,.,.,w1w2w3w3w3b1,.,./.,w2w1w1w2b1w1,.,w2w1,.,./.,.,w2,w2b3,.,w3w3b2b2/"
+    ".,.,.,b2,.,./.,.,.,b3b3w1b3,.,./.,.,.,b2b1b1b3b3b2b1b1b2w3,.,. w"
+)
+#: Mole Hill's round 1, its mole (alice) hemmed in on the east side: round 2 begins,
+#: the roles swapped and the lawn cleared.
+MOLE_ROUND_1 = (
+    "1g i1,i2,i3,h4,g4,f5,f6,f7,g6,g7,h6,g5,h5,i6,i7 "
+    "c1e,c4e,g4e,a5e,e5e,e6e,b7e,e7e,f1n,i1n,c2n,h2n,c4n,g5n e1,a4,i4,e7/b2,h2,b6,h6 -"
+)
+#: Mole Hill's round 2, its mole (bob) three squares from its 22nd: the game's end, told
+#: with both rounds' scores.
+MOLE_ROUND_2 = (
+    "2g h5,g5,g6,h7,g7,f7,e6,d6,c7,b6,a5,a6,b5,c4,b3,a2,b2,c1,d2 "
+    "c1e,a3e,a4e,d4e,f4e,g4e,h4e,f6e,b7e,g1n,h1n,i1n,d2n,f3n,g4n,b5n,i5n,d6n "
+    "e1,a4,i4,e7/b2,h2,b6,h6 7"
+)
+#: Hollowtown with one Beehive tile left in the Market: the town fills up (or the buying
+#: stops) and the buttons are counted.
+HOLLOWTOWN_LATE = (
+    "-,Muh,Mu/D,Me,Hd/Be,Be5,Mu7 market=0/0,0/1,0/0 bank=2 supply=1/0 turn=dooky "
+    "round=24 lastbuy=21 rng=1:9"
+)
+#: Hillbert small and hungry for a turn already: he starves soon unless he eats.
+HILLBERT_LATE = (
+    ".H...../......./......./.o.bb../...BB.o/...obb./.ommBB. "
+    "score=3 turns=9 hungry=1 facing=3 jumped=0 seed=1"
 )
 
 
@@ -69,6 +110,12 @@ class Setup:
     seed: int = 1
     #: A position to start from (the game's notation), for a decision rare in play.
     position: str | None = None
+    #: Played to its end by the game's rules (`decisions` only bounds it): the end must
+    #: come, not a resignation.
+    ends: bool = False
+    #: The start of a position the game must reach before it is resigned (Mole Hill's
+    #: round 2: "2"); its first such position is looked at closely.
+    reaches: str | None = None
 
 
 SETUPS = (
@@ -81,6 +128,86 @@ SETUPS = (
     # bob, hurt, chooses to heal or stay at the end of a round.
     Setup("everest", 2, decisions=3, position=ROUND_END),
     Setup("hillbert", 1),
+    # Games played on from late positions: their ends, their final boards and results.
+    Setup("hokito", 2, decisions=TO_THE_END, position=HOKITO_LATE, ends=True),
+    # Into round 2, resigned there.
+    Setup("molehill", 2, decisions=8, position=MOLE_ROUND_1, reaches="2"),
+    Setup("molehill", 2, decisions=TO_THE_END, position=MOLE_ROUND_2, ends=True),
+    Setup("hollowtown", 2, decisions=TO_THE_END, position=HOLLOWTOWN_LATE, ends=True),
+    Setup("hillbert", 1, decisions=TO_THE_END, position=HILLBERT_LATE, ends=True),
+)
+
+#: A few decisions of each game, and a game to its end, for players whose Discord speaks
+#: Polish: its words are longer than English ones, on buttons, in menus and titles.
+POLISH_SETUPS = (
+    Setup("hokito", 2, decisions=3),
+    Setup("molehill", 2, decisions=3),
+    Setup("hollowtown", 2, decisions=3),
+    Setup("everest", 1, 3, decisions=2),
+    Setup("everest", 2, decisions=3, position=ROLL_OFF),
+    Setup("everest", 2, decisions=3, position=ROUND_END),
+    Setup("hillbert", 1, decisions=3),
+    Setup("molehill", 2, decisions=TO_THE_END, position=MOLE_ROUND_2, ends=True),
+)
+
+
+#: A Polish word of the reply to each command of `lists_and_pages`.
+POLISH_WORDS = {
+    "games here": "Trwające partie",
+    "games mine": "Twoje partie",
+    "help": "jak grać",
+    "notify": "Twoje powiadomienia",
+    "history": "Zakończone partie",
+    "rules hokito": "zasady",
+    "ratings hokito": "Ranking",
+    "profile": "Profil",
+    "daily": "Dzisiejsze wzgórze",
+    "leaderboard week": "tydzień",
+    "stats": "Statystyki",
+    "admin settings": "Ustawienia tego serwera",
+}
+
+
+@dataclass(frozen=True, slots=True)
+class Words:
+    """The labels and titles the test presses and reads, in the players' language."""
+
+    accept: str
+    decline: str
+    resign: str
+    sure: str
+    rematch: str
+    back: str
+    download: str
+    step_through: str
+    #: A replay's title: which position of how many ("move {ply} of {last}").
+    position: str
+
+    def at(self, ply: int, last: int) -> str:
+        return self.position.format(ply=ply, last=last)
+
+
+ENGLISH = Words(
+    accept="Accept",
+    decline="Decline",
+    resign="Resign",
+    sure="Yes, resign",
+    rematch="Rematch",
+    back="Back",
+    download="Download log",
+    step_through="Step through",
+    position="move {ply} of {last}",
+)
+POLISH = Words(
+    accept="Przyjmij",
+    decline="Odrzuć",
+    resign="Poddaj się",
+    sure="Tak, poddaję się",
+    rematch="Rewanż",
+    back="Wstecz",
+    download="Pobierz zapis",
+    step_through="Krok po kroku",
+    position="ruch {ply} z {last}",
 )
 
 
@@ -120,10 +247,14 @@ async def shown(exchange: Exchange, seen: Seen) -> Message:
 class Player:
     """The people of the test, pressing and typing through the fake."""
 
-    def __init__(self, fake: FakeDiscord, bot: HilltopBot, seen: Seen) -> None:
+    def __init__(
+        self, fake: FakeDiscord, bot: HilltopBot, seen: Seen, words: Words = ENGLISH
+    ) -> None:
         self.fake = fake
         self.bot = bot
         self.seen = seen
+        #: What the bot's buttons say to these people.
+        self.words = words
 
     async def slash(self, who: FakeUser, command: str, /, **options: Any) -> Message:
         exchange = await self.fake.slash(who, command, within=10, **options)
@@ -150,7 +281,7 @@ class Player:
                 c
                 for c in panel.components()
                 if not c.get("disabled")
-                and c.get("label") not in ("Back", "Cancel")
+                and c.get("label") != self.words.back
                 and (commit or ":play:" not in str(c.get("custom_id")))
             ]
             if not usable:
@@ -183,7 +314,7 @@ async def look_closely(
     for component in board.components():
         label = str(component.get("label", ""))
         custom_id = str(component.get("custom_id", ""))
-        if component.get("disabled") or label in ("Resign",) or ":claim:" in custom_id:
+        if component.get("disabled") or label == player.words.resign or ":claim:" in custom_id:
             continue
         if component["type"] == 3:
             await player.choose(user, board, component)
@@ -219,10 +350,10 @@ async def play_a_game(
     seed: int,
 ) -> int:
     """A game from its start to its end, through Discord; its id."""
-    fake, bot = player.fake, player.bot
+    fake, bot, words = player.fake, player.bot, player.words
     alice = users[0]
+    where = {"position": setup.position} if setup.position else {}
     if setup.people == 2:
-        where = {"position": setup.position} if setup.position else {}
         await player.slash(
             alice,
             "play",
@@ -233,27 +364,34 @@ async def play_a_game(
             channel_id=channel,
             **where,
         )
-        [challenge] = [m for m in fake.channel_messages(channel) if "Accept" in m.labels()]
-        await player.click(users[1], challenge, challenge.find(label="Accept")["custom_id"])
+        [challenge] = [m for m in fake.channel_messages(channel) if words.accept in m.labels()]
+        await player.click(users[1], challenge, challenge.find(label=words.accept)["custom_id"])
     else:
         extra = {"computers": setup.computers, "level": "easy"} if setup.computers else {}
-        await player.slash(alice, "play", game=setup.game, seed=seed, channel_id=channel, **extra)
+        await player.slash(
+            alice, "play", game=setup.game, seed=seed, channel_id=channel, **extra, **where
+        )
     record = await storage.games.live_game_in_channel(channel)
     assert record is not None, f"{setup.game} did not start"
     game_id = record.id
     by_id = {u.id: u for u in users}
     rng = random.Random(seed)
+    reached = False
     for decision in range(setup.decisions):
         loaded = await live_state(bot, game_id)
         state = loaded.state
         if not loaded.record.is_live or not state.to_act:
-            return game_id
+            break
         people = [s for s in sorted(state.to_act) if loaded.record.seats[s].user.id in by_id]
         assert people, f"{setup.game}: nobody to act at decision {decision}"
         seat = people[0]
         user = by_id[loaded.record.seats[seat].user.id]
         kind = (setup.game, str(getattr(state, "stage", "")))
-        if decision in (*LOOK_AT, setup.decisions - 1) or kind not in player.seen.kinds:
+        last = decision == setup.decisions - 1 or (setup.ends and every_move_ends(state, seat))
+        arrived = bool(setup.reaches) and not reached
+        arrived = arrived and state.to_text().startswith(str(setup.reaches))
+        reached = reached or arrived
+        if decision in LOOK_AT or last or arrived or kind not in player.seen.kinds:
             player.seen.kinds.add(kind)
             await look_closely(player, user, channel, rng, commit=decision == 1)
             again = await live_state(bot, game_id)
@@ -264,18 +402,30 @@ async def play_a_game(
         moves = state.move_texts(seat)
         await player.slash(user, "move", text=moves[rng.randrange(len(moves))], channel_id=channel)
     loaded = await live_state(bot, game_id)
+    if setup.ends:
+        assert not loaded.record.is_live, f"{setup.game} did not end by its rules"
+        assert loaded.state.outcome() is not None, f"{setup.game} ended off the board"
+    if setup.reaches:
+        assert reached, f"{setup.game} never reached {setup.reaches!r}"
     if loaded.record.is_live:
         board = await player.slash(alice, "board", channel_id=channel)
-        confirm = await player.click(alice, board, board.find(label="Resign")["custom_id"])
+        confirm = await player.click(alice, board, board.find(label=words.resign)["custom_id"])
         assert confirm.ephemeral
-        await player.click(alice, confirm, confirm.find(label="Yes, resign")["custom_id"])
-    end = [m for m in fake.channel_messages(channel) if "Rematch" in m.labels()]
-    if end and setup.people == 2:
-        pressed = await fake.click(users[1], end[-1], label="Rematch", within=10)
+        await player.click(alice, confirm, confirm.find(label=words.sure)["custom_id"])
+    end = [m for m in fake.channel_messages(channel) if words.rematch in m.labels()]
+    if setup.people == 2:
+        assert end, f"{setup.game}: no rematch offered at the end"
+        pressed = await fake.click(users[1], end[-1], label=words.rematch, within=10)
         player.seen.exchanges.append(pressed)
         [challenge] = await pressed.followups(1, within=30)
-        await player.click(alice, challenge, challenge.find(label="Decline")["custom_id"])
+        await player.click(alice, challenge, challenge.find(label=words.decline)["custom_id"])
     return game_id
+
+
+def every_move_ends(state: GameState[Any], seat: int) -> bool:
+    """Whether each of `seat`'s moves ends the game: its last decision, whatever it is."""
+    moves = state.legal_moves(seat)
+    return len(moves) <= 200 and all(state.play(seat, move).is_over for move in moves)
 
 
 async def offers(player: Player, user: FakeUser, by_id: dict[int, FakeUser], channel: int) -> None:
@@ -284,27 +434,28 @@ async def offers(player: Player, user: FakeUser, by_id: dict[int, FakeUser], cha
     other = next(u for u in by_id.values() if u.id != user.id)
     for asker, answerer, command in ((user, other, "draw"), (other, user, "takeback")):
         offer = await player.slash(asker, command, channel_id=channel)
-        if "Decline" in offer.labels():
-            await player.click(answerer, offer, offer.find(label="Decline")["custom_id"])
+        if player.words.decline in offer.labels():
+            await player.click(answerer, offer, offer.find(label=player.words.decline)["custom_id"])
 
 
 async def look_back(player: Player, user: FakeUser, channel: int, game_id: int, full: bool) -> None:
     """A finished game's record (and its download), its replay, and its positions stepped
     through privately: every one both ways when `full`, else the ends and one step."""
+    words = player.words
     record = await player.slash(user, "game", id=game_id, channel_id=channel)
-    await player.click(user, record, record.find(label="Download log")["custom_id"])
+    await player.click(user, record, record.find(label=words.download)["custom_id"])
     replay = await player.slash(user, "replay", id=game_id, channel_id=channel)
-    panel = await player.click(user, replay, replay.find(label="Step through")["custom_id"])
+    panel = await player.click(user, replay, replay.find(label=words.step_through)["custom_id"])
     assert panel.ephemeral
-    last = int(panel.text.split(" of ")[-1].split()[0])
-    assert f"move 0 of {last}" in panel.text
+    last = int(re.findall(r"\d+", panel.text.splitlines()[0])[-1])
+    assert words.at(0, last) in panel.text
     ways = ["▶"] * last + ["◀"] * last if full else ["⏭", "◀", "⏮", "▶"]
     ply = 0
     for way in ways:
         panel = player.fake.message(panel.id)
         await player.click(user, panel, panel.find(label=way)["custom_id"])
         ply = {"▶": ply + 1, "◀": ply - 1, "⏭": last, "⏮": 0}[way]
-        assert f"move {ply} of {last}" in player.fake.message(panel.id).text
+        assert words.at(ply, last) in player.fake.message(panel.id).text
 
 
 async def turn_pages(player: Player, user: FakeUser, message: Message) -> None:
@@ -344,11 +495,75 @@ async def start_quickly(
         await bot.service.accept(here, second)
 
 
+async def play_them_all(
+    player: Player,
+    storage: Storage,
+    setups: tuple[Setup, ...],
+    channels: list[int],
+    users: Players,
+) -> list[tuple[str, int, int]]:
+    """Each set-up played in its channel, then looked back on: the game, its channel and
+    its id, for each."""
+    finished = []
+    for setup, channel in zip(setups, channels, strict=True):
+        people = [users.alice, users.bob][: setup.people]
+        game_id = await play_a_game(player, storage, setup, people, channel, seed=setup.seed)
+        finished.append((setup.game, channel, game_id))
+    hokito = next(game_id for game, _, game_id in finished if game == "hokito")
+    for _, channel, game_id in finished:
+        await look_back(player, users.carol, channel, game_id, full=game_id == hokito)
+    return finished
+
+
+async def lists_and_pages(
+    player: Player, users: Players, admin: FakeUser, games: list[str]
+) -> dict[str, Message]:
+    """What is asked for besides the games: lists with pages turned, each game's rules,
+    ratings, profiles, the daily puzzle, leaderboards; some of the replies, by command."""
+    fake, bot = player.fake, player.bot
+    alice, bob, carol = users
+    general = fake.channel_id
+    said = {}
+    for command in ("games here", "games mine", "help", "notify"):
+        said[command] = await player.slash(alice, command, channel_id=general)
+    await finish_quickly(bot, fake, alice, bob, games=5)
+    said["history"] = await player.slash(alice, "history", channel_id=general)
+    assert "▶" in said["history"].labels(), "/history has pages"
+    await turn_pages(player, alice, said["history"])
+    await player.slash(alice, "history", user=bob, game="hokito", channel_id=general)
+    await start_quickly(bot, fake, alice, bob, games=PAGE_SIZE + 1)
+    here = await player.slash(alice, "games here", channel_id=general)
+    assert "▶" in here.labels(), "/games here has pages"
+    await turn_pages(player, alice, here)
+    for game in games:
+        said[f"rules {game}"] = await player.slash(carol, "rules", game=game, channel_id=general)
+        await turn_pages(player, carol, said[f"rules {game}"])
+        said[f"ratings {game}"] = await player.slash(
+            alice, "ratings", game=game, channel_id=general
+        )
+    said["profile"] = await player.slash(alice, "profile", channel_id=general)
+    await player.slash(alice, "profile", user=bob, opponent=alice, channel_id=general)
+    said["daily"] = await player.slash(carol, "daily", channel_id=general)
+    for _ in range(3):
+        typed = await fake.autocomplete(carol, "daily", "move", channel_id=general, move="")
+        player.seen.exchanges.append(typed)
+        turn = typed.choices[0]["value"]
+        await player.slash(carol, "daily", move=turn, channel_id=general)
+    await player.slash(carol, "daily-replay", channel_id=general)
+    for period in ("today", "week", "all"):
+        said[f"leaderboard {period}"] = await player.slash(
+            carol, "leaderboard", period=period, channel_id=general
+        )
+    said["stats"] = await player.slash(carol, "stats", channel_id=general)
+    said["admin settings"] = await player.slash(admin, "admin settings", channel_id=general)
+    return said
+
+
 async def test_discord_accepts_every_reply_of_every_game_and_every_panel(
     fake: FakeDiscord, sqlite_storage: Storage, activity: None
 ) -> None:
     storage = sqlite_storage
-    alice, bob, carol = Players(fake.user("alice"), fake.user("bob"), fake.user("carol"))
+    users = Players(fake.user("alice"), fake.user("bob"), fake.user("carol"))
     admin = fake.user("root", permissions=MANAGE_GUILD)
     channels = [fake.text_channel(s.game) for s in SETUPS]
     seen = Seen()
@@ -357,43 +572,9 @@ async def test_discord_accepts_every_reply_of_every_game_and_every_panel(
         bot.daily.par.runner = fixed_par
         player = Player(fake, bot, seen)
         await player.slash(admin, "admin settings", web="public", channel_id=fake.channel_id)
-        finished = []
-        for setup, channel in zip(SETUPS, channels, strict=True):
-            users = [alice, bob][: setup.people]
-            game_id = await play_a_game(player, storage, setup, users, channel, seed=setup.seed)
-            finished.append((setup.game, channel, game_id))
-        # After the games: what is looked back on, and the lists and pages.
-        general = fake.channel_id
-        for game, channel, game_id in finished:
-            await look_back(player, carol, channel, game_id, full=game == "hokito")
-        for command in ("games here", "games mine", "help", "notify"):
-            await player.slash(alice, command, channel_id=general)
-        await finish_quickly(bot, fake, alice, bob, games=5)
-        history = await player.slash(alice, "history", channel_id=general)
-        assert "▶" in history.labels(), "/history has pages"
-        await turn_pages(player, alice, history)
-        await player.slash(alice, "history", user=bob, game="hokito", channel_id=general)
-        await start_quickly(bot, fake, alice, bob, games=PAGE_SIZE + 1)
-        here = await player.slash(alice, "games here", channel_id=general)
-        assert "▶" in here.labels(), "/games here has pages"
-        await turn_pages(player, alice, here)
-        for game in dict.fromkeys(s.game for s in SETUPS):
-            rules = await player.slash(carol, "rules", game=game, channel_id=general)
-            await turn_pages(player, carol, rules)
-            await player.slash(alice, "ratings", game=game, channel_id=general)
-        await player.slash(alice, "profile", channel_id=general)
-        await player.slash(alice, "profile", user=bob, opponent=alice, channel_id=general)
-        await player.slash(carol, "daily", channel_id=general)
-        for _ in range(3):
-            typed = await fake.autocomplete(carol, "daily", "move", channel_id=general, move="")
-            seen.exchanges.append(typed)
-            turn = typed.choices[0]["value"]
-            await player.slash(carol, "daily", move=turn, channel_id=general)
-        await player.slash(carol, "daily-replay", channel_id=general)
-        for period in ("today", "week", "all"):
-            await player.slash(carol, "leaderboard", period=period, channel_id=general)
-        await player.slash(carol, "stats", channel_id=general)
-        await player.slash(admin, "admin settings", channel_id=general)
+        await play_them_all(player, storage, SETUPS, channels, users)
+        games = list(dict.fromkeys(s.game for s in SETUPS))
+        await lists_and_pages(player, users, admin, games)
     refused = [(c.method, c.path, reason) for c, reason in fake.rejections]
     assert refused == [], "Discord would have refused these requests"
     # Every decision of Everest was met: plans (their builder), a roll-off's pick (its
@@ -426,6 +607,36 @@ async def test_discord_accepts_every_reply_of_every_game_and_every_panel(
         "rules",
         "launch",
     } <= pressed
+
+
+async def test_discord_accepts_every_reply_to_players_whose_discord_speaks_polish(
+    fake: FakeDiscord, sqlite_storage: Storage, activity: None
+) -> None:
+    storage = sqlite_storage
+    users = Players(*(fake.user(name, locale="pl") for name in ("alice", "bob", "carol")))
+    admin = fake.user("root", permissions=MANAGE_GUILD, locale="pl")
+    channels = [fake.text_channel(s.game) for s in POLISH_SETUPS]
+    seen = Seen()
+    async with hilltop(fake, storage, Clock()) as bot:
+        bot.service.computers.wait = None
+        bot.daily.par.runner = fixed_par
+        player = Player(fake, bot, seen, POLISH)
+        await player.slash(admin, "admin settings", web="public", channel_id=fake.channel_id)
+        finished = await play_them_all(player, storage, POLISH_SETUPS, channels, users)
+        games = list(dict.fromkeys(s.game for s in POLISH_SETUPS))
+        said = await lists_and_pages(player, users, admin, games)
+    refused = [(c.method, c.path, reason) for c, reason in fake.rejections]
+    assert refused == [], "Discord would have refused these requests"
+    # Every game was played, its buttons pressed by their Polish names (Przyjmij,
+    # Poddaj się, Rewanż, Krok po kroku, Wstecz), its boards titled in Polish.
+    assert {game for game, _, _ in finished} == {listing.game.id for listing in GAMES}
+    for game, channel, _ in finished:
+        titles = [m.text.splitlines()[0] for m in fake.channel_messages(channel) if m.embeds]
+        assert any(" · ruch " in title for title in titles), f"{game}: {titles}"
+    # A game's end, with its result, and the lists and pages speak Polish too.
+    assert any("Koniec gry." in m.text for m in fake.channel_messages(channels[-1]))
+    for command, word in POLISH_WORDS.items():
+        assert word in said[command].text, f"/{command} is not in Polish: {said[command].text}"
 
 
 async def test_a_replay_is_stepped_through_from_the_first_position_to_the_last_and_back(

@@ -10,6 +10,7 @@ from host import i18n
 from host.model import Suggestion, User
 from host.service import GameService
 from host.setup import GameSetup
+from tests.cogs.test_every_reply import ROLL_OFF
 from tests.host.conftest import ALICE, BOB, HERE
 
 #: Discord's limits: 25 choices, each named in at most 100 characters.
@@ -25,6 +26,8 @@ GAMES = [
     ("molehill", GameSetup("molehill", position=f"1g d4 - {FLOWERS} -", seat="first"), BOB),
     ("hollowtown", GameSetup("hollowtown", seed=1, seat="first"), ALICE),
     ("everest", GameSetup("everest", seed=11), ALICE),
+    # A roll-off won by alice, who picks one of its outcomes.
+    ("everest", GameSetup("everest", position=ROLL_OFF, seat="first"), ALICE),
     ("hokito", GameSetup("hokito", seed=1, seat="first"), ALICE),
 ]
 
@@ -85,3 +88,21 @@ async def test_everest_offers_the_best_climbs_first_and_filters_by_what_is_typed
     assert all(described(s)[0].startswith("5E ") for s in typed)
     # 5 east stops on d2 (height 3); 1 west to c2, then 2 north climbs to c3.
     assert typed[0].label == "5E AW 2N: ends on c3, height 4"
+
+
+async def test_each_pick_of_a_roll_off_names_the_outcome_it_leads_to(
+    service: GameService,
+) -> None:
+    await offered(service, GameSetup("everest", position=ROLL_OFF, seat="first"))
+    i18n.install()
+    english = await service.suggest_moves(HERE, ALICE, "")
+    with speaking("pl"):
+        polish = await service.suggest_moves(HERE, ALICE, "")
+    # Red (alice) moves west from h2 as Blue's snowball flies south from g5: moving
+    # first, Red is hit on g2 and pushed down to g1, hurt; after the snowball, it stops
+    # on g2 unhurt.
+    assert [s.label for s in english] == ["pick 1: Red to g1 (+1 damage)", "pick 2: Red to g2"]
+    assert [s.label for s in polish] == [
+        "pick 1: Czerwony na g1 (obrażenia +1)",
+        "pick 2: Czerwony na g2",
+    ]
