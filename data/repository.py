@@ -121,6 +121,8 @@ class SeatRecord:
     seat: int
     user: UserRecord
     accepted: bool
+    #: The person who held the seat before a computer took it over (they resigned).
+    left: UserRecord | None = None
 
 
 @dataclass(frozen=True, slots=True)

@@ -29,10 +29,18 @@ class Row(Protocol):
 
 
 def seat_records(entries: Iterable[Any]) -> tuple[SeatRecord, ...]:
-    """A game's seats, in seat order, from (seat, accepted, user id, name, is_bot) entries."""
+    """A game's seats, in seat order, from (seat, accepted, user id, name, is_bot, id and
+    name of the person who left the seat or None) entries."""
     return tuple(
-        SeatRecord(seat, UserRecord(uid, name, bool(is_bot)), bool(accepted))
-        for seat, accepted, uid, name, is_bot in sorted(entries)
+        SeatRecord(
+            seat,
+            UserRecord(uid, name, bool(is_bot)),
+            bool(accepted),
+            UserRecord(left_id, left_name, False) if left_id is not None else None,
+        )
+        for seat, accepted, uid, name, is_bot, left_id, left_name in sorted(
+            entries, key=lambda entry: entry[0]
+        )
     )
 
 

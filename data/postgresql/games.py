@@ -392,9 +392,9 @@ async def finished_in_order(db: PgDatabase) -> list[GameRecord]:
 
 
 _SEATS = (
-    "ARRAY(SELECT ROW(s.seat, s.accepted, u.id, u.name, s.is_bot)"
-    " FROM seats s JOIN users u ON u.id = s.user_id WHERE s.game_id = g.id"
-    " ORDER BY s.seat) AS seat_list"
+    "ARRAY(SELECT ROW(s.seat, s.accepted, u.id, u.name, s.is_bot, l.id, l.name)"
+    " FROM seats s JOIN users u ON u.id = s.user_id LEFT JOIN users l ON l.id = s.left_by"
+    " WHERE s.game_id = g.id ORDER BY s.seat) AS seat_list"
 )
 _LOG = (
     "ARRAY(SELECT ROW(m.ply, m.seat, m.user_id, m.text, m.created_at)"

@@ -334,8 +334,9 @@ async def finished_in_order(db: Database) -> list[GameRecord]:
 
 
 _SEATS = (
-    "(SELECT json_group_array(json_array(s.seat, s.accepted, u.id, u.name, s.is_bot))"
-    " FROM seats s JOIN users u ON u.id = s.user_id WHERE s.game_id = g.id) AS seat_list"
+    "(SELECT json_group_array(json_array(s.seat, s.accepted, u.id, u.name, s.is_bot,"
+    " l.id, l.name)) FROM seats s JOIN users u ON u.id = s.user_id"
+    " LEFT JOIN users l ON l.id = s.left_by WHERE s.game_id = g.id) AS seat_list"
 )
 _LOG = (
     "(SELECT json_group_array(json_array(m.ply, m.seat, m.user_id, m.text, m.created_at))"

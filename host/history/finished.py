@@ -355,7 +355,10 @@ async def finished_page(
 
 
 def _plays_in(record: GameRecord, viewer: User | None) -> bool:
-    return viewer is not None and bool(record.seats_of(viewer.id))
+    """Whether `viewer` holds a seat of the game, or held one until they resigned."""
+    if viewer is None:
+        return False
+    return any(s.user.id == viewer.id or (s.left and s.left.id == viewer.id) for s in record.seats)
 
 
 Frame = tuple[GameState[Any], RenderContext, bool]

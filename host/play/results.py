@@ -81,7 +81,11 @@ def list_names(game: Game[Any], record: GameRecord) -> list[str]:
     resigner = result.actor if result is not None and result.ending is Ending.RESIGNED else None
     names = []
     for seat in record.seats:
-        if resigner is not None and result is not None and seat.seat in result.by:
+        if seat.left is not None:
+            # A person who resigned from it: the game is theirs in the list, not the
+            # computer's that took the seat over.
+            names.append(seat.left.name)
+        elif resigner is not None and result is not None and seat.seat in result.by:
             names.append(resigner.name)
         elif seat.user.is_bot and not game.solo and seat.seat < len(game.seat_names):
             role = Text(game.seat_names[seat.seat])

@@ -14,7 +14,7 @@ from data.storage import Storage
 from engine.text import speaking
 from host import i18n
 from host.face import FrontEnd, ServerChange
-from host.model import Reply, ServiceError
+from host.model import Channel, Reply, ServiceError
 from host.pages.views import Visitor
 from host.payloads import Action
 from host.ratings.rating import to_rate
@@ -25,6 +25,7 @@ from tests.host.conftest import (
     ALICE,
     BOB,
     BOT,
+    CAROL,
     ENDGAME,
     HERE,
     each_moves_once,
@@ -282,3 +283,32 @@ async def test_the_final_picture_says_the_game_is_over_not_whose_turn_it_was(
     await duel(service)
     live = await service.live.locked_load(2)
     assert service.presenter.render_context(live).caption == ""
+
+
+async def test_each_person_who_left_a_game_is_named_in_it_and_may_read_it(
+    service: GameService,
+) -> None:
+    setup = GameSetup("everest", computers=1, seed=11, seat="first")
+    [started, *_] = await service.start(HERE, ALICE, setup, [BOB, CAROL])
+    await service.accept(HERE, BOB)
+    await service.accept(HERE, CAROL)
+    for person in (ALICE, BOB, CAROL):
+        await service.resign(HERE, person, confirmed=True)
+    # alice and bob left while the game went on, carol last: all three are named.
+    [history] = await service.finished(HERE)
+    assert "alice vs bob vs carol vs hilltop (Purple)" in history.text, history.text
+    [bobs] = await service.finished(HERE, BOB)
+    assert f"`#{started.game_id}`" in bobs.text
+
+
+async def test_a_direct_message_game_one_resigned_stays_theirs_to_read(
+    service: GameService,
+) -> None:
+    alices_dm = Channel(channel_id=900, guild_id=None, name="alice")
+    setup = GameSetup("everest", computers=3, seed=11, seat="first")
+    [started, *_] = await service.start(alices_dm, ALICE, setup)
+    await service.resign(alices_dm, ALICE, confirmed=True)
+    [record] = await service.game_record(alices_dm, started.game_id or 0, viewer=ALICE)
+    assert "alice" in record.text
+    with pytest.raises(ServiceError, match="There is no game"):
+        await service.game_record(alices_dm, started.game_id or 0, viewer=BOB)
