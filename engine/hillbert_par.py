@@ -35,7 +35,9 @@ from __future__ import annotations
 
 import heapq
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
 from engine.hillbert import BIG, HUNGER_LIMIT, SMALL, HillbertState, Turn, _Sim, new_hill
 from engine.rng import Rng, hash64
@@ -71,17 +73,24 @@ def _value(state: HillbertState, move: Turn) -> tuple[bool, int, int]:
     return (report.ate, after.score, after.size)
 
 
-def careful_move(state: HillbertState, rng: Rng | None = None) -> tuple[Turn, Rng | None]:
-    """The turn that eats if it can, then goes furthest, then ends biggest, judged from
-    what the player sees; equally good turns are told apart by `rng` (None: the first)."""
+def _best_move(
+    state: HillbertState, value: Callable[[HillbertState, Turn], Any], rng: Rng | None
+) -> tuple[Turn, Rng | None]:
+    """The turn of highest `value`, judged from what the player sees (the board, never
+    the rows below it); equally good turns are told apart by `rng` (None: the first)."""
     view = state.view(0)
     moves = view.legal_moves(0)
-    values = [_value(view, move) for move in moves]
+    values = [value(view, move) for move in moves]
     best = max(values)
-    tied = [move for move, value in zip(moves, values, strict=True) if value == best]
+    tied = [move for move, v in zip(moves, values, strict=True) if v == best]
     if rng is None or len(tied) == 1:
         return tied[0], rng
     return rng.choice(tied)
+
+
+def careful_move(state: HillbertState, rng: Rng | None = None) -> tuple[Turn, Rng | None]:
+    """The turn that eats if it can, then goes furthest, then ends biggest."""
+    return _best_move(state, _value, rng)
 
 
 def greedy_move(state: HillbertState) -> Turn:
@@ -150,16 +159,8 @@ def worth(view: HillbertState, turn: Turn) -> float:
 
 
 def weighed_move(state: HillbertState, rng: Rng | None = None) -> tuple[Turn, Rng | None]:
-    """The turn worth most (`worth`), judged from what the player sees; equally good
-    turns are told apart by `rng` (None: the first)."""
-    view = state.view(0)
-    moves = view.legal_moves(0)
-    values = [worth(view, move) for move in moves]
-    best = max(values)
-    tied = [move for move, value in zip(moves, values, strict=True) if value == best]
-    if rng is None or len(tied) == 1:
-        return tied[0], rng
-    return rng.choice(tied)
+    """The turn worth most (`worth`)."""
+    return _best_move(state, worth, rng)
 
 
 def weighed_run(
