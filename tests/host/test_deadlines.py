@@ -266,15 +266,21 @@ def final_round(cap: int) -> str:
     )
 
 
-async def test_a_default_that_ends_a_game_its_person_never_played_aborts_it(
-    storage: Storage,
-) -> None:
+async def everest_to_its_last_round(storage: Storage, cap: int) -> tuple[GameService, Clock]:
+    """alice and bob in the Everest of `final_round(cap)`, alice's first plan made."""
     clock = Clock()
     service = clocked(storage, clock)
-    setup = GameSetup("everest", position=final_round(1), deadline_minutes=10)
+    setup = GameSetup("everest", position=final_round(cap), deadline_minutes=10)
     await service.start(HERE, ALICE, setup, [BOB])
     await service.accept(HERE, BOB)
     await service.move(HERE, ALICE, "4E 2N sAE")
+    return service, clock
+
+
+async def test_a_default_that_ends_a_game_its_person_never_played_aborts_it(
+    storage: Storage,
+) -> None:
+    service, clock = await everest_to_its_last_round(storage, 1)
     clock.now += 601
     [(_, [board])] = await service.expire_due()
     assert "bob (Blue) ran out of time" in board.text
@@ -288,12 +294,7 @@ async def test_a_default_that_ends_a_game_its_person_never_played_aborts_it(
 
 
 async def test_a_default_that_ends_a_game_both_played_is_rated(storage: Storage) -> None:
-    clock = Clock()
-    service = clocked(storage, clock)
-    setup = GameSetup("everest", position=final_round(2), deadline_minutes=10)
-    await service.start(HERE, ALICE, setup, [BOB])
-    await service.accept(HERE, BOB)
-    await service.move(HERE, ALICE, "4E 2N sAE")
+    service, clock = await everest_to_its_last_round(storage, 2)
     await service.move(HERE, BOB, "4W 2N sAW")
     # Round 1 played by both; round 2 played by nobody: its defaults end the game.
     for _ in range(20):
