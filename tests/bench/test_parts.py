@@ -4,11 +4,10 @@ load driver's tasks."""
 from __future__ import annotations
 
 import asyncio
-import os
+import resource
 import sqlite3
 import subprocess
 import sys
-import time
 from contextlib import closing
 from pathlib import Path
 
@@ -16,25 +15,62 @@ import pytest
 
 from bench.discord_load import HOKITO, check_plies
 from bench.load_driver import Driver, Run, Table, finishing
-from bench.procstat import CpuTimes, cpu_times
+from bench.procstat import CLOCK_TICKS, CpuTimes, cpu_times
 from bench.strength import sample_positions
 from engine import registry
 from tests.cogs.fake_discord import FakeDiscord
 
+#: CPU the child spends spinning, in whole clock ticks (the unit of /proc): far more than
+#: the rounding of a count.
+BUSY_TICKS = 30
+
+
+def in_ticks(seconds: float) -> int:
+    """Seconds as `cpu_times` gives them, back in the whole clock ticks they were read in."""
+    return round(seconds * CLOCK_TICKS)
+
 
 def test_cpu_of_a_child_is_counted_apart_while_it_runs_and_after_it_ends() -> None:
-    before = cpu_times(os.getpid())
-    busy = "import time\nend = time.process_time() + 0.3\nwhile time.process_time() < end: pass"
-    child = subprocess.Popen([sys.executable, "-c", busy])
-    deadline = time.monotonic() + 5
-    while (running := cpu_times(os.getpid()) - before).children < 0.1:
-        assert time.monotonic() < deadline and child.poll() is None
-        time.sleep(0.01)
-    child.wait(10)
-    ended = cpu_times(os.getpid()) - before
-    assert running.children < ended.children
-    assert 0.3 <= ended.children < 1.5
-    assert ended.own < 0.2
+    # A shell runs a child that spins for BUSY_TICKS of CPU, says so and waits to be let
+    # go; the shell then waits too, so that it can be read once it has reaped the child.
+    # Nothing else runs under the shell, so every count is exact up to the kernel's
+    # rounding: utime and stime are each rounded down to a tick, so the count of a child
+    # that spun for BUSY_TICKS may fall one tick short.
+    busy = (
+        "import sys, time\n"
+        f"while time.process_time_ns() < {BUSY_TICKS * 1_000_000_000 // CLOCK_TICKS}: pass\n"
+        "print('spun', flush=True)\n"
+        "sys.stdin.readline()\n"
+    )
+    shell = '"$0" -c "$1" || exit; echo reaped; read _'
+    reaped_before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    with subprocess.Popen(
+        ["sh", "-c", shell, sys.executable, busy],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+    ) as parent:
+        assert parent.stdin is not None and parent.stdout is not None
+        assert parent.stdout.readline() == "spun\n"
+        running = cpu_times(parent.pid)
+        parent.stdin.write("go\n")
+        parent.stdin.flush()
+        assert parent.stdout.readline() == "reaped\n"
+        ended = cpu_times(parent.pid)
+        parent.stdin.close()
+    reaped_after = resource.getrusage(resource.RUSAGE_CHILDREN)
+
+    assert in_ticks(running.children) >= BUSY_TICKS - 1
+    assert in_ticks(ended.children) >= in_ticks(running.children)
+    # Counted once, in `children`: neither in `own` too nor twice. The CPU the shell and
+    # its child used in all is what this process was told when it reaped the shell, in
+    # microseconds, each of utime and stime rounded down.
+    used_us = round(
+        (reaped_after.ru_utime - reaped_before.ru_utime) * 1_000_000
+        + (reaped_after.ru_stime - reaped_before.ru_stime) * 1_000_000
+    )
+    counted_us = (in_ticks(ended.own) + in_ticks(ended.children)) * (1_000_000 // CLOCK_TICKS)
+    assert counted_us < used_us + 2
 
 
 def test_the_crash_check_counts_lost_and_doubled_plies(tmp_path: Path) -> None:
