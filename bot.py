@@ -8,6 +8,10 @@ python bot.py --healthcheck  # exit 0 if the running bot is connected to Discord
 SIGTERM (`docker stop`) or SIGINT (Ctrl-C) stops the bot gracefully: no new commands are
 taken, those under way finish, the workers and the database are closed, and the exit
 status is 0. A second signal stops it at once.
+
+A database that cannot be used (not a database, a folder that cannot be written, a
+server that cannot be reached) ends every mode at once: one line on stderr saying why,
+exit status 1.
 """
 
 from __future__ import annotations
@@ -291,7 +295,7 @@ def painter() -> Painter:
 
 async def run_discord(token: str, args: argparse.Namespace) -> None:
     from cogs.client import HilltopBot
-    from data.repository import ShardsHeldError
+    from data.repository import DatabaseUnavailableError, ShardsHeldError
     from data.storage import open_storage
     from host.face import FrontEnd, build_house
 
@@ -313,7 +317,7 @@ async def run_discord(token: str, args: argparse.Namespace) -> None:
 
         try:
             hold = await storage.hold_shards(shards, wait=SHARD_WAIT_SECONDS, on_lost=lost)
-        except ShardsHeldError as exc:
+        except (ShardsHeldError, DatabaseUnavailableError) as exc:
             raise SystemExit(f"Not starting: {exc}.") from None
         web: list[tuple[AppRunner, str]] = []
 
@@ -516,6 +520,18 @@ def _int_env(name: str) -> int | None:
         raise SystemExit(f"{name} must be a numeric Discord id, got {value!r}") from None
 
 
+@contextmanager
+def unusable_database_said(doing: str) -> Iterator[None]:
+    """A database that cannot be used ends the process with one line saying why (after
+    `doing`), and exit status 1: opening it closed whatever it had opened."""
+    from data.repository import DatabaseUnusableError
+
+    try:
+        yield
+    except DatabaseUnusableError as exc:
+        raise SystemExit(f"{doing}: {exc}.") from None
+
+
 def main(argv: Sequence[str] | None = None) -> None:
     args = parse_args(argv)
     if args.healthcheck:
@@ -525,23 +541,27 @@ def main(argv: Sequence[str] | None = None) -> None:
         source = args.db or os.environ.get("HILLTOP_DB", "").strip() or "var/hilltop.sqlite3"
         if not Path(source).is_file():
             raise SystemExit(f"--copy-to copies an SQLite file: there is none at {source}")
-        raise SystemExit(asyncio.run(copy_to_postgresql(source, args.copy_to)))
+        with unusable_database_said("Nothing was copied"):
+            raise SystemExit(asyncio.run(copy_to_postgresql(source, args.copy_to)))
     if args.recompute_ratings:
         setup_logging(args.log_level, True)
-        asyncio.run(recompute_ratings(args))
+        with unusable_database_said("The ratings were not recomputed"):
+            asyncio.run(recompute_ratings(args))
         return
     if args.web:
         setup_logging(args.log_level, False)
-        asyncio.run(run_web(args))
+        with unusable_database_said("Not starting"):
+            asyncio.run(run_web(args))
         return
     token = os.environ.get("DISCORD_TOKEN", "").strip()
     use_console = args.console or not token
     setup_logging(args.log_level, use_console)
     try:
-        if use_console:
-            asyncio.run(run_console(args))
-        else:
-            asyncio.run(run_discord(token, args))
+        with unusable_database_said("Not starting"):
+            if use_console:
+                asyncio.run(run_console(args))
+            else:
+                asyncio.run(run_discord(token, args))
     except KeyboardInterrupt:
         # Ctrl-C before the bot took over the signal, or a second one: stopped at once.
         raise SystemExit(130) from None

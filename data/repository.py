@@ -39,6 +39,13 @@ class DatabaseUnavailableError(StorageError):
     nothing of the command was written, and it may be tried again later."""
 
 
+class DatabaseUnusableError(StorageError):
+    """The database named cannot be opened: it is not a Hilltop database, cannot be
+    created, cannot be reached, or stayed locked too long. Whatever the opening had
+    opened is closed again; the message says, on one line, which database and what is
+    wrong (never a password)."""
+
+
 class ShardsHeldError(StorageError):
     """Another bot process holds a shard this one was given, or shares the servers out
     among a different number of shards: the message says which process."""

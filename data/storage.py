@@ -17,7 +17,14 @@ from data.daily import DailyRepository
 from data.migrations import Backend
 from data.postgresql.db import PgDatabase, is_postgres_url
 from data.ratings import RatingRepository
-from data.repository import ChangeFeed, GameRepository, ShardHold, Shards, ShardsLost
+from data.repository import (
+    ChangeFeed,
+    DatabaseUnusableError,
+    GameRepository,
+    ShardHold,
+    Shards,
+    ShardsLost,
+)
 from data.web import WebSessionRepository
 from data.web_sessions import WebSessions
 
@@ -72,10 +79,14 @@ def backend_of(target: str | Path) -> Backend:
 
 async def open_storage(target: str | Path | None = None) -> Storage:
     """Open (creating and migrating it if need be) the database at `target`: a PostgreSQL
-    URL, else an SQLite file."""
+    URL, else an SQLite file. DatabaseUnusableError, saying why on one line, if it cannot
+    be used: whatever the opening had opened is closed again."""
     where = str(target) if target is not None else default_target()
     if "://" in where and backend_of(where) != "postgresql":
-        raise ValueError(f"HILLTOP_DB={where!r} is neither an SQLite file nor a postgresql:// URL")
+        scheme = where.split("://", 1)[0]
+        raise DatabaseUnusableError(
+            f"the database {scheme}://… is neither an SQLite file nor a postgresql:// URL"
+        )
     if backend_of(where) == "postgresql":
         from data.postgresql.console import PgConsoleRepository
         from data.postgresql.daily import PgDailyRepository

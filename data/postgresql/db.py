@@ -8,6 +8,10 @@ several reads. Rules that keep the data whole (a game's ply steps by one, the mo
 is append-only, one scored daily run per player and day) are the database's own
 constraints and triggers, as in SQLite.
 
+Opening a database that cannot be used (the server cannot be reached or refuses the
+login, the database is missing or cannot be migrated) raises `DatabaseUnusableError`,
+saying why without the URL's password, and leaves no connection open.
+
 While the server is down or restarting, every call raises `DatabaseUnavailableError`
 at once (nothing was half written: each statement or transaction is atomic), and the
 pool connects again by itself when the server is back.
@@ -27,6 +31,7 @@ from collections.abc import AsyncIterator, Iterator, Sequence
 from contextlib import asynccontextmanager, contextmanager
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
+from urllib.parse import parse_qs, unquote, urlsplit
 
 import asyncpg
 import asyncpg.exceptions as pg
@@ -34,6 +39,7 @@ import asyncpg.exceptions as pg
 from data.migrations import migrations
 from data.repository import (
     DatabaseUnavailableError,
+    DatabaseUnusableError,
     Shards,
     ShardsHeldError,
     ShardsLost,
@@ -109,6 +115,45 @@ _UNREACHABLE: tuple[type[BaseException], ...] = (
 )
 
 
+def server_of(url: str) -> str:
+    """Where the server of `url` is, as host:port (without who logs in, or a password)."""
+    parts = urlsplit(url)
+    server = parts.netloc.rpartition("@")[2]
+    if not server:
+        server = parse_qs(parts.query).get("host", [""])[0] or "localhost"
+    if (":" not in server or server.endswith("]")) and not server.startswith("/"):
+        port = parse_qs(parts.query).get("port", ["5432"])[0]
+        server = f"{server}:{port}"
+    return server
+
+
+def unusable(url: str, exc: Exception, *, migrating: bool = False) -> str:
+    """Why `exc`, met while opening the database at `url`, makes it unusable: one line,
+    naming the server and the database, never the password."""
+    if isinstance(exc, DatabaseUnavailableError) and isinstance(exc.__cause__, Exception):
+        exc = exc.__cause__
+    said = " ".join((str(exc) or type(exc).__name__).split())
+    password = urlsplit(url).password
+    for secret in {password, unquote(password or "")} - {None, ""}:
+        said = said.replace(str(secret), "***")
+    server = server_of(url)
+    name = unquote(urlsplit(url).path.lstrip("/")) or "(the default database)"
+    if isinstance(exc, pg.InvalidCatalogNameError):
+        return f"the PostgreSQL database {name} at {server} does not exist"
+    if isinstance(exc, pg.InvalidAuthorizationSpecificationError):
+        return f"the PostgreSQL server at {server} refused the login ({said})"
+    if isinstance(exc, _UNREACHABLE):
+        return f"the PostgreSQL server at {server} cannot be reached: {said}"
+    if isinstance(exc, ValueError | pg.ClientConfigurationError):
+        return f"the PostgreSQL URL for {server} is not valid ({said})"
+    if migrating and isinstance(exc, pg.PostgresError):
+        return (
+            f"the PostgreSQL database {name} at {server} cannot be brought to this "
+            f"version's tables ({said})"
+        )
+    return f"the PostgreSQL database {name} at {server} cannot be used ({said})"
+
+
 def is_postgres_url(target: object) -> bool:
     return isinstance(target, str) and target.startswith(("postgresql://", "postgres://"))
 
@@ -146,9 +191,11 @@ class PgDatabase:
 
     @classmethod
     async def open(cls, url: str, *, size: int | None = None) -> PgDatabase:
-        """Connect a pool to `url` and apply the migrations not applied yet."""
+        """Connect a pool to `url` and apply the migrations not applied yet.
+        DatabaseUnusableError, with the pool closed again, if the database cannot be
+        used (cannot be reached, refuses the login, does not exist, cannot be migrated)."""
         size = size or pool_size()
-        with unavailable_as_error():
+        try:
             pool = await asyncpg.create_pool(
                 url,
                 # No floor of idle connections: none to restore while the server is away.
@@ -164,11 +211,16 @@ class PgDatabase:
                 # set, so the default reset's extra round trip per statement buys nothing.
                 reset=_keep_session,
             )
+        except Exception as exc:
+            raise DatabaseUnusableError(unusable(url, exc)) from exc
         db = cls(pool, url)
         try:
+            # The first statement: the pool connects for it.
             await db.migrate()
-        except BaseException:
-            await pool.close()
+        except BaseException as exc:
+            await db.close()
+            if isinstance(exc, Exception):
+                raise DatabaseUnusableError(unusable(url, exc, migrating=True)) from exc
             raise
         return db
 

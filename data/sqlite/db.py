@@ -16,11 +16,17 @@ Other processes on the same file are serialised by SQLite itself (WAL, busy time
 several bot processes can share one database. WAL with synchronous=NORMAL keeps every
 committed transaction across a process crash (only an OS crash or power loss can drop the
 last few).
+
+Opening waits for the other processes as any statement does, even those opening a fresh
+file at the same moment. A file that cannot be used is refused (`DatabaseUnusableError`,
+saying why) with nothing of it left open.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import errno
 import fcntl
 import os
 import re
@@ -33,23 +39,133 @@ from typing import Any
 import aiosqlite
 
 from data.migrations import migrations
-from data.repository import Shards, ShardsHeldError, shards_named, this_process
+from data.repository import (
+    DatabaseUnusableError,
+    Shards,
+    ShardsHeldError,
+    shards_named,
+    this_process,
+)
 from data.sqlite.feed import NOTE_FUNCTION, TRIGGERS, SqliteChangeFeed
 
 #: What a lock's name may keep in its file's name.
 _LOCK_NAME = re.compile(r"[^A-Za-z0-9_.-]")
+#: Seconds a statement waits for another process's lock before it fails; opening waits
+#: as long for the lock that puts a fresh file in WAL mode.
+BUSY_SECONDS = 5.0
+#: Seconds between tries of that switch while another process holds the lock.
+_WAL_RETRY = 0.01
 
 
-async def _connect(target: Path, *, query_only: bool) -> aiosqlite.Connection:
-    conn = await aiosqlite.connect(str(target), isolation_level=None)
-    conn.row_factory = aiosqlite.Row
-    await conn.execute("PRAGMA journal_mode=WAL")
-    await conn.execute("PRAGMA synchronous=NORMAL")
-    await conn.execute("PRAGMA foreign_keys=ON")
-    await conn.execute("PRAGMA busy_timeout=5000")
-    if query_only:
-        await conn.execute("PRAGMA query_only=ON")
+async def _connect(target: Path, *, query_only: bool, deadline: float) -> aiosqlite.Connection:
+    """A connection to `target` with the pragmas every connection has. Whatever fails
+    closes it again: an open one keeps a thread, and with it the process, alive."""
+    conn = await aiosqlite.connect(str(target), isolation_level=None, timeout=BUSY_SECONDS)
+    try:
+        conn.row_factory = aiosqlite.Row
+        # First: every statement after it waits for another process's lock.
+        await conn.execute(f"PRAGMA busy_timeout={round(BUSY_SECONDS * 1000)}")
+        await _write_ahead_log(conn, deadline)
+        await conn.execute("PRAGMA synchronous=NORMAL")
+        await conn.execute("PRAGMA foreign_keys=ON")
+        if query_only:
+            await conn.execute("PRAGMA query_only=ON")
+    except BaseException:
+        await _close(conn)
+        raise
     return conn
+
+
+async def _write_ahead_log(conn: aiosqlite.Connection, deadline: float) -> None:
+    """Put the file in WAL mode. SQLite does not wait for the lock this takes on a fresh
+    file: while another process switches it too, it fails at once, whatever the busy
+    timeout. So it is tried again until `deadline` (the loop's clock)."""
+    loop = asyncio.get_running_loop()
+    while True:
+        try:
+            await conn.execute("PRAGMA journal_mode=WAL")
+            return
+        except sqlite3.OperationalError as exc:
+            if not _is_locked(exc) or loop.time() >= deadline:
+                raise
+        await asyncio.sleep(_WAL_RETRY)
+
+
+async def _close(conn: aiosqlite.Connection) -> None:
+    """Close `conn` (and end its thread) without hiding why it is closed."""
+    with contextlib.suppress(Exception):
+        await conn.close()
+
+
+def _is_locked(exc: sqlite3.Error) -> bool:
+    return _code(exc) in (sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED)
+
+
+def _code(exc: sqlite3.Error) -> int | None:
+    """SQLite's primary result code of `exc`, if it has one."""
+    code = getattr(exc, "sqlite_errorcode", None)
+    return code & 0xFF if isinstance(code, int) else None
+
+
+def _prepare(target: Path) -> None:
+    """Create `target`'s folder, and `target` itself (empty: a new database) unless it
+    exists, and check that it can be written: SQLite would only say that it is "unable to
+    open database file", whatever the cause."""
+    try:
+        target.parent.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise DatabaseUnusableError(f"cannot create {target}: {_why(exc, target)}") from exc
+    existed = target.exists()
+    try:
+        os.close(os.open(target, os.O_RDWR | os.O_CREAT, 0o644))
+    except OSError as exc:
+        doing = "open" if existed else "create"
+        raise DatabaseUnusableError(f"cannot {doing} {target}: {_why(exc, target)}") from exc
+
+
+def _why(exc: OSError, target: Path) -> str:
+    """What the system's refusal `exc` to create or open `target` means, in a few words."""
+    if exc.errno in (errno.ENOTDIR, errno.EEXIST):
+        blocker = next((p for p in reversed(target.parents) if p.exists() and not p.is_dir()), None)
+        if blocker is not None:
+            return f"{blocker} is a file, not a folder"
+    if exc.errno == errno.EROFS:
+        return "the folder is read-only"
+    if exc.errno in (errno.EACCES, errno.EPERM):
+        return (
+            "permission denied"
+            if target.exists()
+            else "the folder is read-only (permission denied)"
+        )
+    if exc.errno == errno.ENOENT and target.parent.is_dir():
+        return "the folder takes no new files"
+    if exc.errno == errno.EISDIR:
+        return "it is a folder"
+    if exc.errno == errno.ENOSPC:
+        return "the disk is full"
+    said = exc.strerror or str(exc)
+    return said[:1].lower() + said[1:]
+
+
+def _unusable(target: Path, exc: sqlite3.Error, *, migrating: bool) -> str:
+    """Why the SQLite error `exc`, met while opening `target`, makes it unusable."""
+    said = " ".join(str(exc).split())
+    code = _code(exc)
+    if code in (sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED):
+        return f"{target} is locked by another process for more than {BUSY_SECONDS:g} s"
+    if code == sqlite3.SQLITE_NOTADB:
+        return f"{target} is not a Hilltop database ({said})"
+    if code == sqlite3.SQLITE_CORRUPT:
+        return f"{target} is damaged ({said})"
+    if code == sqlite3.SQLITE_READONLY:
+        return f"{target} cannot be written ({said})"
+    if code == sqlite3.SQLITE_CANTOPEN:
+        return f"cannot open {target} ({said})"
+    if code == sqlite3.SQLITE_FULL:
+        return f"cannot write {target}: the disk is full"
+    if migrating:
+        return f"{target} cannot be brought to this version's tables ({said})"
+    return f"{target} cannot be used ({said})"
 
 
 class Database:
@@ -64,23 +180,36 @@ class Database:
 
     @classmethod
     async def open(cls, path: Path | str) -> Database:
-        """Open (creating it if need be) and migrate the database file at `path`."""
+        """Open (creating it if need be) and migrate the database file at `path`; waits
+        up to BUSY_SECONDS for other processes opening it. DatabaseUnusableError, with
+        everything it opened closed again, if it cannot be used."""
         target = Path(path)
         if str(target) == ":memory:":
-            raise ValueError("Database needs a file: its reader and writer share it")
-        target.parent.mkdir(parents=True, exist_ok=True)
-        writer = await _connect(target, query_only=False)
+            raise DatabaseUnusableError(
+                "the SQLite database must be a file (not :memory:): its reader and writer share it"
+            )
+        _prepare(target)
+        deadline = asyncio.get_running_loop().time() + BUSY_SECONDS
+        migrating = False
         try:
-            db = cls(writer, await _connect(target, query_only=True), target)
-        except BaseException:
-            await writer.close()
-            raise
-        try:
-            await db.migrate()
-            await db._announce_changes()
-        except BaseException:
-            await db.close()
-            raise
+            writer = await _connect(target, query_only=False, deadline=deadline)
+            try:
+                db = cls(writer, await _connect(target, query_only=True, deadline=deadline), target)
+            except BaseException:
+                await _close(writer)
+                raise
+            try:
+                migrating = True
+                await db.migrate()
+                migrating = False
+                await db._announce_changes()
+            except BaseException:
+                await db._close_quietly()
+                raise
+        except sqlite3.Error as exc:
+            raise DatabaseUnusableError(_unusable(target, exc, migrating=migrating)) from exc
+        except OSError as exc:
+            raise DatabaseUnusableError(f"cannot open {target}: {_why(exc, target)}") from exc
         return db
 
     @staticmethod
@@ -89,8 +218,14 @@ class Database:
         return "?"
 
     async def close(self) -> None:
-        await self._reader.close()
-        await self._writer.close()
+        try:
+            await self._reader.close()
+        finally:
+            await self._writer.close()
+
+    async def _close_quietly(self) -> None:
+        await _close(self._reader)
+        await _close(self._writer)
 
     async def migrate(self) -> int:
         """Apply the migrations not applied yet; returns the schema version."""

@@ -34,8 +34,12 @@ from host.model import Channel
 from host.service import GameService
 from host.setup import GameSetup
 from tests.houses import house_of
+from tests.processes import Lines, ended, output_of
 
 ROOT = Path(__file__).resolve().parents[2]
+#: Seconds a console process may take to answer a line (the first starts it), however
+#: busy the machine: beyond it, it is taken for hung.
+ANSWER_SECONDS = 30.0
 
 
 def test_parse_line_reads_channel_user_command_and_options() -> None:
@@ -115,12 +119,14 @@ def console_process(
 
 
 def process_line(process: subprocess.Popen[str], line: str, *, until: str) -> None:
-    """Send `line` to a running console and read its output up to a line with `until`."""
-    assert process.stdin is not None and process.stdout is not None
+    """Send `line` to a running console and read its output up to a line with `until`;
+    fails, showing what it wrote, if it ends first or that takes over ANSWER_SECONDS."""
+    assert process.stdin is not None
     process.stdin.write(line + "\n")
     process.stdin.flush()
-    while until not in (output := process.stdout.readline()):
-        assert output, f"the console ended before answering {line!r}"
+    output = output_of(process)
+    output.name = f"the console answering {line!r}"
+    output.until(until, ANSWER_SECONDS)
 
 
 @pytest.fixture
@@ -283,7 +289,9 @@ def test_two_console_processes_on_one_database_keep_each_others_buttons(
         process_line(second, "#two carol /play game:hokito opponent:dave", until="buttons:")
     finally:
         for process in (first, second):
-            process.communicate(timeout=60)
+            assert process.stdin is not None
+            process.stdin.close()
+            ended(process, ANSWER_SECONDS, name="a console", said=output_of(process))
     later = run_console(
         tmp_path, "#one bob /press Accept", "#two dave /press Accept", db=storage_target
     )
@@ -327,7 +335,7 @@ def test_a_signal_while_waiting_for_input_stops_the_console_cleanly(
     tmp_path: Path, storage_target: str, backend: str, signum: signal.Signals
 ) -> None:
     wal = Path(f"{storage_target}-wal")  # SQLite's write-ahead log
-    console = subprocess.Popen(
+    with subprocess.Popen(
         console_command(tmp_path, db=storage_target),
         stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,
@@ -335,23 +343,24 @@ def test_a_signal_while_waiting_for_input_stops_the_console_cleanly(
         text=True,
         cwd=tmp_path,
         env=console_env(),
-    )
-    try:
-        process_line(console, "alice /play game:hokito opponent:bob", until="buttons:")
-        if backend == "sqlite":
-            assert wal.exists()  # open: its log is in use
-        console.send_signal(signum)
-        started = time.monotonic()
-        status = console.wait(10)
-        assert status == 0 and time.monotonic() - started < 5
-        assert console.stderr is not None and "Traceback" not in console.stderr.read()
-        if backend == "sqlite":
-            # Closed: the last connection checkpointed the log into the database and
-            # removed it.
-            assert not wal.exists()
-    finally:
-        console.kill()
-        console.communicate()
+    ) as console:
+        assert console.stderr is not None
+        errors = Lines(console.stderr, "the console's standard error")
+        try:
+            process_line(console, "alice /play game:hokito opponent:bob", until="buttons:")
+            if backend == "sqlite":
+                assert wal.exists()  # open: its log is in use
+            console.send_signal(signum)
+            # A shutdown that hangs fails the wait.
+            status = ended(console, 10, said=errors)
+            said = errors.rest(10)
+            assert status == 0 and "Traceback" not in said, said
+            if backend == "sqlite":
+                # Closed: the last connection checkpointed the log into the database and
+                # removed it.
+                assert not wal.exists()
+        finally:
+            console.kill()
 
 
 @pytest.mark.parametrize(
