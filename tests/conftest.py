@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
 import pytest
-from hypothesis import settings
+from hypothesis import HealthCheck, settings
 
 # Every hosted game, registered for the engine's index too (tests iterate over them).
 import host.catalog  # noqa: F401
@@ -33,8 +33,14 @@ from data.storage import Storage, open_storage
 if TYPE_CHECKING:
     from tests.postgres_server import PostgresServer
 
-# Machines here are shared and noisy: Hypothesis checks properties, not speed.
-settings.register_profile("hilltop", deadline=None, print_blob=True)
+# Machines here are shared and noisy: Hypothesis checks properties, not speed (no deadline
+# per example, and no health check that times the generation of examples).
+settings.register_profile(
+    "hilltop",
+    deadline=None,
+    print_blob=True,
+    suppress_health_check=[HealthCheck.too_slow],
+)
 settings.load_profile("hilltop")
 
 #: Databases copied from the template ahead of the tests that will take them.
@@ -91,17 +97,16 @@ class PostgresDatabases:
         # Opening migrates; closing leaves the template without sessions, as copies need.
         template = await open_storage(self.server.database_url(self.TEMPLATE))
         await template.close()
-        self._ready: asyncio.Queue[str] = asyncio.Queue()
+        self._ready: asyncio.Queue[str] = asyncio.Queue(maxsize=READY_DATABASES)
         self._filler = asyncio.create_task(self._fill())
 
     async def _fill(self) -> None:
-        """Keep READY_DATABASES copies of the template ready."""
+        """Keep READY_DATABASES copies of the template ready: the next is copied as soon
+        as one is taken."""
         while True:
-            while self._ready.qsize() < READY_DATABASES:
-                name = f"test_{next(self._names)}"
-                await self.server.create_database_async(name, template=self.TEMPLATE)
-                self._ready.put_nowait(name)
-            await asyncio.sleep(0.005)
+            name = f"test_{next(self._names)}"
+            await self.server.create_database_async(name, template=self.TEMPLATE)
+            await self._ready.put(name)
 
     async def _take(self) -> str:
         taking = asyncio.ensure_future(self._ready.get())

@@ -161,8 +161,14 @@ async def test_the_product_plays_on_it(built: Built) -> None:
     """Last: it changes the history."""
     m = built.manifest
     storage = await open_storage(built.target)
+    # The moment the history was built up to: its today is the product's, even when the
+    # day has changed since.
     service = GameService(
-        storage.games, bot_user=bot_user(), ratings=storage.ratings, render_images=False
+        storage.games,
+        bot_user=bot_user(),
+        ratings=storage.ratings,
+        render_images=False,
+        clock=lambda: m.now,
     )
     daily = DailyService(service, storage.daily, secret=DAILY_SECRET)
     try:

@@ -13,6 +13,7 @@ import pytest
 from discord import app_commands
 
 from tests.cogs.fake_discord import (
+    WAIT,
     CallbackType,
     Exchange,
     FakeDiscord,
@@ -90,7 +91,7 @@ def alice(fake: FakeDiscord) -> FakeUser:
 
 
 async def answered(exchange: Any) -> Any:
-    await asyncio.wait_for(exchange.replied.wait(), 5)
+    await asyncio.wait_for(exchange.replied.wait(), WAIT)
     return exchange
 
 
@@ -122,7 +123,7 @@ async def test_a_deferred_answer_counts_until_the_followup_fills_it(
     fake: FakeDiscord, alice: FakeUser
 ) -> None:
     exchange = await fake.dispatch_slash(alice, "later", text="done")
-    await asyncio.wait_for(exchange.answered.wait(), 5)
+    await asyncio.wait_for(exchange.answered.wait(), WAIT)
     assert exchange.callback_type == CallbackType.DEFERRED_MESSAGE
     assert not_replied(exchange)
     await answered(exchange)

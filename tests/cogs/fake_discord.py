@@ -94,6 +94,9 @@ BOT_PERMISSIONS = MEMBER_PERMISSIONS | rules.permissions(
 #: Discord forgets an interaction that is not answered within this many seconds.
 CALLBACK_DEADLINE = rules.CALLBACK_SECONDS
 HEARTBEAT_INTERVAL_MS = 41_250
+#: Seconds a test waits for what the bot surely does (an answer, a post, a connection):
+#: only a hang takes this long, however busy the machine.
+WAIT = 30.0
 USER_MENTION = re.compile(r"<@!?(\d+)>")
 MULTIPART_BOUNDARY = re.compile(r'boundary="?([^";]+)"?')
 DISPOSITION_PARAMETER = re.compile(r'(\w+)="([^"]*)"')
@@ -395,7 +398,7 @@ class Exchange:
             raise AssertionError(f"callback type {self.callback_type} left no message")
         return self.fake.message(self.original_id)
 
-    async def shown(self, *, within: float = 5.0) -> Message:
+    async def shown(self, *, within: float = WAIT) -> Message:
         """The answer as the user sees it once it is visible: the reply itself, or after a
         deferral the message that filled in or replaced the "thinking…" one."""
         try:
@@ -406,7 +409,7 @@ class Exchange:
             raise AssertionError(f"the answer to {self.payload['data']} shows no message")
         return self.fake.message(self.reply_id)
 
-    async def followups(self, count: int, *, within: float = 5.0) -> list[Message]:
+    async def followups(self, count: int, *, within: float = WAIT) -> list[Message]:
         """The first `count` followup messages, waiting for them to arrive."""
         await self.fake.wait_until(
             lambda: len(self.followup_ids) >= count,
@@ -479,6 +482,8 @@ class Session:
     #: The shard the connection IDENTIFYed as, of how many: 0 of 1 when it named none.
     shard_id: int = 0
     shard_count: int = 1
+    #: The sequence number of the newest event the bot said (in a heartbeat) it has read.
+    heard: int | None = None
 
     async def dispatch(self, event: str, data: Json) -> None:
         self.sequence += 1
@@ -713,6 +718,22 @@ class FakeDiscord:
             except TimeoutError:
                 raise AssertionError(f"waited {within}s in vain for {what}") from None
 
+    async def caught_up(
+        self, sessions: list[Session] | None = None, *, within: float = WAIT
+    ) -> None:
+        """Return once each connection (by default every one open) has read all that was
+        sent on it so far: asked for a heartbeat (op 1), discord.py answers with the
+        newest event it has read, having handled every event before it."""
+        asked = self.sessions if sessions is None else sessions
+        sent = [(s, s.sequence) for s in asked if not s.socket.closed]
+        for session, _ in sent:
+            await session.socket.send_str(json.dumps({"op": Op.HEARTBEAT, "d": None}))
+
+        def read() -> bool:
+            return all(s.heard is not None and s.heard >= last for s, last in sent)
+
+        await self.wait_until(read, within=within, what="the bots to read what was sent")
+
     async def _notify(self) -> None:
         async with self._changed:
             self._changed.notify_all()
@@ -738,7 +759,7 @@ class FakeDiscord:
                 raise
         return exchange
 
-    async def interact(self, payload: Json, *, within: float = 5.0) -> Exchange:
+    async def interact(self, payload: Json, *, within: float = WAIT) -> Exchange:
         """Dispatch an interaction and wait for the bot's callback; the exchange says what
         the bot answered and how long it took."""
         return await self._answered(await self.dispatch(payload), within)
@@ -760,7 +781,7 @@ class FakeDiscord:
         /,
         *,
         channel_id: int | None = None,
-        within: float = 5.0,
+        within: float = WAIT,
         **options: Any,
     ) -> Exchange:
         """`/command option:value…`; "admin start" names a subcommand."""
@@ -798,7 +819,7 @@ class FakeDiscord:
         /,
         *,
         channel_id: int | None = None,
-        within: float = 5.0,
+        within: float = WAIT,
         **options: Any,
     ) -> Exchange:
         """The user is typing `options[focused]` into the option `focused`."""
@@ -815,7 +836,7 @@ class FakeDiscord:
         label: str | None = None,
         prefix: str | None = None,
         custom_id: str | None = None,
-        within: float = 5.0,
+        within: float = WAIT,
     ) -> Exchange:
         """Press a button of `message` as the user saw it (an old snapshot makes a stale or
         a double click)."""
@@ -1068,6 +1089,7 @@ class FakeDiscord:
                 # The client went away in the middle of its request (a bot stopped while
                 # uploading): Discord never sees such a request, and nobody reads the answer.
                 self.dropped += 1
+                await self._notify()
                 return web.Response(status=400)
             path = request.path.removeprefix(API)
             arrived = self.now()
@@ -1569,6 +1591,10 @@ class FakeDiscord:
                 packet = json.loads(frame.data)
                 if packet["op"] == Op.HEARTBEAT:
                     self.heartbeats += 1
+                    for session in self.sessions:
+                        if session.socket is socket and isinstance(packet["d"], int):
+                            session.heard = packet["d"]
+                            await self._notify()
                     await socket.send_str(json.dumps({"op": Op.HEARTBEAT_ACK}))
                 elif packet["op"] == Op.IDENTIFY and packet["d"]["token"] != self.token:
                     await socket.close(code=4004, message=b"Authentication failed.")
@@ -1903,14 +1929,17 @@ async def serving(**options: Any) -> AsyncIterator[FakeDiscord]:
 
 @asynccontextmanager
 async def running(
-    client: ClientT, fake: FakeDiscord, *, within: float = 10.0
+    client: ClientT, fake: FakeDiscord, *, within: float = WAIT
 ) -> AsyncIterator[ClientT]:
     """`client` logged in (setup_hook run) and connected until it is ready; closed, and its
     connection task finished, however the block ends."""
     # discord.py waits this long after the last GUILD_CREATE before `ready`; the fake sends
-    # its one guild straight after READY, so the default 2 s would only slow tests down.
+    # its guilds straight after READY, so the default 2 s would only slow tests down. On a
+    # busy machine a GUILD_CREATE may still be read after `ready`: the client's connections
+    # are read to the end (`caught_up`) before the block begins.
     client._connection.guild_ready_timeout = 0.05
     connection: asyncio.Task[None] | None = None
+    before = len(fake.sessions)
     try:
         await asyncio.wait_for(client.login(fake.token), within)
         connection = asyncio.create_task(client.connect(reconnect=False))
@@ -1921,6 +1950,7 @@ async def running(
             if connection.done():
                 connection.result()
             raise AssertionError(f"the client was not ready within {within}s")
+        await fake.caught_up(fake.sessions[before:], within=within)
         yield client
     finally:
         await asyncio.wait_for(client.close(), within)

@@ -98,10 +98,9 @@ async def test_a_bot_gone_in_the_middle_of_a_request_is_counted_not_logged_as_a_
     await writer.drain()
     writer.close()
     await writer.wait_closed()
-    for _ in range(200):
-        if fake.dropped:
-            break
-        await asyncio.sleep(0.01)
+    await fake.wait_until(
+        lambda: fake.dropped > 0, within=fake_discord.WAIT, what="the half-sent request"
+    )
     assert fake.dropped == 1
     assert not fake.calls
     assert not [r for r in caplog.records if r.exc_info], caplog.text

@@ -15,6 +15,7 @@ import pytest
 
 from tests.cogs.fake_discord import (
     API,
+    WAIT,
     FakeDiscord,
     FakeUser,
     InteractionType,
@@ -43,7 +44,7 @@ class ShardClient(discord.AutoShardedClient):
         self.interactions.append(interaction)
         self.received.set()
 
-    async def next_interaction(self, *, within: float = 5.0) -> discord.Interaction:
+    async def next_interaction(self, *, within: float = WAIT) -> discord.Interaction:
         await asyncio.wait_for(self.received.wait(), within)
         self.received.clear()
         return self.interactions[-1]
@@ -137,7 +138,7 @@ async def test_an_interaction_goes_to_the_shard_that_owns_its_guild(
         await fake.dispatch(payload)
         got = await client.next_interaction()
         assert (got.guild_id, got.channel_id, got.user.id) == (guild_id, channel_id, alice.id)
-    await asyncio.sleep(0.1)  # nothing else arrives late on the wrong shard
+    await fake.caught_up()  # nothing else came, on the wrong shard or late
     assert [i.guild_id for i in first.interactions] == [guilds_of(fake, 0)[-1]]
     assert [i.guild_id for i in second.interactions] == [guilds_of(fake, 1)[-1]]
 
@@ -154,6 +155,7 @@ async def test_a_direct_message_interaction_goes_to_shard_zero(
     await fake.dispatch(payload)
     got = await first.next_interaction()
     assert (got.guild_id, got.channel_id, got.user.id) == (None, dm.id, alice.id)
+    await fake.caught_up()
     assert second.interactions == []
 
 
@@ -173,6 +175,7 @@ async def test_a_command_synced_to_a_guild_is_answered_by_its_shard(
     assert answered.payload["data"]["guild_id"] == str(there)
     assert answered.message.content == "pong from [0]"
     assert answered.message.channel_id == fake.general_channels[there]
+    await fake.caught_up()
     assert second.interactions == []
     # Synced to one guild only, the command does not exist in the others.
     with pytest.raises(AssertionError, match="was not synced"):
@@ -206,10 +209,7 @@ async def test_a_thread_is_announced_on_its_guilds_shard(
     assert isinstance(parent, discord.TextChannel)
     thread = await parent.create_thread(name="game", type=discord.ChannelType.public_thread)
     assert fake.channels[thread.id]["guild_id"] == str(guild_id)
-    for _ in range(100):  # THREAD_CREATE arrives over the gateway, after the REST answer
-        if guild.get_thread(thread.id) is not None:
-            break
-        await asyncio.sleep(0.02)
+    await fake.caught_up()  # THREAD_CREATE comes over the gateway, after the REST answer
     assert guild.get_thread(thread.id) is not None
     assert all(g.get_thread(thread.id) is None for g in second.guilds)
 
@@ -224,7 +224,7 @@ async def test_an_identify_outside_the_fakes_shards_is_refused(
 ) -> None:
     client = discord.Client(intents=GUILDS_ONLY, shard_id=shard_id, shard_count=shard_count)
     with pytest.raises(discord.ConnectionClosed) as closed:
-        async with running(client, fake, within=5.0):
+        async with running(client, fake):
             pass
     assert closed.value.code == code
     assert fake.sessions == []
@@ -232,7 +232,7 @@ async def test_an_identify_outside_the_fakes_shards_is_refused(
 
 async def test_a_sharded_client_with_the_wrong_shard_count_is_refused(fake: FakeDiscord) -> None:
     with pytest.raises(discord.ConnectionClosed) as closed:
-        async with running(ShardClient([0], 3), fake, within=5.0):
+        async with running(ShardClient([0], 3), fake):
             pass
     assert closed.value.code == 4010
     assert fake.sessions == []

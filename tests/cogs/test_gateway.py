@@ -20,9 +20,11 @@ from data.repository import UserRecord
 from data.results import Ending
 from data.storage import Storage
 from engine import registry
+from host.face import Reply, User
 from tests.cogs.fake_discord import (
     EPHEMERAL,
     MANAGE_GUILD,
+    WAIT,
     CallbackType,
     FakeDiscord,
     FakeUser,
@@ -31,6 +33,7 @@ from tests.cogs.fake_discord import (
     serving,
 )
 from tests.houses import bot_houses
+from tests.waiting import until
 
 #: How the bot, playing White at the default level, is named in replies.
 WHITE_COMPUTER = "hilltop (White, normal computer)"
@@ -310,7 +313,7 @@ async def test_a_busy_channel_offers_a_thread_where_the_game_starts(
     offer = moved.message.id
     await fake.wait_until(
         lambda: fake.message(offer).content.startswith("Your game is in"),
-        within=5,
+        within=WAIT,
         what="the offer to point at the thread",
     )
     [thread] = [c for c in fake.calls if c.method == "POST" and c.path.endswith("/threads")]
@@ -319,7 +322,7 @@ async def test_a_busy_channel_offers_a_thread_where_the_game_starts(
     assert fake.message(offer).content == f"Your game is in <#{thread_id}>."
 
     await fake.wait_until(
-        lambda: bool(fake.channel_messages(thread_id)), within=5, what="the challenge"
+        lambda: bool(fake.channel_messages(thread_id)), within=WAIT, what="the challenge"
     )
     [challenge] = fake.channel_messages(thread_id)
     assert challenge.pinged == (alice.id,) and "carol challenges alice" in challenge.text
@@ -521,10 +524,9 @@ async def test_closed_direct_messages_stop_and_the_player_is_told_once(
         assert on.ephemeral and "a direct message" in on.message.text
         fake.closed_dms.add(alice.id)
         await start_hokito(fake, alice, bob)  # her turn: a direct message is tried
-        for _ in range(100):
-            if fake.rejections:
-                break
-            await asyncio.sleep(0.02)
+        await fake.wait_until(
+            lambda: bool(fake.rejections), within=WAIT, what="the direct message to be refused"
+        )
         clock.now += 1.5 * DAY
         await bot.get_cog("TimersCog").tick()  # type: ignore[union-attr]
         # The reminder is a ping in the channel: no second direct message was tried.
@@ -534,9 +536,19 @@ async def test_closed_direct_messages_stop_and_the_player_is_told_once(
         told = await fake.slash(alice, "board")
         [notice] = await told.followups(1)
         assert notice.ephemeral and "I could not send you a direct message" in notice.text
+        # The bot looks for what to tell once after each answer: the test waits until it
+        # has looked after this one, and found nothing to tell again.
+        notices = bot.notices
+        found: list[list[Reply]] = []
+
+        async def looked(user: User) -> list[Reply]:
+            found.append(await notices(user))
+            return found[-1]
+
+        bot.notices = looked  # type: ignore[method-assign]
         again = await fake.slash(alice, "board")
-        await asyncio.sleep(0.05)
-        assert [m for m in await again.followups(0)] == []
+        await until(lambda: bool(found), "the bot to look for what to tell alice")
+        assert found == [[]] and await again.followups(0) == []
         shown = await fake.slash(alice, "notify")
         assert "closed to me" in shown.message.text
 
@@ -564,10 +576,9 @@ async def test_a_player_who_asks_gets_turns_by_direct_message(
     alice, bob, _ = players
     await fake.slash(alice, "notify", dm="on")
     board = await start_hokito(fake, alice, bob)  # alice moves first
-    for _ in range(100):
-        if fake.direct_messages(alice):
-            break
-        await asyncio.sleep(0.02)
+    await fake.wait_until(
+        lambda: bool(fake.direct_messages(alice)), within=WAIT, what="her turn by DM"
+    )
     [dm] = fake.direct_messages(alice)
     assert f"Your turn in <#{fake.channel_id}> (Hokito: alice vs bob)." in dm.text
     assert f"/{fake.channel_id}/{board.id}" in dm.text
@@ -670,7 +681,7 @@ async def test_a_reminder_that_cannot_be_sent_directly_is_a_ping_in_the_channel(
         await fake.slash(alice, "notify", dm="on")
         await start_hokito(fake, alice, bob)
         await fake.wait_until(
-            lambda: bool(fake.direct_messages(alice)), within=5, what="her turn by DM"
+            lambda: bool(fake.direct_messages(alice)), within=WAIT, what="her turn by DM"
         )
         fake.closed_dms.add(alice.id)  # she closes them afterwards
         before = len(fake.channel_messages())

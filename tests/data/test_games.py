@@ -19,6 +19,7 @@ from data.repository import (
 )
 from data.results import Ending, GameResult
 from data.storage import Storage, open_storage
+from tests.waiting import PATIENCE
 
 ALICE = UserRecord(1, "alice")
 BOB = UserRecord(2, "bob")
@@ -233,9 +234,9 @@ async def test_reads_do_not_wait_for_an_open_write_transaction(storage: Storage)
     game = await repo.create_game(new_game(), now=1.0)
     async with storage.database.transaction() as conn:
         await conn.execute(f"UPDATE games SET snapshot = 'uncommitted' WHERE id = {game.id:d}")
-        # The writer is busy inside its transaction: a read answers at once, with the
-        # last committed state.
-        seen = await asyncio.wait_for(repo.get_game(game.id), timeout=2)
+        # The writer is busy inside its transaction, which ends only after the read: a
+        # read answers without waiting for it, with the last committed state.
+        seen = await asyncio.wait_for(repo.get_game(game.id), timeout=PATIENCE)
         assert seen is not None and seen.snapshot == "start"
         await conn.execute(f"UPDATE games SET snapshot = 'start' WHERE id = {game.id:d}")
 

@@ -28,6 +28,7 @@ from data.sqlite.daily import SqliteDailyRepository
 from data.sqlite.db import Database
 from data.sqlite.ratings import SqliteRatingRepository
 from tests.postgres_server import PostgresServer
+from tests.waiting import PATIENCE
 
 ALICE = UserRecord(1, "alice")
 BOB = UserRecord(2, "bob")
@@ -139,7 +140,7 @@ async def race(url: str, lock: str, *calls: Callable[[], Coroutine[Any, Any, Any
         await holder.execute(lock)
         tasks = [asyncio.create_task(call()) for call in calls]
         try:
-            deadline = time.monotonic() + 20
+            deadline = time.monotonic() + PATIENCE
             while not any(task.done() for task in tasks):
                 waiting = await watcher.fetchval(
                     "SELECT count(*) FROM pg_stat_activity"
@@ -640,7 +641,7 @@ async def test_two_processes_rating_one_game_rate_it_once(pg: PgDatabase, pg2: P
 
 async def waiting_for_a_lock(watcher: asyncpg.Connection, task: asyncio.Task[Any]) -> None:
     """Return once a session of this database waits for a lock (or `task` has ended)."""
-    deadline = time.monotonic() + 20
+    deadline = time.monotonic() + PATIENCE
     while not task.done():
         waiting = await watcher.fetchval(
             "SELECT count(*) FROM pg_stat_activity"

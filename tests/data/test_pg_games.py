@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import itertools
 import math
+import time
 import uuid
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
@@ -40,6 +41,7 @@ from data.sqlite.console import SqliteConsoleRepository
 from data.sqlite.db import Database
 from data.sqlite.games import SqliteGameRepository
 from tests.postgres_server import PostgresServer
+from tests.waiting import PATIENCE
 
 ALICE = UserRecord(1, "alice")
 BOB = UserRecord(2, "bob")
@@ -743,11 +745,15 @@ async def test_a_stopped_server_is_unavailable_and_then_back() -> None:
             with pytest.raises(DatabaseUnavailableError):
                 await PgConsoleRepository(db).remember("general", None, [("a", "A")])
             await asyncio.to_thread(own.start_server)
-            for _attempt in range(50):  # connections broken by the stop are replaced
+            deadline = time.monotonic() + PATIENCE
+            while True:  # connections broken by the stop are replaced
                 try:
                     await repo.append_move(game.id, 0, 0, ALICE.id, "a", "s1", now=3.0)
                     break
-                except DatabaseUnavailableError:
+                except DatabaseUnavailableError as exc:
+                    if time.monotonic() > deadline:
+                        said = f"the server is back, its database not: {exc}"
+                        raise AssertionError(said) from exc
                     await asyncio.sleep(0.1)
             back = await repo.get_game(game.id)
             assert back is not None and (back.ply, back.snapshot) == (1, "s1")

@@ -3,10 +3,11 @@ game, proven endgames, wins over a random player, and nothing seen beyond a seat
 
 from __future__ import annotations
 
+import itertools
 import math
-import time
 from collections.abc import Hashable
 from dataclasses import replace
+from types import SimpleNamespace
 from typing import Any
 
 import pytest
@@ -88,12 +89,17 @@ def test_search_refuses_a_seat_that_is_not_to_act() -> None:
         mcts.search(state, 1, ai.model_for(state), Budget(10), Rng(1))
 
 
-def test_the_wall_time_cap_stops_a_long_search() -> None:
+def test_the_wall_time_cap_stops_a_long_search(monkeypatch: pytest.MonkeyPatch) -> None:
     state = registry.get("hokito").new_state(3, 2, None)
-    start = time.perf_counter()
     result = mcts.search(state, 0, ai.model_for(state), Budget(10**9, 0.2), Rng(1))
-    assert time.perf_counter() - start < 0.6
     assert 0 < result.simulations < 10**9
+    # On a clock that moves on 1/64 s each time it is read (once at the start, once after
+    # each simulation), the search ends with the first simulation done past the cap.
+    readings = itertools.count()
+    clock = SimpleNamespace(perf_counter=lambda: next(readings) / 64)
+    monkeypatch.setattr(mcts, "time", clock)
+    result = mcts.search(state, 0, ai.model_for(state), Budget(10**9, 0.2), Rng(1))
+    assert result.simulations == 13  # 12/64 s is within 0.2 s, 13/64 s beyond it
 
 
 # --- the solver ---------------------------------------------------------------------------

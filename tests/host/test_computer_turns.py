@@ -14,6 +14,7 @@ from host.model import Channel, Reply
 from host.service import GameService
 from host.setup import GameSetup
 from tests.host.conftest import ALICE, BOB, BOT, HERE
+from tests.waiting import PATIENCE, until
 
 #: How the bot, playing White at the default level, is named in replies.
 WHITE_COMPUTER = "hilltop (White, normal computer)"
@@ -63,12 +64,13 @@ async def test_a_slow_computer_answer_is_posted_and_pings_the_player(storage: St
     service, posts = background_service(storage, computers, wait=0.05)
     await service.start(HERE, ALICE, GameSetup("hokito", seed=3, seat="first"), [BOT])
     [first, *_] = await service.suggest_moves(HERE, ALICE, "")
-    [reply] = await asyncio.wait_for(service.move(HERE, ALICE, first.value), 5)
+    # The computer answers only when let: a reply that waited for it would never come.
+    [reply] = await asyncio.wait_for(service.move(HERE, ALICE, first.value), PATIENCE)
     assert "alice played" in reply.text and f"{WHITE_COMPUTER} is thinking…" in reply.text
     assert reply.mentions == ()
     assert posts.replies == []
     computers.answer.set()
-    await asyncio.wait_for(posts.arrived.wait(), 5)
+    await asyncio.wait_for(posts.arrived.wait(), PATIENCE)
     [(place, post)] = posts.replies
     assert place.channel_id == HERE.channel_id
     assert f"{WHITE_COMPUTER} played" in post.text and "alice (Black) to move" in post.text
@@ -81,13 +83,16 @@ async def test_a_quick_computer_answer_joins_the_reply_and_nothing_is_posted(
 ) -> None:
     computers = HeldComputers()
     computers.answer.set()
-    service, posts = background_service(storage, computers, wait=5)
+    # It answers at once: a reply waiting this long for it only waits for the machine.
+    service, posts = background_service(storage, computers, wait=PATIENCE)
     await service.start(HERE, ALICE, GameSetup("hokito", seed=3, seat="first"), [BOT])
     [first, *_] = await service.suggest_moves(HERE, ALICE, "")
     [reply] = await service.move(HERE, ALICE, first.value)
     assert "hilltop (White, normal computer) played" in reply.text
     assert reply.title.endswith("move 2")
-    await asyncio.sleep(0.05)
+    # Whatever the computers set going in the background has ended, and posted nothing.
+    background = service.computers._background
+    await until(lambda: not background, "the background work to end", seen=lambda: background)
     assert posts.replies == []
 
 
@@ -96,14 +101,15 @@ async def test_people_plan_and_look_while_computers_think(storage: Storage) -> N
     service, posts = background_service(storage, computers, wait=0.05)
     [started] = await service.start(HERE, ALICE, GameSetup("everest", computers=3, seed=11))
     assert "are thinking…" in started.text
-    # The three computer yeti are deciding; the board and alice's plan do not wait.
-    [board] = await asyncio.wait_for(service.board(HERE), 1)
+    # The three computer yeti are deciding, until let; the board and alice's plan do not
+    # wait for them (or they would never come).
+    [board] = await asyncio.wait_for(service.board(HERE), PATIENCE)
     assert "alice" in board.text
     [plan, *_] = await service.suggest_moves(HERE, ALICE, "")
-    [mine] = await asyncio.wait_for(service.move(HERE, ALICE, plan.value), 1)
+    [mine] = await asyncio.wait_for(service.move(HERE, ALICE, plan.value), PATIENCE)
     assert mine.ephemeral and "alice has made their choice" in mine.text
     computers.answer.set()
-    await asyncio.wait_for(posts.arrived.wait(), 10)
+    await asyncio.wait_for(posts.arrived.wait(), PATIENCE)
     # The last plan came from a computer: the round was played out in the background
     # and posted, every plan revealed, asking alice for her next plan.
     text = "\n".join(p.text for _, p in posts.replies)
@@ -147,7 +153,7 @@ async def test_a_round_a_computer_sets_off_is_posted_before_the_computers_go_on(
     # The two computers plan; the second plan sets the round off. The round is told at
     # once, though the computers have more to decide that they are not yet allowed to.
     computers.allow(2)
-    await asyncio.wait_for(posts.arrived.wait(), 5)
+    await asyncio.wait_for(posts.arrived.wait(), PATIENCE)
     [(_, post)] = posts.replies
     assert "Plans revealed." in post.text and "Round 1 · step" not in post.text
     assert {u.name for u in post.mentions} == {"alice", "bob"}
@@ -157,9 +163,10 @@ async def test_a_round_a_computer_sets_off_is_posted_before_the_computers_go_on(
     # ... and make it without anybody's command: they were started again after the post.
     posts.arrived.clear()
     computers.allow(1000)
-    for _ in range(100):
+
+    async def decided() -> bool:
+        nonlocal loaded
         loaded = await service.live.in_channel(HERE)
-        if not loaded.state.to_act & computer_seats:
-            break
-        await asyncio.sleep(0.02)
-    assert not loaded.state.to_act & computer_seats
+        return not loaded.state.to_act & computer_seats
+
+    await until(decided, "the computers' decision", seen=lambda: loaded.state.to_act)

@@ -29,6 +29,7 @@ from host.model import Channel, Reply, ServiceError, User, offered_move
 from host.service import GameService
 from tests.host.conftest import ALICE, BOB, BOT, HERE
 from tests.houses import house_of
+from tests.waiting import until
 
 NOON = datetime(2026, 11, 22, 12, 0, tzinfo=UTC).timestamp()
 DAY, NEXT_DAY = "2026-11-22", "2026-11-23"
@@ -488,11 +489,7 @@ async def test_closing_ends_a_par_search_under_way(
     monkeypatch.setenv(PAR_STARTED, str(started))
     runner = ProcessParRunner(search_forever)
     search = asyncio.ensure_future(runner(1))
-    for _ in range(600):  # waits for the worker process to pick the search up
-        if started.exists():
-            break
-        await asyncio.sleep(0.05)
-    assert started.exists()
+    await until(started.exists, "the worker process to pick the search up")
     runner.close()
     with pytest.raises(BrokenProcessPool):
         await asyncio.wait_for(search, timeout=30)

@@ -15,6 +15,7 @@ from host.model import ServiceError
 from host.service import GameService
 from host.setup import GameSetup
 from tests.host.conftest import ALICE, BOB, BOT, HERE
+from tests.waiting import PATIENCE
 
 
 class CountingRepository:
@@ -98,8 +99,10 @@ async def test_autocomplete_does_not_wait_for_a_move_in_progress(storage: Storag
     await start_hokito(service)
     record = await service.repository.live_game_in_channel(HERE.channel_id)
     assert record is not None
-    async with service.live.lock(record.id):  # a move is being committed and drawn
-        suggestions = await asyncio.wait_for(service.suggest_moves(HERE, ALICE, "a1"), 1)
+    # A move is being committed and drawn, and holds the lock until the block ends: an
+    # autocomplete that waited for it would never come.
+    async with service.live.lock(record.id):
+        suggestions = await asyncio.wait_for(service.suggest_moves(HERE, ALICE, "a1"), PATIENCE)
     starting = [s.label.startswith("a1") for s in suggestions]
     assert starting[0] and starting == sorted(starting, reverse=True)  # a1… first
     assert all("a1" in s.label for s in suggestions)

@@ -6,9 +6,12 @@ from __future__ import annotations
 import asyncio
 import signal
 import sys
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from datetime import date
 from pathlib import Path
 
+from data.daily import DailyRepository
 from data.repository import Shards, shard_of
 from data.storage import Storage, open_storage
 from engine.hillbert_par import ParResult
@@ -17,6 +20,7 @@ from host.model import Channel
 from host.service import GameService
 from host.setup import GameSetup
 from tests.host.conftest import ALICE, BOB, BOT
+from tests.waiting import PATIENCE, until
 
 ROOT = Path(__file__).resolve().parents[2]
 #: Servers whose events Discord sends to shard 0 and to shard 1 of two.
@@ -39,6 +43,23 @@ def test_a_server_belongs_to_the_shard_discord_sends_it_to() -> None:
     assert shard_of(ON_SHARD_1, 3) == 7 % 3
     assert Shards((1,), 2).owns(ON_SHARD_1) and not Shards((1,), 2).owns(ON_SHARD_0)
     assert Shards((0,), 2).owns(None)  # direct messages come to shard 0
+
+
+def refusals(daily: DailyRepository) -> list[str]:
+    """The names of the locks `daily`'s process is refused (another holds them) from now
+    on, in order: what it has tried of the work another does."""
+    refused: list[str] = []
+    exclusive = daily.exclusive
+
+    @asynccontextmanager
+    async def counted(name: str) -> AsyncIterator[bool]:
+        async with exclusive(name) as mine:
+            if not mine:
+                refused.append(name)
+            yield mine
+
+    daily.exclusive = counted  # type: ignore[method-assign]
+    return refused
 
 
 def service_of(storage: Storage, clock: Clock, shards: Shards | None) -> GameService:
@@ -102,12 +123,18 @@ async def test_the_days_par_is_searched_by_one_process_for_all(storage_target: s
             for s in storages
         ]
         day = date(2026, 11, 24)
+        refused = [refusals(s.daily) for s in storages]
         asked = [asyncio.ensure_future(d.par._par(day)) for d in dailies]
-        await asyncio.wait_for(started.wait(), 10)
-        await asyncio.sleep(1.2)  # the others look for the stored par meanwhile
+        await asyncio.wait_for(started.wait(), PATIENCE)
+        # The two others have each tried to search too, and were refused, while one did.
+        await until(
+            lambda: sorted(map(bool, refused)) == [False, True, True],
+            "the other processes to be refused the search",
+            seen=lambda: refused,
+        )
         assert len(searches) == 1
         finish.set()
-        assert await asyncio.wait_for(asyncio.gather(*asked), 10) == [(40, 120)] * 3
+        assert await asyncio.wait_for(asyncio.gather(*asked), PATIENCE) == [(40, 120)] * 3
         assert len(searches) == 1
         assert await storages[2].daily.get_par(day.isoformat()) == (40, 120)
     finally:
@@ -147,7 +174,7 @@ async def test_a_process_takes_over_the_par_search_of_one_that_died(
     other = await open_storage(storage_target)
     try:
         assert holder.stdout is not None
-        assert await asyncio.wait_for(holder.stdout.readline(), 30) == b"held\n"
+        assert await asyncio.wait_for(holder.stdout.readline(), PATIENCE) == b"held\n"
         searches: list[int] = []
 
         async def par_of(seed: int) -> ParResult:
@@ -160,12 +187,13 @@ async def test_a_process_takes_over_the_par_search_of_one_that_died(
             secret="s3cret",
             par_runner=par_of,
         )
+        refused = refusals(other.daily)
         waiting = asyncio.ensure_future(daily.par._par(day))
-        await asyncio.sleep(1.2)
+        await until(lambda: bool(refused), "the search to be refused while the holder lives")
         assert not waiting.done() and searches == []  # it waits for the holder's par
         holder.send_signal(signal.SIGKILL)
         await holder.wait()
-        assert await asyncio.wait_for(waiting, 10) == (33, 100)
+        assert await asyncio.wait_for(waiting, PATIENCE) == (33, 100)
         assert len(searches) == 1
     finally:
         if holder.returncode is None:

@@ -14,6 +14,8 @@ from pathlib import Path
 from engine import registry
 from host.present.painting import ProcessPainter, ThreadPainter
 from render.core import RenderContext
+from tests.processes import output_of
+from tests.waiting import PATIENCE
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -84,15 +86,14 @@ def test_workers_exit_when_the_bot_process_is_killed() -> None:
         [sys.executable, "-c", script], cwd=ROOT, stdout=subprocess.PIPE, text=True
     )
     try:
-        assert bot.stdout is not None
-        worker = int(bot.stdout.readline())
+        worker = int(output_of(bot, "the bot").next(timeout=60) or "0")
         assert alive(worker)
         with open(f"/proc/{worker}/stat") as stat:
             niceness = int(stat.read().rsplit(")", 1)[1].split()[16])
         assert niceness >= 10  # background work yields to the bot's replies
         bot.send_signal(signal.SIGKILL)
-        bot.wait(10)
-        deadline = time.monotonic() + 10
+        bot.wait(PATIENCE)
+        deadline = time.monotonic() + PATIENCE
         while alive(worker) and time.monotonic() < deadline:
             time.sleep(0.05)
         assert not alive(worker), "the worker outlived the killed bot"
