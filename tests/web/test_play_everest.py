@@ -4,13 +4,17 @@ left behind, or a confirm clicked twice, never plays twice."""
 
 from __future__ import annotations
 
-from playwright.async_api import Browser, expect
+import asyncio
+import json
+from urllib.parse import parse_qs, urlsplit
+
+from playwright.async_api import Browser, Route, expect
 
 from data.storage import Storage
 from tests.cogs.fake_discord import MANAGE_GUILD, FakeDiscord
 from tests.cogs.test_gateway import hilltop, start_hokito
 from tests.cogs.test_gateway import nothing_logged_an_error as nothing_logged_an_error
-from tests.web.browser import DESKTOP, PHONE, open_tab, serving_pages
+from tests.web.browser import DESKTOP, PHONE, WAIT_MS, open_tab, serving_pages
 from tests.web.play import CLICKS, CONFIG, SETTLED, click, signed_in, take_turn
 
 
@@ -113,3 +117,54 @@ async def test_a_confirm_clicked_twice_or_from_a_page_left_behind_plays_once(
         )
         assert forged.status == 403
         assert len(await storage.games.moves(record.id)) == 1
+
+
+async def test_a_choice_clicked_while_the_page_asks_about_a_change_is_answered_after(
+    fake: FakeDiscord, storage: Storage, browser: Browser
+) -> None:
+    admin = fake.user("root", permissions=MANAGE_GUILD)
+    alice, bob = fake.user("alice"), fake.user("bob")
+    async with hilltop(fake, storage) as bot, serving_pages(bot.house.pages, CONFIG) as site:
+        await fake.slash(admin, "admin settings", web="public")
+        challenge = await fake.slash(
+            alice, "play", game="everest", opponent=bob, seed=5, seat="first"
+        )
+        accepted = await fake.click(bob, challenge.message, label="Accept")
+        await accepted.followups(1)
+        record = await storage.games.live_game_in_channel(fake.channel_id)
+        assert record is not None
+        web = await signed_in(
+            browser, site.url, CONFIG, bot.house.pages, alice.id, "alice", fake.guild_id, DESKTOP
+        )
+        page = web.page
+        await page.goto(f"{site.url}/g/{record.id}")
+        await site.watched(1)
+        await expect(page.locator("#play .choices button").first).to_be_visible()
+        chosen = await page.locator("#play .choices button").first.get_attribute("data-choose")
+        assert chosen is not None
+
+        # The page's question about the next change is held until the test lets it go.
+        asking, answer = asyncio.Event(), asyncio.Event()
+        asked: list[list[str]] = []
+
+        async def hold(route: Route) -> None:
+            steps = parse_qs(urlsplit(route.request.url).query).get("step", [])
+            asked.append(steps)
+            if len(asked) == 1:
+                asking.set()
+                await answer.wait()
+            await route.continue_()
+
+        await page.route(f"**/g/{record.id}/play?*", hold)
+        # Bob plans on Discord: alice's page hears of it and asks about it.
+        await fake.slash(bob, "move", text="0N AN 2N")
+        await asyncio.wait_for(asking.wait(), WAIT_MS / 1000)
+        # Alice clicks her first choice while the page is still asking.
+        before = await page.evaluate(CLICKS)
+        await page.locator("#play .choices button").first.click()
+        answer.set()
+        await page.wait_for_function(SETTLED, arg=before)
+        # The click was not lost: once the page knew the change, the choice was asked for.
+        assert asked[0] == [], asked
+        assert [json.dumps(s) for s in asked[1:]] == [chosen], (asked, chosen)
+        web.assert_no_errors()

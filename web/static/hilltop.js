@@ -86,8 +86,10 @@ function playOn(root) {
   // The public board at the latest move heard of, shown when nothing is to be chosen.
   let publicBoard = null;
   let busy = false;
-  // A change heard while a choice was being answered: asked about once that is done.
+  // A change heard while the page was asking the site: asked about once that is done.
   let missed = false;
+  // The asking about a change heard, while it is under way.
+  let refreshing = null;
 
   function say(text, refused) {
     told.textContent = text || "";
@@ -176,20 +178,53 @@ function playOn(root) {
     show(fresh);
   }
 
+  // Ask about the changes heard, one request at a time, until none is left unasked.
+  async function catchUp() {
+    while (missed) {
+      missed = false;
+      await refresh();
+    }
+  }
+
+  // Catch up now, unless the page is asking already (it catches up when that is done).
+  function askAgain() {
+    if (busy || refreshing || root.dataset.working || !missed) return;
+    refreshing = catchUp()
+      .catch(() => {})
+      .finally(() => {
+        refreshing = null;
+        askAgain();
+      });
+  }
+
+  // The choice offered now that is the one `button` offered before the panel was drawn
+  // again, if it still is.
+  function stillOffered(button) {
+    const kind = button.dataset.play !== undefined ? "play" : "choose";
+    const offered = [...panel.querySelectorAll(`[data-${kind}]`), ...spots.querySelectorAll(`[data-${kind}]`)];
+    return offered.find((b) => b.dataset[kind] === button.dataset[kind]) || null;
+  }
+
   async function clicked(event) {
     const button = event.target.closest("[data-choose], [data-play]");
-    if (!button || busy) return;
+    if (!button || root.dataset.working) return;
     event.preventDefault();
     root.dataset.working = "1";
     try {
-      if (button.dataset.play !== undefined) await play(JSON.parse(button.dataset.play));
-      else await choose(JSON.parse(button.dataset.choose));
-      if (missed) { missed = false; await refresh(); }
+      // A click while the page asks about a change is answered once the page knows it,
+      // if what was clicked is still offered then; else the new choices are what it sees.
+      while (refreshing) await refreshing;
+      const choice = button.isConnected ? button : stillOffered(button);
+      if (!choice) return;
+      if (choice.dataset.play !== undefined) await play(JSON.parse(choice.dataset.play));
+      else await choose(JSON.parse(choice.dataset.choose));
+      await catchUp();
     } catch (error) {
       say(told.dataset.failed, true);
     } finally {
       delete root.dataset.working;
       root.dataset.clicks = String(Number(root.dataset.clicks || 0) + 1);
+      askAgain();
     }
   }
   panel.addEventListener("click", clicked);
@@ -197,11 +232,12 @@ function playOn(root) {
 
   return {
     // The game moved (any player, anywhere): the panel is asked again at the page's move
-    // and choices, so a half-built plan survives another player's plan.
+    // and choices, so a half-built plan survives another player's plan. A change heard
+    // while the page is asking is asked about after, never lost.
     changed(data) {
       showBoard(data);
-      if (busy) { missed = true; return; }
-      refresh().catch(() => {});
+      missed = true;
+      askAgain();
     },
   };
 }
