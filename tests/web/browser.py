@@ -1,15 +1,23 @@
 """A real browser for the web pages' tests, and the pages served for it.
 
-The browser is the system's Chromium (Debian's `chromium`), driven by Playwright's async
-API in the test's own event loop; the pages are served by the site's aiohttp application in
-that same loop, on an ephemeral loopback port. A machine without Chromium fails these tests
-with a message saying how to install it: they are never skipped.
+The browser is the system's Chromium (Debian's `chromium`), started once per test process
+(`ChromiumServer`) and driven by Playwright's async API in each test's own event loop,
+through the DevTools protocol; every test's pages are in browser contexts of their own, as
+separate as two browsers' profiles. The pages are served by the site's aiohttp application
+in the test's loop, on an ephemeral loopback port. A machine without Chromium fails these
+tests with a message saying how to install it: they are never skipped.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import queue
+import re
 import shutil
+import subprocess
+import tempfile
+import threading
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
@@ -26,8 +34,7 @@ from web.hub import Hub
 
 #: Chromium's switches here: root needs `--no-sandbox`; the rest keep a test run from
 #: reaching out (updates, sync, field trials) and from drawing on a GPU it may not have.
-#: Playwright starts every browser on a fresh profile of its own (a temporary
-#: `--user-data-dir`, which it will not be given).
+#: The browser's profile is a temporary folder of its own, removed when it stops.
 CHROMIUM_ARGS = (
     "--no-sandbox",
     "--headless",
@@ -37,6 +44,29 @@ CHROMIUM_ARGS = (
     "--disable-background-networking",
     "--disable-component-update",
     "--disable-sync",
+)
+#: What Playwright gives a browser it starts itself, for pages to behave the same in the
+#: one the tests start: no scrollbars taking width, a pointer as a mouse, timers and pages
+#: in other tabs never slowed (two players' pages are open at once), colours as sRGB.
+AS_PLAYWRIGHT_STARTS_IT = (
+    "--hide-scrollbars",
+    "--mute-audio",
+    "--blink-settings=primaryHoverType=2,availableHoverTypes=2,"
+    "primaryPointerType=4,availablePointerTypes=4",
+    "--disable-background-timer-throttling",
+    "--disable-backgrounding-occluded-windows",
+    "--disable-renderer-backgrounding",
+    "--disable-back-forward-cache",
+    "--disable-ipc-flooding-protection",
+    "--disable-hang-monitor",
+    "--disable-popup-blocking",
+    "--disable-dev-shm-usage",
+    "--disable-extensions",
+    "--disable-default-apps",
+    "--no-default-browser-check",
+    "--allow-pre-commit-input",
+    "--force-color-profile=srgb",
+    "--disable-features=PaintHolding,MediaRouter,DestroyProfileOnBrowserClose",
 )
 INSTALL = "apt-get install -y --no-install-recommends chromium fonts-dejavu-core"
 
@@ -52,8 +82,13 @@ WIDTHS: dict[str, dict[str, Any]] = {
     },
     DESKTOP: {"viewport": {"width": 1280, "height": 800}},
 }
-#: How long `expect` waits for what a page is to show (the machines here are shared).
-WAIT_MS = 15_000
+#: How long `expect` waits for what a page is to show: only a guard against a page that
+#: never shows it, far past what a loaded machine takes (every wait ends with the event).
+WAIT_MS = 60_000
+#: Seconds Chromium may take to start and say where it listens.
+START_SECONDS = 60
+#: Chromium's line saying where its DevTools protocol listens.
+_LISTENING = re.compile(r"DevTools listening on (ws://\S+)")
 
 
 def chromium() -> str:
@@ -68,15 +103,95 @@ def chromium() -> str:
     return found
 
 
+class ChromiumServer:
+    """Chromium running headless for the tests of one process, listening on a loopback
+    port for the DevTools protocol; started again if it has died."""
+
+    def __init__(self) -> None:
+        self._process: subprocess.Popen[str] | None = None
+        self._profile: str | None = None
+        self._endpoint = ""
+
+    def endpoint(self) -> str:
+        """The websocket address of the running browser, starting it if need be."""
+        if self._process is None or self._process.poll() is not None:
+            self._start()
+        return self._endpoint
+
+    def _start(self) -> None:
+        self.stop()
+        self._profile = tempfile.mkdtemp(prefix="hilltop-chromium-")
+        process = subprocess.Popen(
+            [
+                chromium(),
+                *CHROMIUM_ARGS,
+                *AS_PLAYWRIGHT_STARTS_IT,
+                "--remote-debugging-port=0",
+                f"--user-data-dir={self._profile}",
+                "about:blank",
+            ],
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        self._process = process
+        lines: queue.Queue[str | None] = queue.Queue()
+
+        def read() -> None:
+            # Read to the end, so that the browser never blocks on a full pipe.
+            assert process.stderr is not None
+            for line in process.stderr:
+                lines.put(line)
+            lines.put(None)
+
+        threading.Thread(target=read, name="chromium-stderr", daemon=True).start()
+        said: list[str] = []
+        try:
+            while True:
+                line = lines.get(timeout=START_SECONDS)
+                if line is None:
+                    break
+                said.append(line)
+                if found := _LISTENING.search(line):
+                    self._endpoint = found.group(1)
+                    return
+        except queue.Empty:
+            pass
+        self.stop()
+        raise RuntimeError(
+            f"Chromium did not start within {START_SECONDS} s; it said:\n" + "".join(said[-20:])
+        )
+
+    def stop(self) -> None:
+        if self._process is not None:
+            # Asked to end, Chromium ends its own helper processes and waits for them.
+            self._process.terminate()
+            try:
+                self._process.wait(30)
+            except subprocess.TimeoutExpired:
+                self._process.kill()
+                self._process.wait(30)
+            self._process = None
+        if self._profile is not None:
+            shutil.rmtree(self._profile, ignore_errors=True)
+            self._profile = None
+
+
 @asynccontextmanager
-async def launched() -> AsyncIterator[Browser]:
-    """Chromium, headless, closed with everything it opened."""
-    path = chromium()
+async def launched(server: ChromiumServer) -> AsyncIterator[Browser]:
+    """The running Chromium of `server`, driven from this event loop; every context the
+    test opened in it is closed at the end."""
     async with async_playwright() as playwright:
-        browser = await playwright.chromium.launch(executable_path=path, args=list(CHROMIUM_ARGS))
+        browser = await playwright.chromium.connect_over_cdp(server.endpoint())
+        default = set(browser.contexts)
         try:
             yield browser
         finally:
+            for context in browser.contexts:
+                if context not in default:
+                    with contextlib.suppress(Exception):
+                        await context.close()
             await browser.close()
 
 

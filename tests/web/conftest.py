@@ -4,7 +4,7 @@ database whose pages it looks at."""
 from __future__ import annotations
 
 import time
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Iterator
 from contextlib import asynccontextmanager
 from pathlib import Path
 
@@ -16,7 +16,7 @@ from engine.hillbert_par import ParResult
 from host.face import House
 from tests.cogs.fake_discord import FakeDiscord, serving
 from tests.houses import house_of
-from tests.web.browser import DESKTOP, PHONE, Tab, launched, open_tab
+from tests.web.browser import DESKTOP, PHONE, ChromiumServer, Tab, launched, open_tab
 
 
 class Clock:
@@ -45,9 +45,18 @@ def clock() -> Clock:
     return Clock()
 
 
+@pytest.fixture(scope="session")
+def chromium_server() -> Iterator[ChromiumServer]:
+    """Chromium, started once for the tests of this process."""
+    server = ChromiumServer()
+    yield server
+    server.stop()
+
+
 @pytest.fixture
-async def browser() -> AsyncIterator[Browser]:
-    async with launched() as opened:
+async def browser(chromium_server: ChromiumServer) -> AsyncIterator[Browser]:
+    """The process's Chromium, for this test's own contexts."""
+    async with launched(chromium_server) as opened:
         yield opened
 
 

@@ -1,11 +1,13 @@
 """Every page, at a phone's width and a desktop's: each picture has words for those who
 cannot see it and has loaded, text is readable against what is behind it (WCAG 2's
 contrast), the page is laid out for the device's width and nothing sticks out sideways.
-A screenshot of each is kept in var/screens/ to look at."""
+A screenshot of each is kept to look at: in `HILLTOP_SCREENS` when it is set, as the play
+tests keep theirs, else in the test's own temporary directory."""
 
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 from playwright.async_api import Browser
@@ -33,8 +35,6 @@ from tests.web.games import (
     open_pages,
     play_moves,
 )
-
-SCREENS = Path(__file__).resolve().parents[2] / "var" / "screens"
 
 
 async def a_busy_server(house: House) -> dict[str, str]:
@@ -65,9 +65,12 @@ async def a_busy_server(house: House) -> dict[str, str]:
     }
 
 
-async def test_every_page_is_readable_and_fits_the_screen(house: House, tab: Tab) -> None:
+async def test_every_page_is_readable_and_fits_the_screen(
+    house: House, tab: Tab, tmp_path: Path
+) -> None:
     pages = await a_busy_server(house)
-    SCREENS.mkdir(parents=True, exist_ok=True)
+    screens = Path(os.environ.get("HILLTOP_SCREENS") or tmp_path)
+    os.makedirs(screens, exist_ok=True)
     problems: list[str] = []
     page = tab.page
     async with serving_pages(house.pages) as site:
@@ -79,7 +82,7 @@ async def test_every_page_is_readable_and_fits_the_screen(house: House, tab: Tab
                 problems.append(f"{path}: status {response.status}, not {expected}")
                 continue
             await load_every_picture(page)
-            await page.screenshot(path=SCREENS / f"{name}-{tab.width}.png", full_page=True)
+            await page.screenshot(path=screens / f"{name}-{tab.width}.png", full_page=True)
 
             for src in await page.evaluate(IMAGES_WITHOUT_ALT):
                 problems.append(f"{path}: the picture {src} has no alt text")
