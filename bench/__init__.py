@@ -1,5 +1,5 @@
 """Benchmarks that print figures (`make bench`), not tests with time limits; the tests only
-check that `python -m bench --quick` runs and prints every figure."""
+check that `python -m bench --smoke` runs and prints every figure."""
 
 # Every hosted game, registered for the engine's index too (benchmarks iterate over them).
 import host.catalog  # noqa: F401

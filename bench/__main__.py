@@ -2,6 +2,8 @@
 
     python -m bench           # every table, full budgets (several minutes)
     python -m bench --quick   # the same tables on tiny budgets, to see that they run
+    python -m bench --quick --table discord --table data   # only those tables
+    python -m bench --smoke   # the least that measures every figure: does each one run?
 
 A figure that cannot be measured (the product raised) is printed as "not measured", with
 its traceback on stderr, and the other figures are still measured.
@@ -67,6 +69,19 @@ QUICK = Budget(
     web_load.QUICK,
     web_play.QUICK,
     data_scale.QUICK,
+)
+SMOKE = Budget(
+    0.1,
+    5,
+    20,
+    1,
+    100,
+    discord_load.SMOKE,
+    sharded_load.SMOKE,
+    memory_load.SMOKE,
+    web_load.SMOKE,
+    web_play.SMOKE,
+    data_scale.SMOKE,
 )
 
 
@@ -167,28 +182,47 @@ def search_table(budget: Budget) -> Iterator[str]:
     yield from guarded("computer players", where, rows)
 
 
-def main(argv: Sequence[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(description="Hilltop's benchmarks, as Markdown tables.")
-    parser.add_argument("--quick", action="store_true", help="tiny budgets (about a minute)")
-    args = parser.parse_args(argv)
-    budget = QUICK if args.quick else FULL
+def engine_tables(budget: Budget) -> None:
     for line in figures(budget):
         print(line, flush=True)
-    print()
+
+
+def search_tables(budget: Budget) -> None:
     for line in search_table(budget):
         print(line, flush=True)
-    print()
-    discord_load.run(budget.load)
-    print()
-    sharded_load.run(budget.sharded)
-    print()
-    memory_load.run(budget.memory)
-    print()
-    web_load.run(budget.web)
-    print()
-    web_play.run(budget.play)
-    print()
-    data_scale.run(budget.data)
+
+
+#: The tables in the order they are printed, by the name `--table` gives each.
+TABLES: dict[str, Callable[[Budget], None]] = {
+    "figures": engine_tables,
+    "search": search_tables,
+    "discord": lambda budget: discord_load.run(budget.load),
+    "sharded": lambda budget: sharded_load.run(budget.sharded),
+    "memory": lambda budget: memory_load.run(budget.memory),
+    "web": lambda budget: web_load.run(budget.web),
+    "play": lambda budget: web_play.run(budget.play),
+    "data": lambda budget: data_scale.run(budget.data),
+}
+
+
+def main(argv: Sequence[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description="Hilltop's benchmarks, as Markdown tables.")
+    sizes = parser.add_mutually_exclusive_group()
+    sizes.add_argument("--quick", action="store_true", help="tiny budgets (about two minutes)")
+    sizes.add_argument("--smoke", action="store_true", help="the least that measures every figure")
+    parser.add_argument(
+        "--table",
+        action="append",
+        choices=list(TABLES),
+        help="only this table (may be given again); every table when none is given",
+    )
+    args = parser.parse_args(argv)
+    budget = QUICK if args.quick else SMOKE if args.smoke else FULL
+    chosen = [name for name in TABLES if args.table is None or name in args.table]
+    for number, name in enumerate(chosen):
+        if number:
+            print()
+        TABLES[name](budget)
 
 
 if __name__ == "__main__":

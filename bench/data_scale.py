@@ -102,6 +102,12 @@ QUICK = DataScaleConfig(
     pages=2,
     memory_marks=(50, 100, 200),
 )
+#: The least that still measures every figure: the tests run it to see that it runs.
+SMOKE = replace(
+    QUICK,
+    sqlite=(_quick_scale(150), _quick_scale(600)),
+    postgresql=(_quick_scale(150), _quick_scale(600)),
+)
 
 
 @dataclass

@@ -96,6 +96,15 @@ QUICK = LoadConfig(
     mixed_seconds=2.0,
     mixed_channels=1,
 )
+#: The least that still measures every figure: the tests run it to see that it runs.
+SMOKE = replace(
+    QUICK,
+    channels=10,
+    seconds=1.5,
+    capacity_steps=CAPACITY_STEPS[:1],
+    step_seconds=1.0,
+    mixed_seconds=1.0,
+)
 
 
 def mixed_setups(level: str | None, channels: int) -> list[Setup]:

@@ -45,6 +45,8 @@ class MemoryConfig:
 
 
 QUICK = MemoryConfig(channels=4, rate=40.0, marks=(1, 2), stretch=2.0)
+#: The least that still measures every figure: the tests run it to see that it runs.
+SMOKE = QUICK
 
 
 def rss_kib(pid: int) -> int:

@@ -85,6 +85,18 @@ QUICK = ShardedConfig(
     step_seconds=1.5,
     warm_seconds=1.0,
 )
+#: The least that still measures every figure: the tests run it to see that it runs.
+SMOKE = replace(
+    QUICK,
+    channels=10,
+    seconds=1.5,
+    fault_seconds=2.5,
+    fault_at=0.8,
+    outage=0.5,
+    capacity_steps=(60.0,),
+    step_seconds=1.0,
+    warm_seconds=0.5,
+)
 
 
 @dataclass
