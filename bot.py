@@ -285,12 +285,15 @@ def painter() -> Painter:
     or `thread` (one thread of the bot's own process). See the README for the measure."""
     from host.present.painting import ProcessPainter, ThreadPainter
 
+    return ProcessPainter() if render_in_processes() else ThreadPainter()
+
+
+def render_in_processes() -> bool:
+    """Whether `HILLTOP_RENDER` has boards drawn in worker processes (the default)."""
     choice = os.environ.get("HILLTOP_RENDER", "process").strip().lower()
-    if choice == "thread":
-        return ThreadPainter()
-    if choice != "process":
+    if choice not in ("process", "thread"):
         log.warning("HILLTOP_RENDER=%r is neither process nor thread; using process", choice)
-    return ProcessPainter()
+    return choice != "thread"
 
 
 async def run_discord(token: str, args: argparse.Namespace) -> None:
