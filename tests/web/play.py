@@ -4,6 +4,7 @@ and with the panel's buttons otherwise."""
 
 from __future__ import annotations
 
+import asyncio
 import os
 from dataclasses import dataclass
 from pathlib import Path
@@ -11,7 +12,7 @@ from pathlib import Path
 from playwright.async_api import Browser, Frame, Page, expect
 
 from host.face import WebPages
-from tests.web.browser import Tab, open_tab
+from tests.web.browser import WAIT_MS, Tab, open_tab
 from web.auth import SESSION, sign
 from web.config import WebConfig
 
@@ -22,9 +23,34 @@ SETTLED = (
     "(n) => { const g = document.querySelector('.game');"
     " return !g.dataset.working && Number(g.dataset.clicks || 0) > n; }"
 )
+#: SETTLED as a promise, kept as soon as the game's element changes so (no polling).
+SETTLED_SOON = (
+    "(n) => new Promise((settled) => { const g = document.querySelector('.game');"
+    " const done = () => !g.dataset.working && Number(g.dataset.clicks || 0) > n;"
+    " if (done()) return settled(true);"
+    " new MutationObserver((_, watch) => { if (done()) { watch.disconnect(); settled(true); } })"
+    ".observe(g, { attributes: true }); })"
+)
 CLICKS = "() => Number(document.querySelector('.game').dataset.clicks || 0)"
 #: Moves the page has played.
 MOVES = "() => Number(document.querySelector('.game').dataset.moves || 0)"
+#: What the next click of a turn is chosen from, read at once: the moves played and the
+#: clicks answered, the words of the confirm button and of the first choice offered, and
+#: the names of the spots on the board.
+LOOK = """() => {
+  const game = document.querySelector('.game');
+  const confirm = document.querySelector('#play button.confirm');
+  const first = document.querySelector('#play .choices button');
+  return {
+    moves: Number(game.dataset.moves || 0),
+    clicks: Number(game.dataset.clicks || 0),
+    confirm: confirm ? confirm.innerText : null,
+    first: first ? first.textContent.trim() : null,
+    spots: Array.from(
+      document.querySelectorAll('#spots .spot'), (s) => s.getAttribute('aria-label')
+    ),
+  };
+}"""
 
 
 async def signed_in(
@@ -55,16 +81,24 @@ class Turn:
     said: str
 
 
-async def click(where: Page | Frame, target_selector: str, nth: int = 0) -> None:
+async def click(
+    where: Page | Frame, target_selector: str, nth: int = 0, *, answered: int | None = None
+) -> None:
     """Click a choice and wait until the page has its answer (and, for a move with nothing
-    left to confirm, until the move is played)."""
-    before = await where.evaluate(CLICKS)
+    left to confirm, until the move is played). `answered`: the clicks the page had
+    answered before, when the caller has just read them."""
+    before = await where.evaluate(CLICKS) if answered is None else answered
     # A real mouse click at the choice's place, without Playwright's wait for the page to
     # hold still first: the page is settled (the last click was answered); a click that
     # lands on nothing is never answered, which fails the test, and the spots on a board
     # are tested apart from each other (tests/render).
     await where.locator(target_selector).nth(nth).click(force=True)
-    await where.wait_for_function(SETTLED, arg=before)
+    try:
+        await asyncio.wait_for(where.evaluate(SETTLED_SOON, before), WAIT_MS / 1000)
+    except TimeoutError:
+        raise AssertionError(
+            f"the page did not answer the click on {target_selector} (#{nth}) within {WAIT_MS} ms"
+        ) from None
 
 
 async def take_turn(where: Page | Frame, *, prefer_board: bool = True) -> Turn:
@@ -77,24 +111,25 @@ async def take_turn(where: Page | Frame, *, prefer_board: bool = True) -> Turn:
     clicks: list[str] = []
     on_board = 0
     for _ in range(30):
-        if await where.evaluate(MOVES) > moves:
+        look = await where.evaluate(LOOK)
+        if look["moves"] > moves:
             break
-        first = panel.locator(".choices button").first
-        confirm = panel.locator("button.confirm")
-        if await confirm.count():
-            clicks.append(await confirm.inner_text())
-            await click(where, "#play button.confirm")
+        if look["confirm"] is not None:
+            clicks.append(look["confirm"])
+            await click(where, "#play button.confirm", answered=look["clicks"])
             continue
-        label = (await first.text_content() or "").strip()
-        spots = where.locator("#spots .spot")
-        spot_labels = [await s.get_attribute("aria-label") for s in await spots.all()]
-        if prefer_board and label in spot_labels:
-            clicks.append(label)
+        label = look["first"]
+        if label is None:
+            # Nothing offered yet: the panel is being drawn again.
+            await expect(panel.locator(".choices button, button.confirm").first).to_be_attached()
+            continue
+        clicks.append(label)
+        if prefer_board and label in look["spots"]:
             on_board += 1
-            await click(where, "#spots .spot", spot_labels.index(label))
+            nth = look["spots"].index(label)
+            await click(where, "#spots .spot", nth, answered=look["clicks"])
         else:
-            clicks.append(label)
-            await click(where, "#play .choices button")
+            await click(where, "#play .choices button", answered=look["clicks"])
     else:
         raise AssertionError(f"no move was played after {clicks}")
     said = await where.locator("#told").inner_text()
