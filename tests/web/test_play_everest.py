@@ -11,27 +11,35 @@ from urllib.parse import parse_qs, urlsplit
 from playwright.async_api import Browser, Route, expect
 
 from data.storage import Storage
-from tests.cogs.fake_discord import MANAGE_GUILD, FakeDiscord
+from host.face import GameRecord
+from tests.cogs.fake_discord import MANAGE_GUILD, FakeDiscord, FakeUser
 from tests.cogs.test_gateway import hilltop, start_hokito
 from tests.cogs.test_gateway import nothing_logged_an_error as nothing_logged_an_error
 from tests.web.browser import DESKTOP, PHONE, WAIT_MS, open_tab, serving_pages
 from tests.web.play import CLICKS, CONFIG, SETTLED, click, signed_in, take_turn
 
 
+async def everest_on_the_web(
+    fake: FakeDiscord, storage: Storage, alice: FakeUser, bob: FakeUser
+) -> GameRecord:
+    """The server's pages made public, then Everest between alice (first) and bob, seed 5,
+    started by alice's challenge and bob's accept: its record."""
+    admin = fake.user("root", permissions=MANAGE_GUILD)
+    await fake.slash(admin, "admin settings", web="public")
+    challenge = await fake.slash(alice, "play", game="everest", opponent=bob, seed=5, seat="first")
+    accepted = await fake.click(bob, challenge.message, label="Accept")
+    await accepted.followups(1)
+    record = await storage.games.live_game_in_channel(fake.channel_id)
+    assert record is not None
+    return record
+
+
 async def test_a_round_planned_on_the_web_and_on_discord_stays_secret_until_revealed(
     fake: FakeDiscord, storage: Storage, browser: Browser
 ) -> None:
-    admin = fake.user("root", permissions=MANAGE_GUILD)
     alice, bob = fake.user("alice"), fake.user("bob")
     async with hilltop(fake, storage) as bot, serving_pages(bot.house.pages, CONFIG) as site:
-        await fake.slash(admin, "admin settings", web="public")
-        challenge = await fake.slash(
-            alice, "play", game="everest", opponent=bob, seed=5, seat="first"
-        )
-        accepted = await fake.click(bob, challenge.message, label="Accept")
-        await accepted.followups(1)
-        record = await storage.games.live_game_in_channel(fake.channel_id)
-        assert record is not None
+        record = await everest_on_the_web(fake, storage, alice, bob)
         web = await signed_in(
             browser, site.url, CONFIG, bot.house.pages, alice.id, "alice", fake.guild_id, DESKTOP
         )
@@ -122,17 +130,9 @@ async def test_a_confirm_clicked_twice_or_from_a_page_left_behind_plays_once(
 async def test_a_choice_clicked_while_the_page_asks_about_a_change_is_answered_after(
     fake: FakeDiscord, storage: Storage, browser: Browser
 ) -> None:
-    admin = fake.user("root", permissions=MANAGE_GUILD)
     alice, bob = fake.user("alice"), fake.user("bob")
     async with hilltop(fake, storage) as bot, serving_pages(bot.house.pages, CONFIG) as site:
-        await fake.slash(admin, "admin settings", web="public")
-        challenge = await fake.slash(
-            alice, "play", game="everest", opponent=bob, seed=5, seat="first"
-        )
-        accepted = await fake.click(bob, challenge.message, label="Accept")
-        await accepted.followups(1)
-        record = await storage.games.live_game_in_channel(fake.channel_id)
-        assert record is not None
+        record = await everest_on_the_web(fake, storage, alice, bob)
         web = await signed_in(
             browser, site.url, CONFIG, bot.house.pages, alice.id, "alice", fake.guild_id, DESKTOP
         )
