@@ -295,6 +295,17 @@ async def test_an_unreachable_postgresql_server_is_refused_without_its_password(
     assert PASSWORD not in said
 
 
+@pytest.mark.parametrize(
+    "password", ["x[s3cret-Pa55]y", "s3cret@Pa55", "s3cret:Pa55", "s3cret%40Pa55"]
+)
+async def test_a_password_of_any_characters_is_never_shown(password: str) -> None:
+    with closed_port() as port:
+        url = f"postgresql://hilltop:{password}@127.0.0.1:{port}/hilltop"
+        said = await refused(open_storage(url))
+    for secret in ("s3cret", "Pa55"):
+        assert secret not in said, said
+
+
 @pytest.mark.postgresql
 async def test_a_postgresql_database_that_is_not_there_is_refused(
     postgres: PostgresDatabases,

@@ -27,11 +27,12 @@ from __future__ import annotations
 import asyncio
 import logging
 import os
+import re
 from collections.abc import AsyncIterator, Iterator, Sequence
 from contextlib import asynccontextmanager, contextmanager
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
-from urllib.parse import parse_qs, unquote, urlsplit
+from urllib.parse import parse_qs, unquote
 
 import asyncpg
 import asyncpg.exceptions as pg
@@ -115,14 +116,34 @@ _UNREACHABLE: tuple[type[BaseException], ...] = (
 )
 
 
+def _url_parts(url: str) -> tuple[str, str, str, str]:
+    """(login, hosts, database, query) of a postgresql:// URL, split by hand: a password
+    may hold characters (`[`, `]`, `@`) that urllib refuses or splits elsewhere."""
+    rest = url.split("://", 1)[-1]
+    rest, _, query = rest.partition("?")
+    netloc, _, path = rest.partition("/")
+    login, _, hosts = netloc.rpartition("@")
+    return login, hosts, path, query
+
+
+def _secrets(login: str) -> set[str]:
+    """What of a URL's login may be a password, in every form a message could quote it:
+    all after the first colon, as written and decoded, and its pieces between the
+    characters a parser may split it at."""
+    password = login.partition(":")[2]
+    found = {password, unquote(password)}
+    for text in tuple(found):
+        found.update(p for p in re.split(r"[@:\[\]/]", text) if len(p) >= 3)
+    return {s for s in found if s}
+
+
 def server_of(url: str) -> str:
     """Where the server of `url` is, as host:port (without who logs in, or a password)."""
-    parts = urlsplit(url)
-    server = parts.netloc.rpartition("@")[2]
+    _, server, _, query = _url_parts(url)
     if not server:
-        server = parse_qs(parts.query).get("host", [""])[0] or "localhost"
+        server = parse_qs(query).get("host", [""])[0] or "localhost"
     if (":" not in server or server.endswith("]")) and not server.startswith("/"):
-        port = parse_qs(parts.query).get("port", ["5432"])[0]
+        port = parse_qs(query).get("port", ["5432"])[0]
         server = f"{server}:{port}"
     return server
 
@@ -132,12 +153,12 @@ def unusable(url: str, exc: Exception, *, migrating: bool = False) -> str:
     naming the server and the database, never the password."""
     if isinstance(exc, DatabaseUnavailableError) and isinstance(exc.__cause__, Exception):
         exc = exc.__cause__
+    login, _, path, _ = _url_parts(url)
     said = " ".join((str(exc) or type(exc).__name__).split())
-    password = urlsplit(url).password
-    for secret in {password, unquote(password or "")} - {None, ""}:
-        said = said.replace(str(secret), "***")
+    for secret in sorted(_secrets(login), key=len, reverse=True):
+        said = said.replace(secret, "***")
     server = server_of(url)
-    name = unquote(urlsplit(url).path.lstrip("/")) or "(the default database)"
+    name = unquote(path) or "(the default database)"
     if isinstance(exc, pg.InvalidCatalogNameError):
         return f"the PostgreSQL database {name} at {server} does not exist"
     if isinstance(exc, pg.InvalidAuthorizationSpecificationError):

@@ -88,11 +88,7 @@ async def click(
     left to confirm, until the move is played). `answered`: the clicks the page had
     answered before, when the caller has just read them."""
     before = await where.evaluate(CLICKS) if answered is None else answered
-    # A real mouse click at the choice's place, without Playwright's wait for the page to
-    # hold still first: the page is settled (the last click was answered); a click that
-    # lands on nothing is never answered, which fails the test, and the spots on a board
-    # are tested apart from each other (tests/render).
-    await where.locator(target_selector).nth(nth).click(force=True)
+    await where.locator(target_selector).nth(nth).click()
     try:
         await asyncio.wait_for(where.evaluate(SETTLED_SOON, before), WAIT_MS / 1000)
     except TimeoutError:

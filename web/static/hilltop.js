@@ -90,6 +90,8 @@ function playOn(root) {
   let missed = false;
   // The asking about a change heard, while it is under way.
   let refreshing = null;
+  // Whether the site said, on being asked about a change, that the page was left behind.
+  let leftBehind = false;
 
   function say(text, refused) {
     told.textContent = text || "";
@@ -174,7 +176,10 @@ function playOn(root) {
       ? ""
       : new URLSearchParams([["ply", panel.dataset.ply], ...prefix.map((s) => ["step", s])]);
     const fresh = await ask(`${base}/g/${game}/play?${query}`);
-    if (fresh.message && !fresh.idle) say(fresh.message, true);
+    if (fresh.message && !fresh.idle) {
+      leftBehind = true;
+      say(fresh.message, true);
+    }
     show(fresh);
   }
 
@@ -212,8 +217,11 @@ function playOn(root) {
     root.dataset.working = "1";
     try {
       // A click while the page asks about a change is answered once the page knows it,
-      // if what was clicked is still offered then; else the new choices are what it sees.
+      // if the move being built still stands and what was clicked is still offered;
+      // else what the site said and the new choices are what the player sees.
+      leftBehind = false;
       while (refreshing) await refreshing;
+      if (leftBehind) return;
       const choice = button.isConnected ? button : stillOffered(button);
       if (!choice) return;
       if (choice.dataset.play !== undefined) await play(JSON.parse(choice.dataset.play));
