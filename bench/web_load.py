@@ -115,16 +115,15 @@ QUICK = WebLoadConfig(
     watch_every=0.2,
 )
 #: The least that still measures every figure: the tests run it to see that it runs.
-SMOKE = WebLoadConfig(
+SMOKE = replace(
+    QUICK,
     viewers=5,
     page_seconds=1.0,
     streams=10,
-    stream_games=2,
     moves=2,
     move_gap=0.1,
     settle=0.5,
     load=discord_load.SMOKE,
-    watch_every=0.2,
 )
 
 

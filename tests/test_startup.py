@@ -255,24 +255,24 @@ async def test_an_sqlite_database_locked_for_too_long_is_refused(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setattr(data.sqlite.db, "BUSY_SECONDS", 0.2)
+
+    async def refused_while(path: Path, begin: str) -> str:
+        """The refusal to open `path` while another connection holds it from `begin`."""
+        other = sqlite3.connect(path, isolation_level=None)
+        other.execute(begin)
+        try:
+            return await refused(open_storage(path))
+        finally:
+            other.close()
+
     # A fresh file another process holds while it makes it (before any WAL).
     fresh = tmp_path / "fresh.sqlite3"
-    other = sqlite3.connect(fresh, isolation_level=None)
-    other.execute("BEGIN EXCLUSIVE")
-    try:
-        said = await refused(open_storage(fresh))
-    finally:
-        other.close()
+    said = await refused_while(fresh, "BEGIN EXCLUSIVE")
     assert said == f"{fresh} is locked by another process for more than 0.2 s"
     # A database in use, whose writer does not let go.
     used = tmp_path / "used.sqlite3"
     await (await open_storage(used)).close()
-    other = sqlite3.connect(used, isolation_level=None)
-    other.execute("BEGIN IMMEDIATE")
-    try:
-        said = await refused(open_storage(used))
-    finally:
-        other.close()
+    said = await refused_while(used, "BEGIN IMMEDIATE")
     assert said == f"{used} is locked by another process for more than 0.2 s"
     # Once let go, it opens.
     await (await open_storage(used)).close()
