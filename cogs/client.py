@@ -154,6 +154,12 @@ class HilltopBot(commands.AutoShardedBot):
             self.posted(reply, message.channel.id, message.id)
             for followers in follower_messages(reply):
                 await channel.send(**followers)
+        self.delivered(replies)
+
+    def delivered(self, replies: list[Reply]) -> None:
+        """Replies were sent where they belong: the service may count them told."""
+        if self._house is not None:
+            self.service.delivered(replies)
 
     def posted(self, reply: Reply, channel_id: int, message_id: int) -> None:
         """A message was posted in a channel: the game's earlier board loses its controls,
@@ -204,7 +210,7 @@ class HilltopBot(commands.AutoShardedBot):
         unsaved = self.stale_boards.take_unsaved()
         if unsaved and self._house is not None:
             boards = {game_id: posted.message_id for game_id, posted in unsaved.items()}
-            await self.service.repository.set_board_messages(boards)
+            await self.service.note_board_messages(boards)
 
     def board_link(self, record: GameRecord) -> str | None:
         """A link that opens a game's latest board in Discord."""
@@ -223,7 +229,7 @@ class HilltopBot(commands.AutoShardedBot):
         self, guild_id: int | None, guild_language: str, user_id: int, language: str
     ) -> None:
         if self._house is not None:
-            await self.service.settings.note_languages(guild_id, guild_language, user_id, language)
+            await self.service.note_languages(guild_id, guild_language, user_id, language)
 
     async def handle_press(self, interaction: discord.Interaction[Any], payload: Payload) -> None:
         """A button or select of ours was used (also after a restart)."""

@@ -35,7 +35,7 @@ async def closed_day_autocomplete(
     interaction: discord.Interaction[Any], current: str
 ) -> list[app_commands.Choice[str]]:
     client: HilltopBot = interaction.client
-    days = [d.isoformat() for d in client.daily.replays.closed_days()]
+    days = [d.isoformat() for d in client.daily.closed_days()]
     return [app_commands.Choice(name=d, value=d) for d in days if current.strip() in d]
 
 
@@ -97,7 +97,7 @@ class DailyCog(commands.Cog):
         """Replay a closed day's hill: its winning run, or par."""
         await respond(
             interaction,
-            lambda: self.bot.daily.replays.replay(
+            lambda: self.bot.daily.replay_day(
                 channel_of(interaction), user_of(interaction), day, run, scope
             ),
         )

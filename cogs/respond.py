@@ -170,6 +170,8 @@ async def _respond(
         _log(interaction, started, "error")
         return
     await send_replies(interaction, replies, thinking=deferred and not _is_component(interaction))
+    client: _Client = interaction.client
+    client.delivered(replies)
     _log(interaction, started, "ok")
     await _tell_notices(interaction)
 
@@ -290,6 +292,8 @@ class _Client(Protocol):
     ) -> None: ...
 
     def posted(self, reply: Reply, channel_id: int, message_id: int) -> None: ...
+
+    def delivered(self, replies: list[Reply]) -> None: ...
 
 
 def _stale_boards(interaction: discord.Interaction[Any]) -> StaleBoards:

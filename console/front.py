@@ -194,9 +194,7 @@ class Console:
             except ConsoleMemoryError as exc:
                 log.warning("the name of #%s could not be remembered: %s", cmd.channel, exc)
         # As Discord tells a server's and a player's language with each command.
-        await self.service.settings.note_languages(
-            channel.guild_id, self.language, user.id, self.language
-        )
+        await self.service.note_languages(channel.guild_id, self.language, user.id, self.language)
         o = cmd.options
         svc = self.service
         handlers: dict[str, Callable[[], Awaitable[list[Reply]]]] = {
@@ -242,7 +240,7 @@ class Console:
             "leaderboard": lambda: self.daily.leaderboard(
                 channel, user, o.get("period") or "today", o.get("scope") or "server"
             ),
-            "daily-replay": lambda: self.daily.replays.replay(
+            "daily-replay": lambda: self.daily.replay_day(
                 channel,
                 user,
                 o.get("day") or None,
@@ -318,6 +316,7 @@ class Console:
         )
         head = f"{where} {prefix}{reply.title}".rstrip()
         self.say(head)
+        self.service.delivered([reply])
         if reply.text:
             text = _RELATIVE_TIME.sub(lambda m: _relative(int(m.group(1))), reply.text)
             if mentioned := [int(m.group(1)) for m in _CHANNEL.finditer(text)]:

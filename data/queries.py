@@ -38,15 +38,17 @@ def marks(mark: Mark, count: int) -> list[str]:
 GAME_COLUMNS = (
     "id, game, kind, guild_id, channel_id, status, seed, variant, rules_version, "
     "start_position, ply, snapshot, options, result, created_by, created_at, updated_at, "
-    "finished_at, deadline_at, deadline_from, remind_at, expired_at, board_message_id"
+    "finished_at, deadline_at, deadline_from, remind_at, expired_at, board_message_id, untold_from"
 )
 #: `GAME_COLUMNS` of the games aliased `g`.
 GAME_COLUMNS_OF_G = ", ".join(f"g.{c.strip()}" for c in GAME_COLUMNS.split(","))
 SETTINGS_TABLES = {"guild": ("guild_settings", "guild_id"), "user": ("user_settings", "user_id")}
 
-#: Part of a move's statement when the move is made away from Discord: the game's channel
-#: is to be told of it, and of every move since the first such one not told yet.
+#: Part of a move's statement in a game played in a channel: the channel is to be told of
+#: it, and of every move since the first one not told yet (cleared once told).
 UNTOLD = " untold_from = COALESCE(untold_from, ply), untold_last = ply + 1,"
+#: Part of a game's closing statement in a game played in a channel: its end is to be told.
+UNTOLD_END = " untold_from = COALESCE(untold_from, ply), untold_last = COALESCE(untold_last, ply),"
 #: Games of the channels (not daily runs) that are live.
 LIVE = "g.kind = 'channel' AND g.status IN ('challenge', 'active')"
 #: Games of the channels that finished (those the rating takes).

@@ -256,6 +256,9 @@ class GameRecord:
     expired_at: float | None = None
     #: The latest board's message in the game's channel (for links to it).
     board_message_id: int | None = None
+    #: The ply of the first change its channel has not been told (None: all told), as
+    #: read; the teller's own memory is newer once it has told the game.
+    untold_from: int | None = None
 
     @property
     def is_live(self) -> bool:
@@ -305,26 +308,26 @@ class GameRepository(Protocol):
         write, so several processes may share the database); with `result` the game
         finishes. `timer` is the next decision's clock (a run-out mark is cleared).
         StalePlyError if the game is not live at `expected_ply` (nothing is written).
-        Nothing else changes, so the caller knows the new record without reading it. An
-        `untold` move was made away from Discord: the game's channel is still to be told
-        (`untold`, `mark_told`)."""
+        Nothing else changes, so the caller knows the new record without reading it. With
+        `untold`, the game's channel is still to be told of the move (`untold`,
+        `mark_told`)."""
         ...
 
     async def untold(self, game_id: int, shards: TimeKeeping | None = None) -> int | None:
-        """The ply of the first move of `game_id` made away from Discord that its channel
-        has not been told (None: nothing to tell, or the game is not of `shards`)."""
+        """The ply of the first move of `game_id` (or of its end, made at that ply) that
+        its channel has not been told (None: nothing to tell, or the game is not of
+        `shards`)."""
         ...
 
-    async def mark_told(self, game_id: int, since: int, told: int) -> bool:
-        """The channel was told of the moves from `since` up to ply `told`: the mark is
-        cleared, unless a move made away from Discord reached a ply past `told` (then
-        the moves from `told` on are still to be told). False if another teller changed
-        the mark."""
+    async def mark_told(self, game_id: int, told: int) -> bool:
+        """The channel was told of the game up to ply `told` (its end too, if it ended
+        there): the mark is cleared, unless a change reached a ply past `told` (then the
+        moves from `told` on are still to be told). False if nothing was marked."""
         ...
 
     async def untold_games(self, shards: TimeKeeping | None = None, limit: int = 100) -> list[int]:
-        """Ids of games (of `shards`' servers, if given) with moves their channel has not
-        been told, the oldest games first, at most `limit`."""
+        """Ids of games (of `shards`' servers, if given) with changes their channel has
+        not been told, the oldest games first, at most `limit`."""
         ...
 
     async def moves(self, game_id: int) -> list[MoveRecord]: ...
@@ -346,10 +349,14 @@ class GameRepository(Protocol):
         now: float,
         only_from: tuple[Status, ...] = LIVE_STATUSES,
         hand_over: HandOver | None = None,
+        *,
+        untold: bool = False,
     ) -> GameRecord:
         """Finish, abort or decline a game at `expected_ply` whose status is one of
         `only_from` (StalePlyError else, and nothing is written); with `hand_over`, its
-        seats change hands in the same transaction. `result` is stored as given."""
+        seats change hands in the same transaction. `result` is stored as given. With
+        `untold`, the game's channel is still to be told of its end (`untold`,
+        `mark_told`)."""
         ...
 
     async def replace_seats(

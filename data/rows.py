@@ -71,6 +71,7 @@ def game_record(row: Row, seats: tuple[SeatRecord, ...]) -> GameRecord:
         remind_at=row["remind_at"],
         expired_at=row["expired_at"],
         board_message_id=row["board_message_id"],
+        untold_from=row["untold_from"],
     )
 
 

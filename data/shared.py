@@ -122,13 +122,14 @@ class SharedGameRepository(ABC, Generic[D]):
         )
         return int(rows[0][0]) if rows else None
 
-    async def mark_told(self, game_id: int, since: int, told: int) -> bool:
+    async def mark_told(self, game_id: int, told: int) -> bool:
         p = self._params()
         rows = await self.db.write(
             f"UPDATE games SET untold_from = CASE WHEN untold_last <= {p(told)} THEN NULL"
+            f" WHEN untold_from >= {p(told)} THEN untold_from"
             f" ELSE CAST({p(told)} AS INTEGER) END,"
             f" untold_last = CASE WHEN untold_last <= {p(told)} THEN NULL ELSE untold_last END"
-            f" WHERE id = {p(game_id)} AND untold_from = {p(since)} RETURNING id",
+            f" WHERE id = {p(game_id)} AND untold_from IS NOT NULL RETURNING id",
             p.values,
         )
         return bool(rows)

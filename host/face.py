@@ -5,7 +5,7 @@ call on what is named here, which any front-end can make."""
 
 from __future__ import annotations
 
-from data.console import ConsoleMemoryError, ConsoleRepository
+from data.console import ConsoleMemoryError
 from data.repository import DatabaseUnavailableError, GameRecord, OneServer, Shards
 from engine.rng import seed_from_text
 from engine.text import ENGLISH, Text, current_language, languages, speaking, t, tn
@@ -76,7 +76,6 @@ __all__ = [
     "Choice",
     "CommandNames",
     "ConsoleMemoryError",
-    "ConsoleRepository",
     "DailyDay",
     "DailyService",
     "DatabaseUnavailableError",

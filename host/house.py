@@ -11,16 +11,15 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from data.console import ConsoleRepository
 from data.repository import GameRecord, TimeKeeping
 from data.storage import Storage
+from host.announce.announcer import FinishHook, Poster
+from host.console_memory import ConsoleMemory
 from host.daily.par import ParRunner
 from host.daily.service import DailyService
 from host.model import User
 from host.pages.service import WebPages
 from host.play.ai_turns import ComputerPlayers
-from host.play.computer_turns import Post
-from host.play.playing import FinishHook
 from host.present.painting import Painter
 from host.present.presenter import no_link
 from host.ratings.pages import RatingPages
@@ -55,9 +54,10 @@ class FrontEnd:
     front-end can do or knows."""
 
     bot_user: User
-    #: Posts replies outside any command (the computers' later moves); None: a reply
-    #: waits for the computers' answer instead.
-    post: Post | None = None
+    #: Posts replies outside any command (the computers' later moves, changes made by a
+    #: web page or another process, told in their channels); None: a reply waits for the
+    #: computers' answer instead, and the channels are told by the process that posts.
+    post: Poster | None = None
     #: How long a reply waits for the computers before their answer is posted on its own.
     computer_wait: float | None = None
     #: A link to a game's latest board, where the front-end keeps one.
@@ -77,7 +77,7 @@ class House:
     service: GameService
     daily: DailyService
     ratings: RatingPages
-    console_memory: ConsoleRepository
+    console_memory: ConsoleMemory
     #: The web's pages over the same games.
     pages: WebPages
 
@@ -114,4 +114,4 @@ def build_house(storage: Storage, settings: HouseSettings, front: FrontEnd) -> H
     assert service.ratings is not None  # the house keeps ratings
     ratings = RatingPages(service.ratings, storage.daily)
     pages = WebPages(service, daily, ratings, storage.changes, storage.web, front.open_pages)
-    return House(service, daily, ratings, storage.console, pages)
+    return House(service, daily, ratings, ConsoleMemory(storage.console), pages)

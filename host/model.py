@@ -132,6 +132,10 @@ class Reply:
     #: Answer the button pressed by opening the game's page (`url`) in the Discord
     #: Activity instead of posting anything; a front-end that cannot shows the link.
     launch: bool = False
+    #: This post tells the game's channel of the game up to this ply (its end too, if it
+    #: ended there): once the front-end has posted it, it says so (`delivered`), and the
+    #: game's mark of what is untold is cleared up to there.
+    told_to: int | None = None
 
 
 class ServiceError(Exception):

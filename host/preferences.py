@@ -7,8 +7,8 @@ from dataclasses import replace
 
 from engine.text import t
 from host import catalog
+from host.links import WebLinks
 from host.model import Channel, Reply, ServiceError, User
-from host.pages.links import WebLinks
 from host.settings import (
     PlayerSettings,
     ServerChange,

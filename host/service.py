@@ -3,15 +3,16 @@
 One game at a time per channel. The service is put together from parts, each in a
 module named for what it does:
 
-- `host.play.live`: games in memory, a lock per game, reading and replaying them;
-- `host.play.starting`: challenges, seating and the start of a game;
-- `host.play.playing`: the flow of one move, resigning and ending a game;
-- `host.play.moves`: judging a move and its ply-guarded commit;
-- `host.play.computer_turns`: the computer players' turns, in the background;
-- `host.play.timeouts`: deadlines that pass and challenges nobody answers;
-- `host.play.buttons`: what each button does;
-- `host.present.presenter`: every reply a player sees about a game in play;
-- `host.present.lists`: move lists and rules pages.
+- `host.play`: committing changes: games in memory with a lock per game, starting,
+  moves, offers and deadlines, each through `host.play.commit` (one ply-guarded write,
+  and a typed `Change`);
+- `host.announce`: telling each change: the computers' answers, pings, the board, the
+  finish hooks, and the channel told once, in order;
+- `host.commands`: what each button does, lists of games, offers between players;
+- `host.present`: every reply a player sees about a game, move lists and rules pages.
+
+Every change a command makes takes one walk: within the game's turn of telling, commit
+(`Commits.apply`), then announce (`Announcer.announce`).
 
 The database is the truth; memory holds only a cache keyed by ply, so several processes
 can share one database and a restart loses nothing.
@@ -21,16 +22,26 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import Callable, Sequence
-from itertools import islice
+from collections.abc import Callable, Coroutine, Sequence
+from dataclasses import replace
+from typing import Any
 
 from data.ratings import RatingRepository
 from data.repository import GameRecord, GameRepository, TimeKeeping
 from engine.text import Text, speaking, t
 from host import catalog, i18n
+from host.announce.announcer import Announcer, FinishHook, Poster
+from host.announce.boards import Boards
+from host.announce.clock import Clock
+from host.announce.computers import Answered
+from host.announce.telling import Telling
+from host.commands.buttons import Buttons
+from host.commands.game_lists import GameLists
+from host.commands.offers import Offers
+from host.commands.suggestions import suggestions
 from host.history.finished import History
+from host.links import WebLinks
 from host.model import (
-    OFFERED_AT,
     Channel,
     Direct,
     Reply,
@@ -39,26 +50,20 @@ from host.model import (
     User,
     Where,
 )
-from host.pages.links import WebLinks
 from host.payloads import Action, Payload
 from host.play.ai_turns import ComputerPlayers, ThreadedComputers
-from host.play.buttons import Buttons
-from host.play.computer_turns import ComputerTurns, Post
+from host.play.changes import Change
+from host.play.commit import Act, Commits
 from host.play.following import Following
-from host.play.game_lists import GameLists
-from host.play.live import LiveGames, Loaded, game_of, search_key
+from host.play.live import LiveGames, Loaded, game_of
 from host.play.moves import Moves
-from host.play.offers import Offers
-from host.play.playing import FinishHook, Playing
+from host.play.playing import EndByAdmin, Move, Resign
 from host.play.starting import Starting
-from host.play.telling import Poster, Telling
-from host.play.timeouts import Timeouts
 from host.preferences import Preferences
-from host.present.boards import Boards
 from host.present.help import help_replies
 from host.present.lists import move_list, rules_page
 from host.present.painting import Painter, ThreadPainter
-from host.present.presenter import MAX_PICKS, Presenter, no_link
+from host.present.presenter import Presenter, no_link
 from host.present.words import Happened
 from host.ratings.rating import Ratings
 from host.settings import ServerChange, SettingsStore
@@ -79,7 +84,7 @@ class GameService:
         painter: Painter | None = None,
         computer_wait: float | None = None,
         ratings: RatingRepository | None = None,
-        post: Post | None = None,
+        post: Poster | None = None,
         link: Callable[[GameRecord], str | None] = no_link,
         shards: TimeKeeping | None = None,
         finish_hooks: Sequence[FinishHook] = (),
@@ -109,53 +114,36 @@ class GameService:
         self.links = WebLinks(self.settings, web_url)
         self.preferences = Preferences(self.settings, self.links)
         self.boards = Boards(self.presenter, self.following, self.ratings, self.links)
-        self.moves = Moves(self.live, self.presenter, clock)
-        self.computers = ComputerTurns(
-            self.live,
-            self.moves,
+        self.moves = Moves(self.live, clock)
+        #: The one way a game changes.
+        self.commits = Commits(self.live, self.moves, bot_user, clock)
+        self._tasks: set[asyncio.Task[None]] = set()
+        #: Called once when a game ends, after its rating (the house adds its own).
+        self.finish_hooks = finish_hooks
+        #: The one way a change is told.
+        self.announcer = Announcer(
+            self.commits,
             self.presenter,
             self.boards,
             computers or ThreadedComputers(),
-            bot_user,
-            computer_wait,
-            post,
+            wait=computer_wait,
+            post=post,
+            shards=shards,
+            finish_hooks=[self._finish],
         )
-        self.starting = Starting(
-            self.live, self.computers, self.presenter, self.boards, self.settings, bot_user, clock
-        )
-        self.playing = Playing(
-            self.live,
-            self.moves,
-            self.computers,
-            self.presenter,
-            self.boards,
-            bot_user,
-            clock,
-            finish_hooks,
-        )
-        self.timeouts = Timeouts(
-            self.live,
-            self.moves,
-            self.computers,
-            self.presenter,
-            self.boards,
-            self.settings,
-            clock,
-            shards,
-        )
-        self.telling = Telling(
-            self.live, self.computers, self.presenter, self.boards, shards, finish_hooks
-        )
+        self.computers = self.announcer.computers
+        self.starting = Starting(self.commits, self.settings, self.presenter.check_showable, clock)
+        self.clock_work = Clock(self.announcer, self.settings, clock, shards)
+        self.telling = Telling(self.announcer, shards)
         self.game_lists = GameLists(self.live, self.presenter)
-        self.offers = Offers(self.live, self.playing, self.presenter, self.boards, clock)
+        self.offers = Offers(self.live, self.commits, self.announcer, self.presenter)
         names = self.ratings.repository.names if self.ratings is not None else None
         self.history = History(self.live, self.presenter, names)
         self.buttons = Buttons(
             self.live,
             self.moves,
-            self.playing,
+            self.announcer,
             self.starting,
-            self.computers,
             self.presenter,
             self.game_lists,
             self.offers,
@@ -164,9 +152,27 @@ class GameService:
             self.links,
         )
 
+    async def _finish(self, loaded: Loaded) -> list[Reply]:
+        """A game ended: it is rated, if between people (its board then says how), then
+        the other finish hooks run."""
+        if self.ratings is not None:
+            await self.ratings.settle()
+        replies: list[Reply] = []
+        for hook in self.finish_hooks:
+            replies += await hook(loaded)
+        return replies
+
+    async def _change(self, game_id: int, act: Act) -> list[Reply]:
+        """Commit `act` and tell it: the one walk of a change made by a command."""
+        return await self.buttons.change(game_id, act)
+
+    async def _told(self, change: Change) -> list[Reply]:
+        async with self.announcer.turn(change.game_id):
+            return await self.announcer.announce(change)
+
     def close(self) -> None:
         """Stop the computer players' and the painter's workers, and what waits on them."""
-        self.computers.close()
+        self.announcer.close()
         self.painter.close()
 
     async def settle_ratings(self) -> None:
@@ -180,7 +186,7 @@ class GameService:
         self, channel: Channel, user: User, setup: GameSetup, opponents: Sequence[User] = ()
     ) -> list[Reply]:
         """`/play`: challenge people (or the bot) to a game in this channel."""
-        return await self.starting.challenge(channel, user, opponents, setup)
+        return await self._told(await self.starting.challenge(channel, user, opponents, setup))
 
     async def check_start(
         self, channel: Channel, user: User, setup: GameSetup, opponents: Sequence[User] = ()
@@ -192,23 +198,55 @@ class GameService:
         self, channel: Channel, user: User, setup: GameSetup, players: Sequence[User]
     ) -> list[Reply]:
         """`/admin start`: a match with no challenge step, seats in the order given."""
-        return await self.starting.admin_start(channel, user, players, setup)
+        return await self._told(await self.starting.admin_start(channel, user, players, setup))
 
     async def accept(self, channel: Channel, user: User) -> list[Reply]:
-        return await self.starting.accept(channel, user)
+        return await self._told(await self.starting.accept(channel, user))
 
     async def decline(self, channel: Channel, user: User) -> list[Reply]:
-        return await self.starting.decline(channel, user)
+        return await self._told(await self.starting.decline(channel, user))
 
     # --- playing --------------------------------------------------------------------------
     async def move(self, channel: Channel, user: User, text: str) -> list[Reply]:
         """`/move text:<move>`."""
         loaded = await self.live.started_in(channel)
-        return await self.playing.move(loaded.id, None, user, text)
+        return await self.move_in(loaded.id, user, text)
 
     async def move_in(self, game_id: int, user: User, text: str) -> list[Reply]:
-        """A move in a game found by id (games not bound to a channel, like daily runs)."""
-        return await self.playing.move(game_id, None, user, text)
+        """A move in a game found by id (games not bound to a channel, like daily runs).
+        Computer turns left pending (by a restart) are played first where replies wait
+        for them, and told."""
+        caught = await self.computers.catch_up(await self.live.locked_load(game_id))
+        earlier = await self._told_computers(caught) if caught.changes else []
+        return [*earlier, *await self._change(game_id, Move(user, text))]
+
+    async def _told_computers(self, caught: Answered) -> list[Reply]:
+        """Computer moves caught up before a command, told before its reply."""
+        change = replace(caught.changes[0], after=caught.after)
+        steps = tuple(s for c in caught.changes for s in c.steps)
+        return await self._told(replace(change, steps=steps))
+
+    async def move_away(
+        self, game_id: int, offered_at: int, user: User, text: str, stale: Text
+    ) -> Change:
+        """A move made away from Discord (on a web page drawn at ply `offered_at`; refused
+        with `stale` when the game has moved on without leaving the move to this user),
+        committed as any move is and told in the game's channel by the process that tells
+        it (this one, in the background, or another, woken by the change feed)."""
+        act = Move(user, text, offered_at=offered_at, stale=stale)
+        change = await self.commits.apply(game_id, act)
+        self._background(self.announcer.tell_elsewhere(change))
+        return change
+
+    def _background(self, work: Coroutine[Any, Any, None]) -> None:
+        task = asyncio.get_running_loop().create_task(work)
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+
+    def delivered(self, replies: Sequence[Reply]) -> None:
+        """The front-end posted `replies` where they belong: what they tell of their games
+        is told (a crash before this tells it again after the restart)."""
+        self.announcer.delivered(replies)
 
     async def press(self, channel: Channel, user: User, payload: Payload) -> list[Reply]:
         """A button or select option of ours was used."""
@@ -219,7 +257,7 @@ class GameService:
         until the player says yes; a front-end that has asked already says `confirmed`."""
         loaded = await self.live.started_in(channel)
         if confirmed:
-            return await self.playing.resign(loaded.id, user)
+            return await self._change(loaded.id, Resign(user))
         return await self.buttons.press(
             channel, user, Payload(Action.RESIGN, loaded.id, loaded.record.ply)
         )
@@ -228,18 +266,18 @@ class GameService:
         if not user.is_admin:
             raise ServiceError(t("Only server admins (Manage Server permission) can do that."))
         loaded = await self.live.in_channel(channel)
-        return await self.playing.end_by_admin(loaded.id, user)
+        return await self._change(loaded.id, EndByAdmin(user))
 
     async def expire_due(self) -> list[tuple[Where, list[Reply]]]:
         """Defaults for decisions past their deadline, challenges nobody answered: the
         replies to post, with where."""
-        return await self.timeouts.expire_due()
+        return await self.clock_work.expire_due()
 
     async def tell_untold(self, post: Poster, game_id: int | None = None) -> int:
-        """Moves made away from Discord (on the web pages) told in their games' channels,
-        with `post`, by the process that owns the channels' servers: of one game (the
-        change feed said it changed), or of every game left untold (the sweep). How many
-        posts were made."""
+        """Changes not told in their games' channels (made by another process, or before
+        a restart) told there by the process that tells the channels' servers: of one game
+        (the change feed said it changed), or of every game left untold (the sweep), with
+        `post`. How many posts were made."""
         if game_id is not None:
             return int(await self.telling.tell(game_id, post))
         return await self.telling.sweep(post)
@@ -357,16 +395,18 @@ class GameService:
         game_id = (await self.live.in_channel(channel)).id
         # Asked for the latest board: make sure no other process has moved since.
         loaded = await self.live.locked_load(game_id, fresh=True)
-        loaded, caught_up = await self.computers.catch_up(loaded)
+        caught = await self.computers.catch_up(loaded)
+        if caught.changes:
+            return await self._told_computers(caught)
+        loaded = caught.after
         if loaded.record.status == "challenge":
             return [self.presenter.challenge(loaded.record, loaded.game)]
-        return [await self.boards.board(loaded, caught_up)]
+        return [await self.boards.board(loaded)]
 
     async def board_of(self, game_id: int, headline: Text | None = None) -> Reply:
-        loaded = await self.live.locked_load(game_id)
-        loaded, caught_up = await self.computers.catch_up(loaded)
+        loaded = (await self.computers.catch_up(await self.live.locked_load(game_id))).after
         told = [Happened(headline)] if headline is not None else []
-        return await self.boards.board(loaded, told + caught_up)
+        return await self.boards.board(loaded, told)
 
     async def loaded(self, game_id: int) -> Loaded:
         return await self.live.locked_load(game_id)
@@ -389,7 +429,7 @@ class GameService:
             return []
         # Ranking Everest's plans the first time from a square takes a few tenths of a
         # second: off the event loop.
-        return await asyncio.to_thread(_suggestions, loaded, user, typed)
+        return await asyncio.to_thread(suggestions, loaded, user, typed)
 
     async def suggest_in(self, game_id: int, user: User, typed: str) -> list[Suggestion]:
         loaded = self.live.cached(game_id)
@@ -398,7 +438,7 @@ class GameService:
                 loaded = await self.live.locked_load(game_id)
             except ServiceError:
                 return []
-        return await asyncio.to_thread(_suggestions, loaded, user, typed)
+        return await asyncio.to_thread(suggestions, loaded, user, typed)
 
     async def list_games(self, channel: Channel, user: User) -> list[Reply]:
         """`/games here`: the games of this server (or of this direct message)."""
@@ -428,43 +468,15 @@ class GameService:
             return [(v.name, str(v.description)) for v in chosen[0].variants]
         return [(v.name, f"{g.name}: {v.name}") for g in games for v in g.variants]
 
+    # --- for front-ends -------------------------------------------------------------------
+    async def note_board_messages(self, boards: dict[int, int]) -> None:
+        """Store each game's latest board message (game id: message id), so that links to
+        it survive a restart and other processes know it."""
+        await self.repository.set_board_messages(boards)
 
-#: The longest name of an autocomplete choice that Discord accepts.
-MAX_CHOICE_NAME = 100
-
-
-def _suggestions(loaded: Loaded, user: User, typed: str) -> list[Suggestion]:
-    """The moves that match `typed`, those starting with it first, each in the order the
-    game offers them (`move_order`: Everest's likeliest plans first), with what each does."""
-    if loaded.record.status != "active":
-        return []
-    seats = [s for s in loaded.record.seats_of(user.id) if s in loaded.state.to_act]
-    if not seats:
-        return []
-    seat = seats[0]
-    key = search_key(typed)
-    keyed = loaded.keyed_moves(seat)
-    order = loaded.state.move_order(seat)
-    indices: Sequence[int] = range(len(keyed)) if order is None else order
-    picked = list(islice((i for i in indices if keyed[i][0].startswith(key)), MAX_PICKS))
-    if len(picked) < MAX_PICKS:
-        inside = (i for i in indices if key in keyed[i][0] and not keyed[i][0].startswith(key))
-        picked += islice(inside, MAX_PICKS - len(picked))
-    at = f"{OFFERED_AT}{loaded.record.ply}"
-    moves = loaded.state.legal_moves(seat)
-    suggestions = []
-    for index in picked:
-        text = keyed[index][1]
-        description = loaded.state.move_description(seat, moves[index])
-        suggestions.append(Suggestion(_choice_name(text, description), text + at))
-    return suggestions
-
-
-def _choice_name(text: str, description: Text | None) -> str:
-    """`move: what it does`, the description cut short (never the move) to fit a choice."""
-    if description is None:
-        return text
-    name = f"{text}: {description}"
-    if len(name) <= MAX_CHOICE_NAME:
-        return name
-    return name[: MAX_CHOICE_NAME - 1].rstrip() + "…"
+    async def note_languages(
+        self, guild_id: int | None, guild_language: str, user_id: int, language: str
+    ) -> None:
+        """Remember a server's and a player's language, as the front-end tells them with
+        each command (stored only when they changed)."""
+        await self.settings.note_languages(guild_id, guild_language, user_id, language)

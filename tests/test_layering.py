@@ -18,6 +18,7 @@ FORBIDDEN: dict[str, set[str]] = {
     "host": {"discord", "cogs", "bot", *DRIVERS},
     "cogs": {"data", "engine", "bot", "console", *DRIVERS},
     "console": {"discord", "cogs", "data", "engine", "bot", *DRIVERS},
+    "web": {"discord", "cogs", "console", "data", "engine", "bot", *DRIVERS},
 }
 #: The front-ends: each talks to the service through its face alone.
 FRONT_ENDS = ("cogs", "console", "web")
@@ -60,7 +61,7 @@ def test_layer_imports(package: str) -> None:
     assert not violations, "\n".join(violations)
 
 
-PACKAGES = ("engine", "render", "data", "host", "cogs", "console")
+PACKAGES = ("engine", "render", "data", "host", "cogs", "console", "web")
 
 
 def imported_modules(path: Path, module: str) -> set[str]:
@@ -185,6 +186,78 @@ def test_front_ends_use_the_face_alone(front_end: str) -> None:
         f"{path.relative_to(ROOT)} imports {name}"
         for path in files
         for name in sorted(host_modules_used(path, front_end) - {FACE})
+    ]
+    assert not violations, "\n".join(violations)
+
+
+#: The names a front-end holds the face's services by: the games, the daily challenge,
+#: the web's pages, the ratings pages and the console's memory.
+SERVICES = {"service", "daily", "pages", "ratings", "rating_pages", "memory"}
+#: Parts of the services, and the repositories under them: only their service uses them.
+PARTS = {"repository", "live", "settings", "sessions", "tables", "replays"}
+
+
+def attribute_chains(tree: ast.AST) -> list[tuple[int, list[str]]]:
+    """Each chain of attributes in `tree` (`self.bot.service.start`) with its line, whole:
+    not also the shorter chains inside it. A chain on anything but a name (a call's
+    result) starts at the first attribute."""
+    inner = {id(node.value) for node in ast.walk(tree) if isinstance(node, ast.Attribute)}
+    chains = []
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.Attribute) or id(node) in inner:
+            continue
+        names: list[str] = []
+        part: ast.expr = node
+        while isinstance(part, ast.Attribute):
+            names.append(part.attr)
+            part = part.value
+        if isinstance(part, ast.Name):
+            names.append(part.id)
+        chains.append((node.lineno, names[::-1]))
+    return sorted(chains)
+
+
+def reaches_past_services(path: Path) -> list[tuple[int, str]]:
+    """The chains in `path` that go past a service into what it is made of: a part of it
+    named in PARTS, or anything two attributes past it (`service.settings.note_languages`)
+    rather than a call of its own (`service.start`)."""
+    tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+    found = []
+    for line, names in attribute_chains(tree):
+        for at, name in enumerate(names):
+            past = names[at + 1 :]
+            if name in SERVICES and (len(past) > 1 or (past and past[0] in PARTS)):
+                found.append((line, ".".join(names)))
+                break
+    return found
+
+
+def test_a_reach_past_a_service_is_seen(tmp_path: Path) -> None:
+    sample = tmp_path / "sample.py"
+    sample.write_text(
+        "async def handle(self, service, daily, view):\n"
+        "    await self.bot.service.start(self.service.bot_user)\n"
+        "    await self.service.repository.set_board_messages({})\n"
+        "    kept = service.repository\n"
+        "    days = [d.isoformat() for d in daily.replays.closed_days()]\n"
+        "    await self.site.pages.sign_out(view.live.token)\n"
+        "    return (await self.pages.visitor()).language.upper()\n"
+    )
+    assert reaches_past_services(sample) == [
+        (3, "self.service.repository.set_board_messages"),
+        (4, "service.repository"),
+        (5, "daily.replays.closed_days"),
+    ]
+
+
+@pytest.mark.parametrize("front_end", FRONT_ENDS)
+def test_front_ends_reach_no_further_than_the_services(front_end: str) -> None:
+    files = sorted((ROOT / front_end).rglob("*.py"))
+    assert files, f"{front_end}/ has no modules"
+    violations = [
+        f"{path.relative_to(ROOT)}:{line}: {chain}"
+        for path in files
+        for line, chain in reaches_past_services(path)
     ]
     assert not violations, "\n".join(violations)
 

@@ -14,8 +14,9 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import Protocol
 
+import jinja2
 from aiohttp import web
 
 from host.face import (
@@ -24,13 +25,12 @@ from host.face import (
     Payload,
     SignInNeededError,
     Visitor,
+    WebPages,
     speaking,
     t,
 )
-from web.auth import CodeRefusedError, DiscordFailedError, embedded_session_cookie
-
-if TYPE_CHECKING:
-    from web.app import Site
+from web.auth import CodeRefusedError, DiscordFailedError, SignIn, embedded_session_cookie
+from web.config import WebConfig
 
 #: The site's own files: its static files hold the Activity's script once built.
 HERE = Path(__file__).parent
@@ -51,7 +51,19 @@ MAX_CUSTOM_ID = 100
 MAX_ID = 2**63 - 1
 
 
-def shell(site: Site, request: web.Request, visitor: Visitor) -> web.Response:
+class ActivitySite(Protocol):
+    """What the Activity uses of the site that serves it (`web.app.Site`, which builds
+    the Activity's routes over itself)."""
+
+    pages: WebPages
+    config: WebConfig
+    env: jinja2.Environment
+    sign_in: SignIn
+
+    async def visitor(self, request: web.Request) -> Visitor: ...
+
+
+def shell(site: ActivitySite, request: web.Request, visitor: Visitor) -> web.Response:
     """The page Discord opens first: it signs the player in and goes to their game. Laid
     out here rather than by `Site.render`: it has no header to sign in or out with, and
     asks for everything through the proxy."""
@@ -69,7 +81,7 @@ def shell(site: Site, request: web.Request, visitor: Visitor) -> web.Response:
     return response
 
 
-def activity_routes(site: Site) -> list[web.RouteDef]:
+def activity_routes(site: ActivitySite) -> list[web.RouteDef]:
     """The Activity's requests, with and without Discord's proxy in front."""
     activity = Activity(site)
     routes = []
@@ -106,7 +118,7 @@ def launched_game(custom_id: str) -> int | None:
 
 
 class Activity:
-    def __init__(self, site: Site) -> None:
+    def __init__(self, site: ActivitySite) -> None:
         self.site = site
 
     async def token(self, request: web.Request) -> web.StreamResponse:
@@ -134,7 +146,7 @@ class Activity:
                 return _said(502, t("Discord did not confirm who you are; relaunch the Activity."))
         replaced = self.site.sign_in.token(request)
         if replaced:  # a relaunch: the frame's last session ends
-            await self.site.pages.sessions.sign_out(replaced)
+            await self.site.pages.sign_out(replaced)
         response = web.json_response({"access_token": signed.access_token})
         response.headers["Cache-Control"] = "no-store"
         embedded_session_cookie(response, self.site.config, signed.session)

@@ -132,7 +132,7 @@ class Site:
     # --- the frame of every page ------------------------------------------------------------
     async def visitor(self, request: web.Request) -> Visitor:
         chosen = language.chosen(request)
-        return await self.pages.sessions.visitor(self.sign_in.token(request), chosen)
+        return await self.pages.visitor(self.sign_in.token(request), chosen)
 
     def render(
         self, request: web.Request, visitor: Visitor, name: str, status: int = 200, **values: Any
@@ -146,6 +146,7 @@ class Site:
                 root=root_of(request),
                 check=self.check_of(request),
                 languages=languages(),
+                rating_games=self.pages.rating_games(),
                 **values,
             )
         response = web.Response(text=html, content_type="text/html", status=status)
@@ -196,7 +197,7 @@ class Site:
             return shell(self, request, visitor)
         if self.config.console:
             raise web.HTTPFound("/s/1")
-        return self.render(request, visitor, "index.html")
+        return self.render(request, visitor, "index.html", games=self.pages.game_names())
 
     async def server(self, request: web.Request, visitor: Visitor) -> web.StreamResponse:
         view = await self.pages.server(_id(request, "server"), visitor)
@@ -283,7 +284,7 @@ class Site:
     async def ratings(self, request: web.Request, visitor: Visitor) -> web.StreamResponse:
         game = request.match_info["game"]
         card = await self.pages.ratings(_id(request, "server"), visitor, game)
-        tabs = tuple((g, name) for g, name in self.pages.tables.ratings.game_choices())
+        tabs = tuple(self.pages.rating_games())
         return self.render(
             request,
             visitor,

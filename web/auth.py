@@ -151,7 +151,7 @@ class SignIn:
     async def logout(self, request: web.Request) -> web.StreamResponse:
         token = self.token(request)
         if token:
-            await self.pages.sessions.sign_out(token)
+            await self.pages.sign_out(token)
         response = web.HTTPSeeOther(safe_next(request.query.get("next")))
         response.del_cookie(SESSION, path="/")
         if request.path.startswith(("/a/", "/.proxy/a/")):
@@ -198,7 +198,7 @@ class SignIn:
         except (aiohttp.ClientError, TimeoutError, KeyError, ValueError, TypeError, AttributeError):
             log.exception("signing in with Discord failed")
             raise DiscordFailedError from None
-        session = await self.pages.sessions.sign_in(user_id, name, guilds)
+        session = await self.pages.sign_in(user_id, name, guilds)
         return SignedIn(user_id, name, access, session)
 
 

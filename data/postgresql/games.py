@@ -26,6 +26,7 @@ from data.queries import (
     LIVE,
     SETTINGS_TABLES,
     UNTOLD,
+    UNTOLD_END,
     Params,
 )
 from data.repository import (
@@ -161,6 +162,8 @@ class PgGameRepository(SharedGameRepository[PgDatabase]):
         now: float,
         only_from: tuple[Status, ...] = LIVE_STATUSES,
         hand_over: HandOver | None = None,
+        *,
+        untold: bool = False,
     ) -> GameRecord:
         async with self.db.transaction() as conn:
             if hand_over is not None:
@@ -169,6 +172,7 @@ class PgGameRepository(SharedGameRepository[PgDatabase]):
             done = await conn.execute(
                 "UPDATE games SET status = $1, result = $2, updated_at = $3, finished_at = $3,"
                 " deadline_at = NULL, remind_at = NULL, expired_at = NULL,"
+                f"{UNTOLD_END if untold else ''}"
                 " options = COALESCE($7, options)"
                 " WHERE id = $4 AND ply = $5 AND status = ANY($6::text[])",
                 status,

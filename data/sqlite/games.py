@@ -17,6 +17,7 @@ from data.queries import (
     LIVE,
     SETTINGS_TABLES,
     UNTOLD,
+    UNTOLD_END,
     Params,
 )
 from data.repository import (
@@ -135,12 +136,15 @@ class SqliteGameRepository(SharedGameRepository[Database]):
         now: float,
         only_from: tuple[Status, ...] = LIVE_STATUSES,
         hand_over: HandOver | None = None,
+        *,
+        untold: bool = False,
     ) -> GameRecord:
         marks = ",".join("?" * len(only_from))
         async with self.db.transaction() as conn:
             cur = await conn.execute(
                 "UPDATE games SET status = ?, result = ?, updated_at = ?, finished_at = ?,"
                 " deadline_at = NULL, remind_at = NULL, expired_at = NULL,"
+                f"{UNTOLD_END if untold else ''}"
                 " options = COALESCE(?, options)"
                 f" WHERE id = ? AND ply = ? AND status IN ({marks})",
                 (

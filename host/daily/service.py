@@ -216,6 +216,17 @@ class DailyService:
             )
         ]
 
+    async def replay_day(
+        self, channel: Channel, user: User, day: str | None, run: str, scope: str
+    ) -> list[Reply]:
+        """`/daily-replay`: the par run or the winning run (of this server or of everyone)
+        of a closed day's hill, the latest by default, as an animated picture."""
+        return await self.replays.replay(channel, user, day, run, scope)
+
+    def closed_days(self) -> list[date]:
+        """The latest closed days, newest first: those whose runs may be replayed."""
+        return self.replays.closed_days()
+
     # === starting and continuing ==========================================================
     def _check_first_move(self, day: date, text: str) -> None:
         """Refuse a first move that the new run would refuse, before the run (and its one

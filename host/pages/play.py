@@ -5,11 +5,12 @@ game as the player sees it, and the move committed through the same ply-guarded 
 A page names the ply it was drawn at; a choice made on a page the game has left behind
 (another tab, a double click) is refused as a pressed button of an old board is, and
 changes nothing. The move is then told in the game's channel by the process that owns its
-server (`host.play.telling`), as a move made on Discord is.
+server (`host.announce.telling`), as a move made on Discord is.
 """
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 from engine.core import MoveOptions, Option
@@ -24,12 +25,15 @@ from host.pages.views import (
     SignInNeededError,
     Visitor,
 )
-from host.play import rounds
+from host.play.changes import Change
 from host.play.live import Loaded
 from host.play.moves import GAME_OVER, Moves
-from host.play.playing import Playing
+from host.present import rounds
 from host.present.presenter import Presenter
 from render.core import PanelPicture
+
+#: Commits a move made on a page drawn at a ply, and has it told (`GameService.move_away`).
+MoveAway = Callable[[int, int, User, str, Text], Awaitable[Change]]
 
 #: The most tokens a move can be built from, and the longest token: more is no move.
 MAX_STEPS = 8
@@ -41,13 +45,13 @@ class PlayPages:
         self,
         access: Access,
         moves: Moves,
-        playing: Playing,
+        move_away: MoveAway,
         presenter: Presenter,
     ) -> None:
         self.access = access
         self.live = access.live
         self.moves = moves
-        self.playing = playing
+        self.move_away = move_away
         self.presenter = presenter
 
     async def panel(
@@ -109,10 +113,10 @@ class PlayPages:
         tokens = _checked(tokens)
         if not tokens:
             raise ServiceError(t("Choose a move first."))
-        after, played = await self.playing.move_away(
-            loaded.id, ply, user, " ".join(tokens), _out_of_date(loaded)
-        )
-        return PlayDone(game_id, after.record.ply, str(t("Done: {move}.", move=played)))
+        change = await self.move_away(loaded.id, ply, user, " ".join(tokens), _out_of_date(loaded))
+        step = change.steps[0]
+        played = step.before.state.move_text(step.move)
+        return PlayDone(game_id, change.after.record.ply, str(t("Done: {move}.", move=played)))
 
     async def _acting(
         self, game_id: int, visitor: Visitor, ply: int | None
@@ -123,8 +127,8 @@ class PlayPages:
         if visitor.user_id is None:
             raise SignInNeededError(t("Sign in with Discord to play your games here."))
         user = User(visitor.user_id, visitor.name)
-        # The computers' turns are the owning process's to play (`Telling`), never a page
-        # server's: a page shows what is stored.
+        # The computers' turns are the telling process's to play (the announcer), never a
+        # page server's: a page shows what is stored.
         loaded = await self.access.loaded(record)
         if not loaded.record.is_live:
             raise StaleControlsError(GAME_OVER)

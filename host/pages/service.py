@@ -3,10 +3,14 @@ who may see it (`host.pages.access`)."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Collection
+
+from babel.lists import format_list
 
 from data.repository import ChangeFeed
 from data.web import WebSessionRepository
+from engine.text import current_language
+from host import catalog
 from host.daily.service import DailyService
 from host.pages.access import Access
 from host.pages.games import GamePages
@@ -46,7 +50,7 @@ class WebPages:
         self.games = GamePages(self.access, service.presenter, service.ratings)
         self.tables = Tables(self.access, daily, ratings)
         #: Playing on the pages: the move builder, and moves made there.
-        self.play = PlayPages(self.access, service.moves, service.playing, service.presenter)
+        self.play = PlayPages(self.access, service.moves, service.move_away, service.presenter)
         self.changes = changes
         #: Who is signed in, by their cookie's token.
         self.sessions = Sessions(sessions, service.clock)
@@ -55,6 +59,20 @@ class WebPages:
         """`listener(game_id)` after each committed change of a game, in any process;
         `listener(None)` when changes may have been missed. Returns the unsubscriber."""
         return self.changes.subscribe(listener)
+
+    async def sign_in(self, user_id: int, name: str, guild_ids: Collection[int]) -> str:
+        """A new session for someone Discord vouched for, in the servers `guild_ids`; its
+        token, for their cookie."""
+        return await self.sessions.sign_in(user_id, name, guild_ids)
+
+    async def sign_out(self, token: str) -> None:
+        """The session `token` ends (nothing, if it had ended already)."""
+        await self.sessions.sign_out(token)
+
+    async def visitor(self, token: str | None, language: str) -> Visitor:
+        """Who holds the session `token`, reading in `language` (nobody in particular, if
+        no session has it or it has expired)."""
+        return await self.sessions.visitor(token, language)
 
     async def server_info(self, guild_id: int, visitor: Visitor) -> ServerInfo:
         return await self.access.server(guild_id, visitor)
@@ -122,6 +140,16 @@ class WebPages:
 
     async def ratings(self, guild_id: int, visitor: Visitor, game: str) -> Card:
         return await self.tables.ratings_table(guild_id, visitor, game)
+
+    def game_names(self) -> str:
+        """The names of every game hosted, in the catalogue's order, as a list in the
+        reader's language ("Everest, Hillbert, …, and Mole Hill")."""
+        names = [listing.game.name for listing in catalog.all_listings()]
+        return format_list(names, locale=current_language().replace("-", "_"))
+
+    def rating_games(self) -> list[tuple[str, str]]:
+        """(id, name) of every game that has ratings, for the tabs of the ratings tables."""
+        return self.tables.ratings.game_choices()
 
     async def profile(self, guild_id: int, visitor: Visitor, user_id: int) -> Card:
         return await self.tables.profile(guild_id, visitor, user_id)

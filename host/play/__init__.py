@@ -1,1 +1,2 @@
-"""Playing a game: games in memory, starting, moves, computers, deadlines, buttons."""
+"""Committing changes of games: games in memory, starting, moves, offers, deadlines, and
+a typed value of each change; nothing drawn or formatted."""

@@ -16,10 +16,10 @@ from data.repository import DatabaseUnavailableError, GameRecord, StalePlyError,
 from engine.core import GameState, MoveError
 from engine.text import t
 from host.model import ServiceError, User, offered_move
+from host.play import seats
 from host.play.deadlines import next_deadline
 from host.play.live import LiveGames, Loaded
 from host.play.results import by_rules, timed_out
-from host.present.presenter import Presenter
 
 #: The game moved between reading it and writing to it.
 MOVED_ON = t(
@@ -30,9 +30,8 @@ GAME_OVER = t("This game is over; nothing more can be played on it.")
 
 
 class Moves:
-    def __init__(self, live: LiveGames, presenter: Presenter, clock: Callable[[], float]) -> None:
+    def __init__(self, live: LiveGames, clock: Callable[[], float]) -> None:
         self.live = live
-        self.presenter = presenter
         self.clock = clock
 
     def judge(
@@ -60,7 +59,7 @@ class Moves:
             move = loaded.state.parse_move(seat, text)
             return seat, move, loaded.state.play(seat, move)
         except MoveError as exc:
-            raise ServiceError(self.presenter.move_error(exc)) from None
+            raise ServiceError(seats.move_error(exc)) from None
 
     async def commit(
         self,
@@ -71,11 +70,10 @@ class Moves:
         after: GameState[Any],
         *,
         default: bool = False,
-        untold: bool = False,
     ) -> Loaded:
         """Append the move and the new snapshot in one transaction, then cache. A
-        `default` move was played for a seat out of time; an `untold` move was made away
-        from Discord, and its channel is still to be told of it."""
+        `default` move was played for a seat out of time. The move is marked untold in a
+        game played in a channel, until the channel is told of it."""
         record = loaded.record
         outcome = after.outcome()
         result = None
@@ -107,7 +105,7 @@ class Moves:
                 now,
                 result,
                 timer,
-                untold=untold,
+                untold=record.channel_id is not None,
             )
         except StalePlyError:
             self.live.forget(record.id)
@@ -129,6 +127,9 @@ class Moves:
             deadline_from=timer.started_at if timer else None,
             remind_at=timer.remind_at if timer else None,
             expired_at=None,
+            untold_from=record.ply
+            if record.untold_from is None and record.channel_id is not None
+            else record.untold_from,
         )
         movers = (*loaded.movers, seat)
         story = loaded.told(seat, move, after)
@@ -138,12 +139,12 @@ class Moves:
 
     # --- whose move -----------------------------------------------------------------------
     def acting_seat(self, loaded: Loaded, user: User) -> int:
-        seats = loaded.record.seats_of(user.id)
-        if not seats:
-            raise ServiceError(self.presenter.not_a_player(loaded))
-        acting = [s for s in seats if s in loaded.state.to_act]
+        mine = loaded.record.seats_of(user.id)
+        if not mine:
+            raise ServiceError(seats.not_a_player(loaded))
+        acting = [s for s in mine if s in loaded.state.to_act]
         if not acting:
-            raise ServiceError(self.presenter.not_your_turn(loaded))
+            raise ServiceError(seats.not_your_turn(loaded))
         return acting[0]
 
     def check_current(self, loaded: Loaded, ply: int) -> None:

@@ -10,28 +10,28 @@ from __future__ import annotations
 
 import logging
 import secrets
-from collections.abc import Callable, Sequence
-from dataclasses import replace
+from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass, replace
 from typing import Any
 
-from data.repository import LiveGameExistsError, NewGame, StalePlyError
+from data.repository import GameRecord, LiveGameExistsError, NewGame, StalePlyError
 from data.results import Actor, Ending, GameResult
 from engine import ai
 from engine.core import Game, GameState, NotationError
 from engine.rng import Rng
 from engine.text import Text, t
 from host.history.records import position_after, read_record
-from host.model import Channel, ChannelBusyError, Reply, ServiceError, User
-from host.play.computer_turns import ComputerTurns
+from host.model import Channel, ChannelBusyError, ServiceError, User
+from host.play import seats
+from host.play.changes import Change, Kind
+from host.play.commit import Commits
 from host.play.deadlines import first_deadline
 from host.play.live import LiveGames, Loaded, game_of, record_of, start_state, user_of
-from host.play.results import how_it_ended
-from host.present.boards import Boards
-from host.present.presenter import Presenter
-from host.present.words import Happened
 from host.settings import SettingError, SettingsStore
 from host.setup import GameOptions, GameSetup, SeatChoice
-from render.core import RenderContext
+
+#: Draws a position once, with the players' names, raising if it cannot be shown.
+ShowCheck = Callable[[GameState[Any], Sequence[str]], Awaitable[None]]
 
 log = logging.getLogger(__name__)
 
@@ -39,25 +39,22 @@ log = logging.getLogger(__name__)
 class Starting:
     def __init__(
         self,
-        live: LiveGames,
-        computers: ComputerTurns,
-        presenter: Presenter,
-        boards: Boards,
+        commits: Commits,
         settings: SettingsStore,
-        bot_user: User,
+        show_check: ShowCheck,
         clock: Callable[[], float],
     ) -> None:
-        self.live = live
-        self.computers = computers
-        self.presenter = presenter
-        self.boards = boards
+        self.commits = commits
+        self.live: LiveGames = commits.live
         self.settings = settings
-        self.bot_user = bot_user
+        #: Whether a position given to start from can be drawn (the presenter's).
+        self.show_check = show_check
+        self.bot_user = commits.bot_user
         self.clock = clock
 
     async def challenge(
         self, channel: Channel, user: User, opponents: Sequence[User], setup: GameSetup
-    ) -> list[Reply]:
+    ) -> Change:
         """`/play`: challenge people (or the bot) to a game in this channel."""
         game, players, setup, note = self._challenged(channel, user, opponents, setup)
         return await self._start(channel, user, game, players, setup, challenge=True, note=note)
@@ -110,7 +107,7 @@ class Starting:
 
     async def admin_start(
         self, channel: Channel, user: User, players: Sequence[User], setup: GameSetup
-    ) -> list[Reply]:
+    ) -> Change:
         """`/admin start`: a match with no challenge step, seats in the order given."""
         if not user.is_admin:
             raise ServiceError(t("Only server admins (Manage Server permission) can do that."))
@@ -123,7 +120,7 @@ class Starting:
         in_order = replace(setup, seat=SeatChoice.FIRST)
         return await self._start(channel, user, game, seated, in_order, challenge=False)
 
-    async def rematch(self, channel: Channel, user: User, finished: Loaded) -> list[Reply]:
+    async def rematch(self, channel: Channel, user: User, finished: Loaded) -> Change:
         """The same game again, with the same players, each moved one seat on (in a game
         of two, the seats swapped); the others must accept, computers at once."""
         record = finished.record
@@ -132,7 +129,7 @@ class Starting:
         if record.kind != "channel":
             raise ServiceError(t("The daily run is one a day; play again tomorrow."))
         if not record.seats_of(user.id):
-            raise ServiceError(self.presenter.not_a_player(finished))
+            raise ServiceError(seats.not_a_player(finished))
         if record.channel_id != channel.channel_id:
             raise ServiceError(t("A rematch is played where the game was."))
         players = [user_of(s.user) for s in record.seats]
@@ -164,7 +161,7 @@ class Starting:
         challenge: bool,
         offer: Text | None = None,
         note: Text | None = None,
-    ) -> list[Reply]:
+    ) -> Change:
         """Store the game: a challenge (`offer` above it), or a game that begins at once.
         `note` is told either way."""
         seed, players, state, options = await self._prepared(channel, game, players, setup)
@@ -187,8 +184,12 @@ class Starting:
             options=options.stored(),
             timer=timer,
         )
+
+        def starting(record: GameRecord) -> Loaded:
+            return Loaded(record, game, state, None, None)
+
         try:
-            record = await self.live.repository.create_game(new, now)
+            loaded = await self.commits.create(new, starting)
         except LiveGameExistsError:
             raise ChannelBusyError(
                 t(
@@ -196,14 +197,13 @@ class Starting:
                     "start yours in a new thread: a thread counts as its own channel."
                 )
             ) from None
+        record = loaded.record
         log.info("game %s created: %s in channel %s", record.id, game.id, channel.channel_id)
         if record.status == "challenge":
             # A rematch (the offer) is never read from a record (the note).
             extra = offer if offer is not None else note
-            return [self.presenter.challenge(record, game, extra)]
-        async with self.live.lock(record.id):
-            loaded = self.live.remember(Loaded(record, game, state, None, None))
-        return [await self._first_board(loaded, note)]
+            return Change(Kind.CHALLENGED, loaded, actor=user, note=extra)
+        return Change(Kind.STARTED, loaded, actor=user, note=note)
 
     async def _prepared(
         self, channel: Channel, game: Game[Any], players: list[User], setup: GameSetup
@@ -229,13 +229,6 @@ class Starting:
             deadline_chosen=setup.deadline_minutes is not None,
         )
         return seed, players, state, options
-
-    async def _first_board(self, loaded: Loaded, note: Text | None = None) -> Reply:
-        told = [Happened(note)] if note is not None else []
-        begins = Happened(self.presenter.started_line(loaded))
-        loaded, answered = await self.computers.answer(loaded)
-        pings = self.presenter.pings(loaded, frozenset(), set())
-        return await self.boards.board(loaded, [*told, begins, *answered], pings)
 
     def _check(self, game: Game[Any], players: list[User], setup: GameSetup) -> None:
         try:
@@ -306,11 +299,7 @@ class Starting:
             for seat in state.to_act:
                 state.legal_moves(seat)
                 state.view(seat)
-            if self.presenter.render_images:
-                ctx = RenderContext(names=tuple(names))
-                acting = sorted(state.to_act)
-                chooser = acting[0] if len(acting) == 1 else None
-                await self.presenter.painter.board(view, ctx, chooser)
+            await self.show_check(state, names)
         except Exception:
             log.warning("a %s position that cannot be shown was refused", game.id, exc_info=True)
             raise ServiceError(
@@ -322,60 +311,84 @@ class Starting:
             ) from None
 
     # --- answers to a challenge -----------------------------------------------------------
-    async def accept(self, channel: Channel, user: User) -> list[Reply]:
+    async def accept(self, channel: Channel, user: User) -> Change:
         record = (await self.live.in_channel(channel)).record
         if record.status != "challenge":
             raise ServiceError(t("The game in this channel has already started."))
-        seats = [s for s in record.seats if s.user.id == user.id and not s.accepted]
-        if not seats:
-            raise ServiceError(self.presenter.not_challenged(record, user))
-        async with self.live.lock(record.id):
-            game = game_of(record.game)
-            now = self.clock()
-            # Used only if this acceptance is the last one, decided in the transaction.
-            timer = first_deadline(
-                game,
-                start_state(game, record),
-                [user_of(s.user) for s in record.seats],
-                GameOptions.from_stored(record.options),
-                now,
-            )
-            try:
-                record = await self.live.repository.accept_seat(
-                    record.id, seats[0].seat, now, timer
-                )
-            except StalePlyError:
-                raise ServiceError(t("That challenge was already answered.")) from None
-            if record.status == "challenge":
-                accepted = t("{name} accepted.", name=user.name)
-                return [self.presenter.challenge(record, game, accepted, edit=True)]
-            state = start_state(game, record)
-            loaded = self.live.remember(Loaded(record, game, state, None, None))
-        return [await self._first_board(loaded)]
+        return await self.commits.apply(record.id, Accept(user))
 
-    async def decline(self, channel: Channel, user: User) -> list[Reply]:
+    async def decline(self, channel: Channel, user: User) -> Change:
         record = (await self.live.in_channel(channel)).record
         if record.status != "challenge":
             raise ServiceError(t("The game has started; to give up, use /resign."))
-        if not record.seats_of(user.id):
-            raise ServiceError(self.presenter.not_challenged(record, user))
-        ending = Ending.WITHDRAWN if user.id == record.created_by else Ending.DECLINED
-        result = GameResult(ending, actor=Actor(user.id, user.name))
+        return await self.commits.apply(record.id, Decline(user))
+
+
+@dataclass(frozen=True, slots=True)
+class Accept:
+    """`user` accepts the challenge; the game begins with the last acceptance."""
+
+    user: User
+    fresh: bool = True
+
+    async def commit(self, commits: Commits, before: Loaded) -> Change:
+        record = before.record
+        if record.status != "challenge":
+            raise ServiceError(t("That challenge was already answered."))
+        mine = [s for s in record.seats if s.user.id == self.user.id and not s.accepted]
+        if not mine:
+            raise ServiceError(seats.not_challenged(record, self.user))
+        game = before.game
+        now = commits.clock()
+        # Used only if this acceptance is the last one, decided in the transaction.
+        timer = first_deadline(
+            game,
+            start_state(game, record),
+            [user_of(s.user) for s in record.seats],
+            GameOptions.from_stored(record.options),
+            now,
+        )
         try:
-            async with self.live.lock(record.id):
-                self.live.forget(record.id)
-                await self.live.repository.close_game(
-                    record.id,
-                    record.ply,
-                    result.status,
-                    result,
-                    self.clock(),
-                    only_from=("challenge",),
-                )
+            record = await commits.live.repository.accept_seat(record.id, mine[0].seat, now, timer)
         except StalePlyError:
             raise ServiceError(t("That challenge was already answered.")) from None
-        reason = how_it_ended(result, (), None)
-        return [self.presenter.challenge_closed(record.id, reason, edit=True)]
+        if record.status == "challenge":
+            accepted = t("{name} accepted.", name=self.user.name)
+            return Change(
+                Kind.CHALLENGED, replace(before, record=record), actor=self.user, note=accepted
+            )
+        loaded = commits.live.remember(Loaded(record, game, start_state(game, record), None, None))
+        return Change(Kind.STARTED, loaded, actor=self.user)
+
+
+@dataclass(frozen=True, slots=True)
+class Decline:
+    """`user` declines the challenge (or, having made it, withdraws it)."""
+
+    user: User
+    fresh: bool = True
+
+    async def commit(self, commits: Commits, before: Loaded) -> Change:
+        record = before.record
+        if record.status != "challenge":
+            raise ServiceError(t("That challenge was already answered."))
+        if not record.seats_of(self.user.id):
+            raise ServiceError(seats.not_challenged(record, self.user))
+        ending = Ending.WITHDRAWN if self.user.id == record.created_by else Ending.DECLINED
+        result = GameResult(ending, actor=Actor(self.user.id, self.user.name))
+        commits.live.forget(record.id)
+        try:
+            closed = await commits.live.repository.close_game(
+                record.id,
+                record.ply,
+                result.status,
+                result,
+                commits.clock(),
+                only_from=("challenge",),
+            )
+        except StalePlyError:
+            raise ServiceError(t("That challenge was already answered.")) from None
+        return Change(Kind.CHALLENGE_CLOSED, replace(before, record=closed), actor=self.user)
 
 
 def from_record(game: Game[Any], setup: GameSetup) -> tuple[GameSetup, Text | None]:

@@ -11,15 +11,16 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from data.repository import GameRecord
-from engine.core import Option
+from engine.core import GameState, Option
 from engine.text import Text, t, tn
 from host.model import Choice, Reply, User
 from host.payloads import Action, Payload
-from host.play import rounds
 from host.play.live import Loaded
 from host.play.results import short_line
+from host.present import rounds
 from host.present.notices import Notices
 from host.present.painting import BoardImages, Painter
 from host.present.words import Happened, move_number
@@ -234,6 +235,15 @@ class Presenter(Notices):
         return await self.painter.board(
             loaded.state.view(None), self.render_context(loaded), chooser, steps=with_steps
         )
+
+    async def check_showable(self, state: GameState[Any], names: Sequence[str]) -> None:
+        """Draw `state` once, as its board would be drawn, with the players' `names`:
+        raises if it cannot be shown."""
+        if not self.render_images:
+            return
+        acting = sorted(state.to_act)
+        chooser = acting[0] if len(acting) == 1 else None
+        await self.painter.board(state.view(None), RenderContext(names=tuple(names)), chooser)
 
     def render_context(self, loaded: Loaded, viewer: int | None = None) -> RenderContext:
         return RenderContext(

@@ -9,8 +9,9 @@ from typing import Any
 from data.repository import GameRecord, SeatRecord
 from data.results import Ending, GameResult
 from engine.core import MoveError
-from engine.text import Text, t, tn
+from engine.text import Text, t
 from host.model import User
+from host.play import seats
 from host.play.live import Loaded, user_of
 from host.play.results import how_it_ended
 from host.setup import GameOptions
@@ -35,10 +36,6 @@ def move_number(record: GameRecord) -> int:
     says it continues after the record's move N, so its titles count from N too."""
     start = GameOptions.from_stored(record.options).from_record
     return record.ply + (start or 0)
-
-
-#: The computer's levels as players read them.
-LEVEL_WORDS = {"easy": t("easy"), "normal": t("normal"), "hard": t("hard")}
 
 
 class Words:
@@ -99,14 +96,6 @@ class Words:
             ]
         return []
 
-    def claimants(self, loaded: Loaded) -> list[SeatRecord]:
-        """The people who may claim the win when the decision pending ran out of time:
-        those not to act (in a game of two)."""
-        record = loaded.record
-        if len(record.seats) != 2:
-            return []
-        return [s for s in record.seats if s.seat not in loaded.state.to_act and not s.user.is_bot]
-
     def result_line(self, loaded: Loaded) -> str:
         """How the game ended and who won, in the reader's language, from the stored
         facts (and, for a game over by its rules, from its final position)."""
@@ -164,34 +153,13 @@ class Words:
     # --- who is who -----------------------------------------------------------------------
 
     def names(self, loaded: Loaded) -> list[str]:
-        """The players' names by seat. Computer players share the bot's name, so where
-        there are several each gets a number ("hilltop 2"): those that sat down at the
-        start in seat order, then those that took over from a player who resigned, so
-        that no number changes hands during a game."""
-        seats = loaded.record.seats
-        later = [s for s in loaded.options.taken_over if seats[s].user.is_bot]
-        computers = [s.seat for s in seats if s.user.is_bot and s.seat not in later] + later
-        if len(computers) < 2:
-            return [s.user.name for s in seats]
-        return [
-            f"{s.user.name} {computers.index(s.seat) + 1}" if s.user.is_bot else s.user.name
-            for s in seats
-        ]
+        return seats.names(loaded)
 
     def seat_label(self, loaded: Loaded, seat: int) -> str:
-        """Who sits in `seat`, with the seat's role (and, for a computer, its level)."""
-        name = self.names(loaded)[seat]
-        if loaded.game.solo:
-            return name
-        roles = loaded.game.seat_names
-        # A seat's name is looked up in the catalogue like any text ("Black": "Czarne").
-        fixed = str(Text(roles[seat])) if seat < len(roles) else str(seat + 1)
-        now = loaded.state.seat_role(seat)
-        role = str(now) if now is not None else fixed
-        if loaded.record.seats[seat].user.is_bot:
-            level = LEVEL_WORDS.get(loaded.options.level, loaded.options.level)
-            return str(t("{name} ({role}, {level} computer)", name=name, role=role, level=level))
-        return f"{name} ({role})"
+        return seats.seat_label(loaded, seat)
+
+    def claimants(self, loaded: Loaded) -> list[SeatRecord]:
+        return seats.claimants(loaded)
 
     def started_line(self, loaded: Loaded) -> Text:
         seats = ", ".join(self.seat_label(loaded, s.seat) for s in loaded.record.seats)
@@ -239,28 +207,13 @@ class Words:
     # --- challenges -----------------------------------------------------------------------
 
     def not_a_player(self, loaded: Loaded) -> Text:
-        players = self.names(loaded)
-        return tn(
-            "You are not playing in this game ({players} is). Watch, or start your own "
-            "game in another channel or thread.",
-            "You are not playing in this game ({players} are). Watch, or start your own "
-            "game in another channel or thread.",
-            n=len(players),
-            players=", ".join(players),
-        )
+        return seats.not_a_player(loaded)
 
     def not_your_turn(self, loaded: Loaded) -> Text:
-        waiting = ", ".join(self.seat_label(loaded, s) for s in sorted(loaded.state.to_act))
-        return t("It is not your turn: waiting for {names}.", names=waiting)
+        return seats.not_your_turn(loaded)
 
     def not_challenged(self, record: GameRecord, user: User) -> Text:
-        pending = ", ".join(s.user.name for s in record.seats if not s.accepted)
-        if any(s.user.id == user.id and s.accepted for s in record.seats):
-            return t("You have already accepted; waiting for {names}.", names=pending)
-        return t("This challenge is for {names}, not for you.", names=pending)
+        return seats.not_challenged(record, user)
 
     def move_error(self, exc: MoveError) -> Text:
-        return t(
-            "{reason}\nSee /moves for your legal moves, or use the buttons on the board.",
-            reason=str(exc.text),
-        )
+        return seats.move_error(exc)

@@ -133,8 +133,8 @@ class Ratings:
 
     async def line_for(self, record: GameRecord) -> Text | None:
         """After a game finished: how it moved its players' ratings in the table of its
-        server (None: not rated). Whichever process rated it, the stored changes say."""
-        await self.settle()
+        server (None: not rated, or not yet). Whichever process rated it, the stored
+        changes say; rating it is the finish hook's (`settle`), never the reader's."""
         scope = record.guild_id or GLOBAL
         found = await self.repository.changes_of(record.id)
         changes = {c.user_id: c for c in found if c.scope == scope}

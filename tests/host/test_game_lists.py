@@ -7,9 +7,9 @@ import pytest
 
 from engine.text import speaking
 from host import i18n
+from host.commands.game_lists import PAGE_SIZE
 from host.model import Channel, ServiceError
 from host.payloads import Action
-from host.play.game_lists import PAGE_SIZE
 from host.service import GameService
 from host.setup import GameSetup
 from tests.host.conftest import ALICE, BOB, CAROL, HERE

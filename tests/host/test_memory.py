@@ -85,7 +85,8 @@ async def test_moves_and_a_buttons_ply_check_read_nothing(storage: Storage) -> N
 async def test_a_restarted_service_reads_a_game_once(storage: Storage) -> None:
     first, _ = counting_service(storage)
     await start_hokito(first)
-    await first.move(HERE, ALICE, "a1-b1")
+    first.delivered(await first.move(HERE, ALICE, "a1-b1"))
+    await first.announcer.cleared()  # the channel was told of the move before the restart
     restarted, repo = counting_service(storage)
     suggestions = await restarted.suggest_moves(HERE, BOB, "")
     assert suggestions

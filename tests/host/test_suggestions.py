@@ -7,6 +7,7 @@ import pytest
 
 from engine.text import speaking
 from host import i18n
+from host.catalog import Listing, all_listings, listing
 from host.model import Suggestion, User
 from host.service import GameService
 from host.setup import GameSetup
@@ -19,21 +20,28 @@ MAX_NAME = 100
 
 FLOWERS = "e1,a4,i4,e7/b2,h2,b6,h6"
 
-#: (game, set-up, who is to act).
+
+def opening(hosted: Listing) -> tuple[str, GameSetup, User]:
+    """`hosted`'s game from a seeded start, alice to act (seated first where there are
+    others)."""
+    game = hosted.game
+    setup = GameSetup(game.id, seed=1) if game.solo else GameSetup(game.id, seed=1, seat="first")
+    return game.id, setup, ALICE
+
+
+#: (game, set-up, who is to act): every game of the catalogue from its start, then
+#: positions whose moves the start does not offer.
 GAMES = [
-    ("hillbert", GameSetup("hillbert", seed=1), ALICE),
-    ("molehill", GameSetup("molehill", seed=1, seat="first"), ALICE),
+    *(opening(hosted) for hosted in all_listings()),
+    # bob, the gardener, places a rod by the mole on d4.
     ("molehill", GameSetup("molehill", position=f"1g d4 - {FLOWERS} -", seat="first"), BOB),
-    ("hollowtown", GameSetup("hollowtown", seed=1, seat="first"), ALICE),
-    ("everest", GameSetup("everest", seed=11), ALICE),
     # A roll-off won by alice, who picks one of its outcomes.
     ("everest", GameSetup("everest", position=ROLL_OFF, seat="first"), ALICE),
-    ("hokito", GameSetup("hokito", seed=1, seat="first"), ALICE),
 ]
 
 
 async def offered(service: GameService, setup: GameSetup) -> None:
-    solo = setup.game == "hillbert"
+    solo = listing(setup.game).game.solo
     await service.start(HERE, ALICE, setup, [] if solo else [BOB])
     if not solo:
         await service.accept(HERE, BOB)

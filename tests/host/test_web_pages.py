@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import re
 from collections.abc import AsyncIterator
 from dataclasses import replace
 
@@ -13,11 +14,13 @@ from aiohttp import ClientResponse, web
 from aiohttp.test_utils import TestClient, TestServer
 
 from data.storage import Storage
+from host import catalog
 from host.face import FrontEnd, House, HouseSettings, ServerChange, build_house
 from host.model import Channel, User
 from host.setup import GameSetup
 from tests.host.conftest import ADMIN, ALICE, BOB, BOT, HERE
 from tests.houses import house_of
+from tests.toygame import pebbles_registered
 from web.app import make_app
 from web.auth import SESSION, sign
 from web.config import WebConfig
@@ -142,6 +145,42 @@ async def test_the_page_is_in_the_readers_language(
     assert '<html lang="pl">' in body and "Każdy ruch" in body
     chosen = await client.get(f"/g/{game}?lang=en", headers={"Accept-Language": "pl"})
     assert '<html lang="en">' in await text(chosen)
+
+
+def names_on_the_front_page(body: str, and_word: str) -> list[str]:
+    """The games the front page's first sentence names, in its order."""
+    found = re.search(r"<p>[^<]*: ([^<]*)\.</p>", body)
+    assert found is not None, body
+    return re.split(rf",? {and_word} |, ", found.group(1))
+
+
+async def test_the_front_page_names_every_game_of_the_catalogue_in_the_readers_language(
+    client: TestClient[web.Request, web.Application],
+) -> None:
+    listed = [listing.game.name for listing in catalog.all_listings()]
+    english = await text(await client.get("/"))
+    assert names_on_the_front_page(english, "and") == listed
+    # A game added to the catalogue is named with the others, in the catalogue's order.
+    with pebbles_registered() as pebbles:
+        added = await text(await client.get("/"))
+        polish = await text(await client.get("/", headers={"Accept-Language": "pl"}))
+        more = [listing.game.name for listing in catalog.all_listings()]
+    assert pebbles.game.name in more and pebbles.game.name not in listed
+    assert names_on_the_front_page(added, "and") == more
+    assert "Gry planszowe" in polish and names_on_the_front_page(polish, "i") == more
+
+
+async def test_the_menu_links_the_ratings_of_the_first_game_that_has_them(
+    house: House, client: TestClient[web.Request, web.Application]
+) -> None:
+    await open_pages(house, HERE)
+    body = await text(await client.get(f"/s/{HERE.guild_id}"))
+    [(first, name), *_] = house.pages.rating_games()
+    found = re.search(r'<a href="([^"]*)">Ratings</a>', body)
+    assert found is not None, body
+    assert found.group(1) == f"/s/{HERE.guild_id}/ratings/{first}"
+    ratings = await client.get(found.group(1))
+    assert ratings.status == 200 and f"{name} ratings" in await text(ratings)
 
 
 async def test_a_game_page_updates_itself_when_a_move_is_made(

@@ -13,19 +13,21 @@ from collections.abc import Awaitable, Callable
 from data.repository import MAX_ID
 from engine.text import t
 from host import catalog
+from host.announce.announcer import Announcer
 from host.background import OnePerUser
+from host.commands.game_lists import GameLists
+from host.commands.offers import Offers
 from host.history.finished import History
+from host.links import WebLinks
 from host.model import Channel, Choice, Reply, ServiceError, StaleControlsError, User
-from host.pages.links import WebLinks
 from host.payloads import Action, Payload
+from host.play import seats
 from host.play.ai_turns import ComputerPlayers
-from host.play.computer_turns import ComputerTurns
+from host.play.commit import Act
 from host.play.following import Following
-from host.play.game_lists import GameLists
 from host.play.live import LiveGames, Loaded
 from host.play.moves import GAME_OVER, Moves
-from host.play.offers import Offers
-from host.play.playing import Playing
+from host.play.playing import Claim, Move, Resign
 from host.play.starting import Starting
 from host.present.lists import move_list, rules_page
 from host.present.presenter import Presenter
@@ -39,9 +41,8 @@ class Buttons:
         self,
         live: LiveGames,
         moves: Moves,
-        playing: Playing,
+        announcer: Announcer,
         starting: Starting,
-        computers: ComputerTurns,
         presenter: Presenter,
         game_lists: GameLists,
         offers: Offers,
@@ -51,9 +52,9 @@ class Buttons:
     ) -> None:
         self.live = live
         self.moves = moves
-        self.playing = playing
+        self.announcer = announcer
+        self.commits = announcer.commits
         self.starting = starting
-        self.computers = computers
         self.presenter = presenter
         self.game_lists = game_lists
         self.offers = offers
@@ -67,7 +68,7 @@ class Buttons:
 
     @property
     def players(self) -> ComputerPlayers:
-        return self.computers.computers
+        return self.announcer.computers.computers
 
     async def press(self, channel: Channel, user: User, payload: Payload) -> list[Reply]:
         if payload.game_id > MAX_ID:  # a made-up button: no row has such an id
@@ -79,9 +80,14 @@ class Buttons:
         record = await self.live.record(payload.game_id)
         if record.channel_id != channel.channel_id or not record.is_live:
             raise ServiceError(t("That challenge is no longer open."))
+        async with self.announcer.turn(record.id):
+            if payload.action == Action.DECLINE:
+                change = await self.starting.decline(channel, user)
+            else:
+                change = await self.starting.accept(channel, user)
+            replies = await self.announcer.announce(change)
         if payload.action == Action.DECLINE:
-            return await self.starting.decline(channel, user)
-        replies = await self.starting.accept(channel, user)
+            return replies
         # The pressed challenge is answered in place, so that no live-looking Accept is
         # left behind; a game that begins follows as a post of its own.
         if replies and replies[0].edit:
@@ -93,7 +99,7 @@ class Buttons:
     async def _ask_resign(self, channel: Channel, user: User, payload: Payload) -> list[Reply]:
         loaded = await self._current(payload, user)
         if not loaded.record.seats_of(user.id):
-            raise ServiceError(self.presenter.not_a_player(loaded))
+            raise ServiceError(seats.not_a_player(loaded))
         sure = Payload(Action.RESIGN_CONFIRMED, payload.game_id, payload.ply)
         return [
             Reply(
@@ -105,10 +111,10 @@ class Buttons:
         ]
 
     async def _resign(self, channel: Channel, user: User, payload: Payload) -> list[Reply]:
-        return await self.playing.resign(payload.game_id, user)
+        return await self.change(payload.game_id, Resign(user))
 
     async def _claim(self, channel: Channel, user: User, payload: Payload) -> list[Reply]:
-        return await self.playing.claim(payload.game_id, payload.ply, user)
+        return await self.change(payload.game_id, Claim(user, payload.ply))
 
     # --- rules ----------------------------------------------------------------------------
     async def _rules_page(self, channel: Channel, user: User, payload: Payload) -> list[Reply]:
@@ -132,7 +138,9 @@ class Buttons:
         """A rematch from a finished game's post: the post keeps its picture and text and
         loses its button; the new challenge (or game) follows."""
         finished = await self.live.locked_load(payload.game_id)
-        replies = await self.starting.rematch(channel, user, finished)
+        change = await self.starting.rematch(channel, user, finished)
+        async with self.announcer.turn(change.game_id):
+            replies = await self.announcer.announce(change)
         done = Reply(edit=True, only_controls=True)
         return [done, *replies]
 
@@ -264,19 +272,27 @@ class Buttons:
     async def _play_built(
         self, loaded: Loaded, user: User, tokens: tuple[str, ...], from_panel: bool
     ) -> list[Reply]:
-        text = " ".join(tokens)
-        replies = await self.playing.move(loaded.id, loaded.record.ply, user, text)
+        async with self.announcer.turn(loaded.id):
+            change = await self.commits.apply(
+                loaded.id, Move(user, " ".join(tokens), loaded.record.ply)
+            )
+            replies = await self.announcer.announce(change)
         if not from_panel:
             return replies
-        seat = self.moves.acting_seat(loaded, user)
-        move = loaded.state.move_text(loaded.state.parse_move(seat, text))
+        step = change.steps[0]
+        move = step.before.state.move_text(step.move)
         done = Reply(text=str(t("Done: {move}.", move=move)), ephemeral=True, edit=True)
         return [done, *replies]
+
+    async def change(self, game_id: int, act: Act) -> list[Reply]:
+        """Commit `act` and tell it: the one walk of a change made by a command."""
+        async with self.announcer.turn(game_id):
+            return await self.announcer.announce(await self.commits.apply(game_id, act))
 
     async def _current(self, payload: Payload, user: User) -> Loaded:
         """The pressed button's game, if what the button offered `user` still stands."""
         loaded = await self.live.locked_load(payload.game_id)
-        loaded, _ = await self.computers.catch_up(loaded)
+        loaded = (await self.announcer.computers.catch_up(loaded)).after
         if not loaded.record.is_live:
             raise StaleControlsError(GAME_OVER)
         if not self.moves.still_offered(loaded, payload.ply, user):

@@ -7,8 +7,8 @@ import logging
 from collections.abc import Sequence
 
 from engine.text import Text
+from host.links import WebLinks
 from host.model import Reply, User
-from host.pages.links import WebLinks
 from host.play.following import Following
 from host.play.live import Loaded
 from host.present.presenter import BoardFacts, Presenter

@@ -1,0 +1,1 @@
+"""Commands that answer a person: buttons, lists and offers, over the announcer."""
