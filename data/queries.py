@@ -47,8 +47,9 @@ SETTINGS_TABLES = {"guild": ("guild_settings", "guild_id"), "user": ("user_setti
 #: Part of a move's statement in a game played in a channel: the channel is to be told of
 #: it, and of every move since the first one not told yet (cleared once told).
 UNTOLD = " untold_from = COALESCE(untold_from, ply), untold_last = ply + 1,"
-#: Part of a game's closing statement in a game played in a channel: its end is to be told.
-UNTOLD_END = " untold_from = COALESCE(untold_from, ply), untold_last = COALESCE(untold_last, ply),"
+#: Part of a game's closing statement in a game played in a channel: its end is to be told
+#: (an end counts as one ply past the game's last move).
+UNTOLD_END = " untold_from = COALESCE(untold_from, ply), untold_last = ply + 1,"
 #: Games of the channels (not daily runs) that are live.
 LIVE = "g.kind = 'channel' AND g.status IN ('challenge', 'active')"
 #: Games of the channels that finished (those the rating takes).

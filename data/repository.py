@@ -313,16 +313,19 @@ class GameRepository(Protocol):
         `mark_told`)."""
         ...
 
-    async def untold(self, game_id: int, shards: TimeKeeping | None = None) -> int | None:
-        """The ply of the first move of `game_id` (or of its end, made at that ply) that
-        its channel has not been told (None: nothing to tell, or the game is not of
-        `shards`)."""
+    async def untold(
+        self, game_id: int, shards: TimeKeeping | None = None
+    ) -> tuple[int, int] | None:
+        """What of `game_id` its channel has not been told: the ply of the first change
+        untold, and the ply after the last (an end counts one ply past the game's last
+        move). None: nothing to tell, or the game is not of `shards`."""
         ...
 
     async def mark_told(self, game_id: int, told: int) -> bool:
-        """The channel was told of the game up to ply `told` (its end too, if it ended
-        there): the mark is cleared, unless a change reached a ply past `told` (then the
-        moves from `told` on are still to be told). False if nothing was marked."""
+        """The channel was told of the game up to ply `told` (its end too when `told` is
+        one past its last move): the mark is cleared, unless a change reached a ply past
+        `told` (then the changes from `told` on are still to be told). False if nothing
+        was marked."""
         ...
 
     async def untold_games(self, shards: TimeKeeping | None = None, limit: int = 100) -> list[int]:

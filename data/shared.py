@@ -113,14 +113,16 @@ class SharedGameRepository(ABC, Generic[D]):
         )
         return bool(rows)
 
-    async def untold(self, game_id: int, shards: TimeKeeping | None = None) -> int | None:
+    async def untold(
+        self, game_id: int, shards: TimeKeeping | None = None
+    ) -> tuple[int, int] | None:
         p = self._params()
         rows = await self.db.fetch(
-            f"SELECT untold_from FROM games WHERE id = {p(game_id)}"
+            f"SELECT untold_from, untold_last FROM games WHERE id = {p(game_id)}"
             f" AND untold_from IS NOT NULL{self._of_shards(shards, p)}",
             p.values,
         )
-        return int(rows[0][0]) if rows else None
+        return (int(rows[0][0]), int(rows[0][1])) if rows else None
 
     async def mark_told(self, game_id: int, told: int) -> bool:
         p = self._params()

@@ -133,7 +133,7 @@ class GameService:
         )
         self.computers = self.announcer.computers
         self.starting = Starting(self.commits, self.settings, self.presenter.check_showable, clock)
-        self.clock_work = Clock(self.announcer, self.settings, clock, shards)
+        self.timeouts = Clock(self.announcer, self.settings, clock, shards)
         self.telling = Telling(self.announcer, shards)
         self.game_lists = GameLists(self.live, self.presenter)
         self.offers = Offers(self.live, self.commits, self.announcer, self.presenter)
@@ -271,7 +271,7 @@ class GameService:
     async def expire_due(self) -> list[tuple[Where, list[Reply]]]:
         """Defaults for decisions past their deadline, challenges nobody answered: the
         replies to post, with where."""
-        return await self.clock_work.expire_due()
+        return await self.timeouts.expire_due()
 
     async def tell_untold(self, post: Poster, game_id: int | None = None) -> int:
         """Changes not told in their games' channels (made by another process, or before
@@ -396,8 +396,9 @@ class GameService:
         # Asked for the latest board: make sure no other process has moved since.
         loaded = await self.live.locked_load(game_id, fresh=True)
         caught = await self.computers.catch_up(loaded)
-        if caught.changes:
-            return await self._told_computers(caught)
+        told = await self._told_computers(caught) if caught.changes else []
+        if told:
+            return told
         loaded = caught.after
         if loaded.record.status == "challenge":
             return [self.presenter.challenge(loaded.record, loaded.game)]

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import weakref
 from collections import OrderedDict
 from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from contextlib import asynccontextmanager
@@ -79,9 +80,11 @@ class Announcer:
             wait,
             self._tell_played if post is not None and wait is not None else None,
         )
-        #: Per game, the ply its channel is told up to and whether its end is told.
-        self._told: OrderedDict[int, tuple[int, bool]] = OrderedDict()
-        self._turns: dict[int, asyncio.Lock] = {}
+        #: Per game, the ply its channel is told up to (`told_to`: one past the last ply
+        #: once its end is told).
+        self._told: OrderedDict[int, int] = OrderedDict()
+        #: One lock per game, kept while anyone holds or awaits it.
+        self._turns: weakref.WeakValueDictionary[int, asyncio.Lock] = weakref.WeakValueDictionary()
         #: Marks to clear (game, told up to), written one after another in the background.
         self._to_clear: dict[int, int] = {}
         self._clearing: asyncio.Task[None] | None = None
@@ -99,12 +102,8 @@ class Announcer:
         lock = self._turns.get(game_id)
         if lock is None:
             lock = self._turns[game_id] = asyncio.Lock()
-        try:
-            async with lock:
-                yield
-        finally:
-            if not lock.locked() and self._turns.get(game_id) is lock:
-                del self._turns[game_id]
+        async with lock:
+            yield
 
     def owns(self, guild_id: int | None) -> bool:
         """Whether this process tells the channels of server `guild_id`."""
@@ -147,13 +146,14 @@ class Announcer:
         if cached is not None and not self.owns(cached.record.guild_id):
             return False  # another process's server: no read for it
         async with self.turn(game_id):
-            since = await self.live.repository.untold(game_id, self.shards)
-            if since is None:
-                return False
+            marked = await self.live.repository.untold(game_id, self.shards)
+            known = self._told.get(game_id)
+            if marked is None or (known is not None and known >= marked[1]):
+                return False  # nothing untold, or told here and its mark not yet cleared
             loaded = await self.live.locked_load(game_id, fresh=True)
             record = loaded.record
             replies = await self._tell(
-                Change(Kind.SEEN, loaded, asked_before=loaded.state.to_act), stored=since
+                Change(Kind.SEEN, loaded, asked_before=loaded.state.to_act), stored=marked[0]
             )
             if record.channel_id is None:
                 return False
@@ -209,6 +209,13 @@ class Announcer:
             answered = await self.computers.answer(loaded)
         else:
             answered = Answered(loaded)
+        return await self._telling(change, answered, stored)
+
+    async def _telling(
+        self, change: Change, answered: Answered, stored: int | None = None
+    ) -> list[Reply]:
+        """The replies that tell `change`, the computers' `answered` moves after it, and
+        what is still untold before it."""
         after = answered.after
         record = after.record
         in_channel = record.channel_id is not None
@@ -225,12 +232,17 @@ class Announcer:
             told.append(self._thinking_line(after))
         pings = self._pings(change, after, earlier)
         ending = not record.is_live and not end_told
-        quiet = change.kind is Kind.SEEN and not steps and not ending
+        told_to = record.ply + (0 if record.is_live else 1)
         if in_channel:
-            self._remember(record.id, record.ply, not record.is_live)
+            self._remember(record.id, told_to)
+        # Nothing to tell: the game as stored with nothing untold, or moves another telling
+        # of this process told already (computers caught up after their own post).
+        retold = bool(change.steps) and not steps
+        unchanged = change.kind is Kind.SEEN and not steps
+        quiet = (unchanged or retold) and not ending and not answered.thinking
         if quiet or (change.kind is Kind.SEEN and rounds.nothing_to_post(after, told, pings)):
             if in_channel:
-                self.delivered([Reply(game_id=record.id, told_to=record.ply)])
+                self.delivered([Reply(game_id=record.id, told_to=told_to)])
             return []
         if change.kind is Kind.EXPIRED:
             waiting = seats.claimants(after)
@@ -247,41 +259,40 @@ class Announcer:
                     log.exception("game %s: a finish hook failed", record.id)
         board = await self.boards.board(after, told, pings)
         if in_channel:
-            board = replace(board, game_id=record.id, told_to=record.ply)
+            board = replace(board, game_id=record.id, told_to=told_to)
         return [board, *hooks]
 
-    def _remember(self, game_id: int, ply: int, ended: bool) -> None:
-        self._told[game_id] = (ply, ended)
+    def _remember(self, game_id: int, told_to: int) -> None:
+        self._told[game_id] = max(told_to, self._told.get(game_id, told_to))
         self._told.move_to_end(game_id)
         while len(self._told) > REMEMBERED:
             self._told.popitem(last=False)
 
     async def _told_from(self, change: Change, stored: int | None) -> tuple[int, bool]:
         """The ply the telling of `change` starts from, and whether the game's end is
-        told already: from this process's memory when it knows the game was told up to
-        the change, else from the stored mark."""
+        told already: from this process's memory when it told the game up to the change,
+        else from the stored mark (`stored`, when read; else as the game was read before
+        the change, or as stored now)."""
         first = change.first_ply
+        ply = change.after.record.ply
         known = self._told.get(change.game_id)
-        if known is not None and known[0] >= first and change.kind is not Kind.SEEN:
-            return max(first, known[0]), known[1]
+        if known is not None and known >= first and change.kind is not Kind.SEEN:
+            return min(known, ply), known > ply
         if stored is None:
-            # The mark as the game was read before the change (a restart reads it with
-            # the game), or as stored now.
             opened = change.steps[0].before.record if change.steps else None
             if opened is not None and known is None:
+                # A restart reads the mark with the game: no read of its own.
                 stored = opened.untold_from
-                if stored is None or stored > first:
-                    stored = first
             else:
-                stored = await self.live.repository.untold(change.game_id)
+                marked = await self.live.repository.untold(change.game_id)
+                stored = marked[0] if marked is not None else None
         start = first if stored is None else min(stored, first)
         if known is not None:
-            start = max(start, known[0])
-        # An end is untold while its mark stands, unless told here since.
-        end_told = stored is None or (known is not None and known[1])
-        if change.kind is not Kind.SEEN and change.ended and known is None:
-            end_told = False
-        return start, end_told
+            start = max(start, min(known, ply))
+        if known is not None and known > ply:
+            return start, True
+        # A change of this process marked its own end; another's end is untold while marked.
+        return start, change.kind is Kind.SEEN and stored is None
 
     async def _earlier(self, change: Change, start: int) -> list[Step]:
         """The moves from ply `start` before the change, made elsewhere and untold."""
@@ -292,8 +303,9 @@ class Announcer:
         steps = []
         for i, (before, seat, move) in enumerate(earlier):
             after = earlier[i + 1][0] if i + 1 < len(earlier) else last
-            name = before.record.seats[seat].user.name
-            steps.append(Step(before, seat, move, after, by=name))
+            # A person by their name, as their own command tells them; a computer by its seat.
+            holder = before.record.seats[seat].user
+            steps.append(Step(before, seat, move, after, by=None if holder.is_bot else holder.name))
         return steps
 
     def _opening(self, change: Change) -> list[Happened]:
@@ -355,34 +367,23 @@ class Announcer:
     async def _tell_played(self, shown: Loaded, answered: Answered, asked: set[int]) -> None:
         """What the computers played after the reply they followed, posted in the game's
         channel: those their moves asked to act, and any others who must act now and did
-        not when the computers started, are pinged."""
-        after = answered.after
-        record = after.record
-        if record.channel_id is None or self.post is None:
+        not when the computers started, are pinged. Secret choices alone (or, in a game
+        told a round at a time, choices inside a round) with nobody newly asked to act are
+        nothing to tell yet."""
+        record = answered.after.record
+        if record.channel_id is None or self.post is None or not answered.changes:
             return
-        async with self.turn(after.id):
-            start, end_told = await self._told_from(
-                Change(Kind.SEEN, after), await self.live.repository.untold(after.id)
-            )
-            steps = [s for c in answered.changes for s in c.steps if s.before.record.ply >= start]
+        steps = tuple(s for c in answered.changes for s in c.steps)
+        change = Change(Kind.MOVED, answered.after, steps, asked_before=shown.state.to_act - asked)
+        async with self.turn(record.id):
             told = [self._told_step(s) for s in steps]
-            if answered.failed:
-                told.append(
-                    Happened(t("The computer player could not move yet; it will try again."))
-                )
-            pings = self.presenter.pings(after, shown.state.to_act - asked, set())
-            quiet = all(h.secret for h in told) or rounds.nothing_to_post(after, told, pings)
-            self._remember(record.id, record.ply, not record.is_live)
-            if not told or (not pings and record.is_live and quiet):
-                # Only secret choices made (or, in a game told a round at a time, choices
-                # inside a round), and nobody newly asked to act: nothing to tell yet.
+            pings = self.presenter.pings(answered.after, change.asked_before, set())
+            quiet = all(h.secret for h in told) or rounds.nothing_to_post(
+                answered.after, told, pings
+            )
+            if not pings and record.is_live and quiet and not answered.failed:
+                self._remember(record.id, record.ply)
                 self.delivered([Reply(game_id=record.id, told_to=record.ply)])
                 return
-            hooks: list[Reply] = []
-            if not record.is_live and not end_told:
-                for hook in self.finish_hooks:
-                    hooks += await hook(after)
-            board = replace(
-                await self.boards.board(after, told, pings), game_id=record.id, told_to=record.ply
-            )
-            await self._post(record.channel_id, record.guild_id, [board, *hooks])
+            replies = await self._telling(change, replace(answered, changes=()))
+            await self._post(record.channel_id, record.guild_id, replies)

@@ -1,0 +1,231 @@
+"""Every change of a game takes one walk: committed, then announced. Moves made on a page
+and by a command are told in the channel once and in order; a crash between a commit
+and its post tells the move after the restart; every ending runs the finish hooks once."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Awaitable, Callable
+
+import pytest
+
+from data.storage import Storage
+from host.face import House, Payload, Reply, ServerChange, Visitor, Where
+from host.play.live import Loaded
+from host.setup import GameSetup
+from tests.host.conftest import ADMIN, ALICE, BOB, CAROL, HERE
+from tests.houses import house_of
+
+ALICE_SIGNED_IN = Visitor(ALICE.id, ALICE.name, frozenset({HERE.guild_id or 0}))
+
+
+class Posts:
+    """What a process posted in the channels, outside any command."""
+
+    def __init__(self) -> None:
+        self.made: list[tuple[Where, list[Reply]]] = []
+
+    async def __call__(self, where: Where, replies: list[Reply]) -> None:
+        self.made.append((where, replies))
+
+    @property
+    def texts(self) -> list[str]:
+        return [reply.text for _, replies in self.made for reply in replies]
+
+
+@pytest.fixture
+async def house(storage: Storage) -> AsyncIterator[House]:
+    built = house_of(storage)
+    try:
+        await built.service.server_settings(HERE, ADMIN, ServerChange(web="public", name="Hill"))
+        yield built
+    finally:
+        built.close()
+
+
+async def hokito(house: House, *, told: bool = True) -> int:
+    [challenge] = await house.service.start(
+        HERE, ALICE, GameSetup("hokito", seed=5, seat="first"), [BOB]
+    )
+    started = await house.service.accept(HERE, BOB)
+    if told:
+        house.service.delivered(started)
+    assert challenge.game_id is not None
+    return challenge.game_id
+
+
+async def test_a_command_after_an_untold_page_move_tells_both_once_in_order(
+    house: House, storage: Storage
+) -> None:
+    game = await hokito(house)
+    # Alice moves on the page; nobody has told the channel yet (no process posts here).
+    await house.pages.play_move(game, ALICE_SIGNED_IN, 0, ("b2", "b1"))
+    answer = (await house.service.loaded(game)).state.move_texts(1)[0]
+    [board] = await house.service.move(HERE, BOB, answer)
+    text = board.text
+    assert text.count("alice played b2-b1") == 1 and text.count(f"bob played {answer}") == 1
+    assert text.index("alice played b2-b1") < text.index(f"bob played {answer}")
+    assert board.told_to == 2
+    posts = Posts()
+    # Told in that reply: neither the change feed's telling nor the sweep tells it again.
+    assert await house.service.tell_untold(posts, game) == 0
+    assert await house.service.tell_untold(posts) == 0
+    assert posts.made == []
+    house.service.delivered([board])
+    await house.service.announcer.cleared()
+    assert await storage.games.untold(game) is None
+
+
+async def test_a_crash_between_the_commit_and_the_post_tells_the_move_after_restart(
+    storage: Storage,
+) -> None:
+    first = house_of(storage)
+    try:
+        game = await hokito(first)
+        # The reply is made, but the process ends before it is posted.
+        await first.service.move(HERE, ALICE, "b2-b1")
+    finally:
+        first.close()
+    restarted = house_of(storage)
+    try:
+        posts = Posts()
+        assert await restarted.service.tell_untold(posts) == 1
+        [(_, [board])] = posts.made
+        assert "alice played b2-b1" in board.text
+        assert [u.id for u in board.mentions] == [BOB.id]
+        assert await restarted.service.tell_untold(posts) == 0
+        await restarted.service.announcer.cleared()
+        assert await storage.games.untold(game) is None
+    finally:
+        restarted.close()
+
+
+async def test_a_move_posted_before_a_restart_is_not_told_again(storage: Storage) -> None:
+    first = house_of(storage)
+    try:
+        await hokito(first)
+        first.service.delivered(await first.service.move(HERE, ALICE, "b2-b1"))
+        await first.service.announcer.cleared()
+    finally:
+        first.close()
+    restarted = house_of(storage)
+    try:
+        posts = Posts()
+        assert await restarted.service.tell_untold(posts) == 0
+        assert posts.made == []
+    finally:
+        restarted.close()
+
+
+async def test_moves_on_the_page_and_by_command_are_each_told_once_in_ply_order(
+    house: House,
+) -> None:
+    game = await hokito(house)
+    posts = Posts()
+    told: list[str] = []
+    # Alternately on the page (told by the sweep) and by command (told in its reply).
+    for ply in range(6):
+        user = ALICE if ply % 2 == 0 else BOB
+        if ply % 3 == 0:
+            visitor = Visitor(user.id, user.name, frozenset({HERE.guild_id or 0}))
+            tokens = await built_move(house, game, visitor, ply)
+            await house.pages.play_move(game, visitor, ply, tokens)
+            before = len(posts.made)
+            await house.service.tell_untold(posts)
+            told += posts.texts[before:]
+        else:
+            move = (await house.service.loaded(game)).state.move_texts(ply % 2)[0]
+            replies = await house.service.move(HERE, user, move)
+            house.service.delivered(replies)
+            told += [r.text for r in replies]
+    moves = [line for text in told for line in text.splitlines() if " played " in line]
+    assert [line.split(" played ")[0] for line in moves] == ["alice", "bob"] * 3, moves
+
+
+async def built_move(house: House, game: int, visitor: Visitor, ply: int) -> tuple[str, ...]:
+    """A move built on the page as a player clicks it: the first choice at each step."""
+    tokens: tuple[str, ...] = ()
+    while True:
+        panel = await house.pages.panel(game, visitor, ply, tokens)
+        if panel.confirm is not None and not panel.choices:
+            return tokens
+        tokens = panel.choices[0].step
+        if panel.plays_at_once or (await house.pages.panel(game, visitor, ply, tokens)).confirm:
+            return tokens
+
+
+Ending = Callable[[House, int], Awaitable[None]]
+
+
+async def resigned(house: House, game: int) -> None:
+    await house.service.move(HERE, ALICE, "b2-b1")
+    await house.service.resign(HERE, BOB, confirmed=True)
+
+
+async def ended_by_an_admin(house: House, game: int) -> None:
+    await house.service.move(HERE, ALICE, "b2-b1")
+    await house.service.admin_end(HERE, ADMIN)
+
+
+async def aborted(house: House, game: int) -> None:
+    await house.service.admin_end(HERE, ADMIN)
+
+
+async def agreed(house: House, game: int) -> None:
+    await house.service.move(HERE, ALICE, "b2-b1")
+    [offer] = await house.service.draw(HERE, ALICE)
+    accept = offer.actions[0].payload
+    assert isinstance(accept, Payload)
+    await house.service.press(HERE, BOB, accept)
+
+
+ENDINGS: dict[str, Ending] = {
+    "resigned": resigned,
+    "ended by an admin": ended_by_an_admin,
+    "aborted": aborted,
+    "agreed": agreed,
+}
+
+
+@pytest.mark.parametrize("how", sorted(ENDINGS))
+async def test_every_ending_runs_the_finish_hooks_once(storage: Storage, how: str) -> None:
+    ended: list[int] = []
+
+    async def hook(loaded: Loaded) -> list[Reply]:
+        ended.append(loaded.id)
+        return []
+
+    first = house_of(storage)
+    try:
+        first.service.finish_hooks.append(hook)
+        game = await hokito(first)
+        await ENDINGS[how](first, game)
+        assert ended == [game]
+        record = await storage.games.get_game(game)
+        assert record is not None and not record.is_live
+        # Neither the change feed's telling nor the sweep runs them again.
+        posts = Posts()
+        await first.service.tell_untold(posts, game)
+        await first.service.tell_untold(posts)
+        assert ended == [game]
+    finally:
+        first.close()
+
+
+async def test_a_game_of_three_ended_by_the_last_person_resigning_runs_the_hooks_once(
+    storage: Storage,
+) -> None:
+    ended: list[int] = []
+
+    async def hook(loaded: Loaded) -> list[Reply]:
+        ended.append(loaded.id)
+        return []
+
+    house = house_of(storage)
+    try:
+        house.service.finish_hooks.append(hook)
+        setup = GameSetup("everest", seed=3, seat="first", computers=2)
+        await house.service.start(HERE, CAROL, setup)
+        await house.service.resign(HERE, CAROL, confirmed=True)
+        assert len(ended) == 1
+    finally:
+        house.close()
