@@ -164,11 +164,7 @@ class GameService:
 
     async def _change(self, game_id: int, act: Act) -> list[Reply]:
         """Commit `act` and tell it: the one walk of a change made by a command."""
-        return await self.buttons.change(game_id, act)
-
-    async def _told(self, change: Change) -> list[Reply]:
-        async with self.announcer.turn(change.game_id):
-            return await self.announcer.announce(change)
+        return (await self.announcer.change(game_id, act))[1]
 
     def close(self) -> None:
         """Stop the computer players' and the painter's workers, and what waits on them."""
@@ -186,7 +182,9 @@ class GameService:
         self, channel: Channel, user: User, setup: GameSetup, opponents: Sequence[User] = ()
     ) -> list[Reply]:
         """`/play`: challenge people (or the bot) to a game in this channel."""
-        return await self._told(await self.starting.challenge(channel, user, opponents, setup))
+        return await self.announcer.tell(
+            await self.starting.challenge(channel, user, opponents, setup)
+        )
 
     async def check_start(
         self, channel: Channel, user: User, setup: GameSetup, opponents: Sequence[User] = ()
@@ -198,13 +196,15 @@ class GameService:
         self, channel: Channel, user: User, setup: GameSetup, players: Sequence[User]
     ) -> list[Reply]:
         """`/admin start`: a match with no challenge step, seats in the order given."""
-        return await self._told(await self.starting.admin_start(channel, user, players, setup))
+        return await self.announcer.tell(
+            await self.starting.admin_start(channel, user, players, setup)
+        )
 
     async def accept(self, channel: Channel, user: User) -> list[Reply]:
-        return await self._told(await self.starting.accept(channel, user))
+        return await self.announcer.tell(await self.starting.accept(channel, user))
 
     async def decline(self, channel: Channel, user: User) -> list[Reply]:
-        return await self._told(await self.starting.decline(channel, user))
+        return await self.announcer.tell(await self.starting.decline(channel, user))
 
     # --- playing --------------------------------------------------------------------------
     async def move(self, channel: Channel, user: User, text: str) -> list[Reply]:
@@ -224,7 +224,7 @@ class GameService:
         """Computer moves caught up before a command, told before its reply."""
         change = replace(caught.changes[0], after=caught.after)
         steps = tuple(s for c in caught.changes for s in c.steps)
-        return await self._told(replace(change, steps=steps))
+        return await self.announcer.tell(replace(change, steps=steps))
 
     async def move_away(
         self, game_id: int, offered_at: int, user: User, text: str, stale: Text

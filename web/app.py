@@ -470,7 +470,14 @@ class Site:
     async def events(self, request: web.Request, visitor: Visitor) -> web.StreamResponse:
         """Server-Sent Events: the game's changing part each time it moves, in any process."""
         game_id = _id(request, "game")
-        view = await self.pages.game(game_id, visitor)  # refused before any stream opens
+        # Listening before the game is read: a change committed from then on wakes the
+        # stream, however soon after the read it comes.
+        queue = self.hub.join(game_id)
+        try:
+            view = await self.pages.game(game_id, visitor)  # refused before any stream opens
+        except BaseException:
+            self.hub.leave(game_id, queue)
+            raise
         response = web.StreamResponse(
             headers={
                 "Content-Type": "text/event-stream",
@@ -478,9 +485,8 @@ class Site:
                 "X-Accel-Buffering": "no",
             }
         )
-        await response.prepare(request)
-        queue = self.hub.join(game_id)
         try:
+            await response.prepare(request)
             # What the page shows (its first connection) or last heard (a reconnection):
             # a move made in between is sent at once.
             seen = request.headers.get("Last-Event-ID") or request.query.get("since", "")

@@ -35,7 +35,7 @@ from host.model import Channel, Reply, User, Where
 from host.play import seats
 from host.play.ai_turns import ComputerPlayers
 from host.play.changes import Change, Kind, Step
-from host.play.commit import Commits
+from host.play.commit import Act, Commits
 from host.play.live import Loaded
 from host.play.results import how_it_ended
 from host.present import rounds
@@ -104,6 +104,19 @@ class Announcer:
             lock = self._turns[game_id] = asyncio.Lock()
         async with lock:
             yield
+
+    async def change(self, game_id: int, act: Act) -> tuple[Change, list[Reply]]:
+        """The one walk of a change a command makes: within the game's turn of telling,
+        `act` committed (`Commits.apply`), then told; the change and its replies."""
+        async with self.turn(game_id):
+            change = await self.commits.apply(game_id, act)
+            return change, await self.announce(change)
+
+    async def tell(self, change: Change) -> list[Reply]:
+        """`announce`, within the game's turn: for a change committed outside it (a start,
+        whose game had no turn before it existed)."""
+        async with self.turn(change.game_id):
+            return await self.announce(change)
 
     def owns(self, guild_id: int | None) -> bool:
         """Whether this process tells the channels of server `guild_id`."""

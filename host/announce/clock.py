@@ -71,12 +71,10 @@ class Clock:
         self, game_id: int, act: PlayDefaults | CloseChallenge
     ) -> list[tuple[Where, list[Reply]]]:
         """`act` committed and told in the game's channel (nothing if it was not due)."""
-        async with self.announcer.turn(game_id):
-            try:
-                change = await self.commits.apply(game_id, act)
-            except ServiceError:
-                return []  # answered, moved on, or handled by another process meanwhile
-            replies = await self.announcer.announce(change)
+        try:
+            change, replies = await self.announcer.change(game_id, act)
+        except ServiceError:
+            return []  # answered, moved on, or handled by another process meanwhile
         record = change.after.record
         if record.channel_id is None or not replies:
             return []

@@ -23,7 +23,6 @@ from host.model import Channel, Choice, Reply, ServiceError, StaleControlsError,
 from host.payloads import Action, Payload
 from host.play import seats
 from host.play.ai_turns import ComputerPlayers
-from host.play.commit import Act
 from host.play.following import Following
 from host.play.live import LiveGames, Loaded
 from host.play.moves import GAME_OVER, Moves
@@ -111,10 +110,10 @@ class Buttons:
         ]
 
     async def _resign(self, channel: Channel, user: User, payload: Payload) -> list[Reply]:
-        return await self.change(payload.game_id, Resign(user))
+        return (await self.announcer.change(payload.game_id, Resign(user)))[1]
 
     async def _claim(self, channel: Channel, user: User, payload: Payload) -> list[Reply]:
-        return await self.change(payload.game_id, Claim(user, payload.ply))
+        return (await self.announcer.change(payload.game_id, Claim(user, payload.ply)))[1]
 
     # --- rules ----------------------------------------------------------------------------
     async def _rules_page(self, channel: Channel, user: User, payload: Payload) -> list[Reply]:
@@ -139,8 +138,7 @@ class Buttons:
         loses its button; the new challenge (or game) follows."""
         finished = await self.live.locked_load(payload.game_id)
         change = await self.starting.rematch(channel, user, finished)
-        async with self.announcer.turn(change.game_id):
-            replies = await self.announcer.announce(change)
+        replies = await self.announcer.tell(change)
         done = Reply(edit=True, only_controls=True)
         return [done, *replies]
 
@@ -272,22 +270,14 @@ class Buttons:
     async def _play_built(
         self, loaded: Loaded, user: User, tokens: tuple[str, ...], from_panel: bool
     ) -> list[Reply]:
-        async with self.announcer.turn(loaded.id):
-            change = await self.commits.apply(
-                loaded.id, Move(user, " ".join(tokens), loaded.record.ply)
-            )
-            replies = await self.announcer.announce(change)
+        act = Move(user, " ".join(tokens), loaded.record.ply)
+        change, replies = await self.announcer.change(loaded.id, act)
         if not from_panel:
             return replies
         step = change.steps[0]
         move = step.before.state.move_text(step.move)
         done = Reply(text=str(t("Done: {move}.", move=move)), ephemeral=True, edit=True)
         return [done, *replies]
-
-    async def change(self, game_id: int, act: Act) -> list[Reply]:
-        """Commit `act` and tell it: the one walk of a change made by a command."""
-        async with self.announcer.turn(game_id):
-            return await self.announcer.announce(await self.commits.apply(game_id, act))
 
     async def _current(self, payload: Payload, user: User) -> Loaded:
         """The pressed button's game, if what the button offered `user` still stands."""

@@ -151,9 +151,7 @@ class Offers:
         else:
             act = TakeBack(user, offering, payload.ply)
             accepted = t("{name} allowed the takeback.", name=user.name)
-        async with self.announcer.turn(payload.game_id):
-            change = await self.commits.apply(payload.game_id, act)
-            replies = await self.announcer.announce(change)
+        _, replies = await self.announcer.change(payload.game_id, act)
         return [_answered(accepted), *replies]
 
 

@@ -8,7 +8,6 @@ from typing import Any
 
 from data.repository import GameRecord, SeatRecord
 from data.results import Ending, GameResult
-from engine.core import MoveError
 from engine.text import Text, t
 from host.model import User
 from host.play import seats
@@ -203,17 +202,3 @@ class Words:
             if s.seat in targets and not s.user.is_bot and s.user.id not in acted:
                 people.setdefault(s.user.id, user_of(s.user))
         return tuple(people.values())
-
-    # --- challenges -----------------------------------------------------------------------
-
-    def not_a_player(self, loaded: Loaded) -> Text:
-        return seats.not_a_player(loaded)
-
-    def not_your_turn(self, loaded: Loaded) -> Text:
-        return seats.not_your_turn(loaded)
-
-    def not_challenged(self, record: GameRecord, user: User) -> Text:
-        return seats.not_challenged(record, user)
-
-    def move_error(self, exc: MoveError) -> Text:
-        return seats.move_error(exc)

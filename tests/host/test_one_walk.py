@@ -5,11 +5,13 @@ and its post tells the move after the restart; every ending runs the finish hook
 from __future__ import annotations
 
 from collections.abc import AsyncIterator, Awaitable, Callable
+from typing import Any
 
 import pytest
 
 from data.storage import Storage
-from host.face import House, Payload, Reply, ServerChange, Visitor, Where
+from host.face import GameService, House, Payload, Reply, ServerChange, Visitor, Where
+from host.payloads import Action
 from host.play.live import Loaded
 from host.setup import GameSetup
 from tests.host.conftest import ADMIN, ALICE, BOB, CAROL, HERE
@@ -44,7 +46,7 @@ async def house(storage: Storage) -> AsyncIterator[House]:
 
 async def hokito(house: House, *, told: bool = True) -> int:
     [challenge] = await house.service.start(
-        HERE, ALICE, GameSetup("hokito", seed=5, seat="first"), [BOB]
+        HERE, ALICE, GameSetup("hokito", seed=5, seat="first", deadline_minutes=60), [BOB]
     )
     started = await house.service.accept(HERE, BOB)
     if told:
@@ -153,36 +155,84 @@ async def built_move(house: House, game: int, visitor: Visitor, ply: int) -> tup
             return tokens
 
 
-Ending = Callable[[House, int], Awaitable[None]]
+class Clock:
+    """A clock the test moves on."""
+
+    def __init__(self) -> None:
+        self.now = 1_800_000_000.0
+
+    def __call__(self) -> float:
+        return self.now
 
 
-async def resigned(house: House, game: int) -> None:
-    await house.service.move(HERE, ALICE, "b2-b1")
-    await house.service.resign(HERE, BOB, confirmed=True)
+class Posting:
+    """The service as a front-end uses it: every reply is posted, and said to be."""
+
+    def __init__(self, service: GameService) -> None:
+        self.service = service
+
+    def __getattr__(self, name: str) -> Callable[..., Awaitable[Any]]:
+        method = getattr(self.service, name)
+
+        async def posted(*args: Any, **kwargs: Any) -> Any:
+            answer = await method(*args, **kwargs)
+            for item in answer if isinstance(answer, list) else []:
+                self.service.delivered(item[1] if isinstance(item, tuple) else [item])
+            return answer
+
+        return posted
 
 
-async def ended_by_an_admin(house: House, game: int) -> None:
-    await house.service.move(HERE, ALICE, "b2-b1")
-    await house.service.admin_end(HERE, ADMIN)
+Ending = Callable[[Any, int, Clock], Awaitable[None]]
 
 
-async def aborted(house: House, game: int) -> None:
-    await house.service.admin_end(HERE, ADMIN)
+async def by_the_rules(service: Any, game: int, clock: Clock) -> None:
+    # Hillbert alone in the channel, once the duel there is given up.
+    await service.resign(HERE, BOB, confirmed=True)
+    await service.start(HERE, ALICE, GameSetup("hillbert", seed=4))
+    for _ in range(500):
+        loaded = await service.loaded(game + 1)
+        if not loaded.record.is_live:
+            return
+        await service.move(HERE, ALICE, loaded.state.move_texts(0)[0])
+    raise AssertionError("the hill was never descended")
 
 
-async def agreed(house: House, game: int) -> None:
-    await house.service.move(HERE, ALICE, "b2-b1")
-    [offer] = await house.service.draw(HERE, ALICE)
-    accept = offer.actions[0].payload
-    assert isinstance(accept, Payload)
-    await house.service.press(HERE, BOB, accept)
+async def resigned(service: Any, game: int, clock: Clock) -> None:
+    await service.move(HERE, ALICE, "b2-b1")
+    await service.resign(HERE, BOB, confirmed=True)
+
+
+async def ended_by_an_admin(service: Any, game: int, clock: Clock) -> None:
+    await service.move(HERE, ALICE, "b2-b1")
+    await service.admin_end(HERE, ADMIN)
+
+
+async def aborted(service: Any, game: int, clock: Clock) -> None:
+    await service.admin_end(HERE, ADMIN)
+
+
+async def agreed(service: Any, game: int, clock: Clock) -> None:
+    await service.move(HERE, ALICE, "b2-b1")
+    [offer] = await service.draw(HERE, ALICE)
+    await service.press(HERE, BOB, offer.actions[0].payload)
+
+
+async def claimed(service: Any, game: int, clock: Clock) -> None:
+    await service.move(HERE, ALICE, "b2-b1")
+    # Bob lets his time run out; Hokito has no default move, so alice may claim the win.
+    clock.now += 2 * 24 * 3600
+    await service.expire_due()
+    await service.press(HERE, ALICE, Payload(Action.CLAIM, game, 1))
 
 
 ENDINGS: dict[str, Ending] = {
+    "by the rules": by_the_rules,
     "resigned": resigned,
     "ended by an admin": ended_by_an_admin,
     "aborted": aborted,
     "agreed": agreed,
+    "claimed": claimed,
 }
 
 
@@ -194,21 +244,33 @@ async def test_every_ending_runs_the_finish_hooks_once(storage: Storage, how: st
         ended.append(loaded.id)
         return []
 
-    first = house_of(storage)
+    clock = Clock()
+    first = house_of(storage, clock=clock)
     try:
         first.service.finish_hooks.append(hook)
         game = await hokito(first)
-        await ENDINGS[how](first, game)
-        assert ended == [game]
-        record = await storage.games.get_game(game)
-        assert record is not None and not record.is_live
+        await ENDINGS[how](Posting(first.service), game, clock)
+        await first.service.announcer.cleared()
+        assert len(ended) == len(set(ended)) and ended, ended
+        for finished in ended:
+            record = await storage.games.get_game(finished)
+            assert record is not None and not record.is_live
         # Neither the change feed's telling nor the sweep runs them again.
         posts = Posts()
-        await first.service.tell_untold(posts, game)
+        for finished in ended:
+            await first.service.tell_untold(posts, finished)
         await first.service.tell_untold(posts)
-        assert ended == [game]
+        assert len(ended) == len(set(ended))
     finally:
         first.close()
+    # Nor does a restart, whose sweep tells the ends nobody posted.
+    again = house_of(storage, clock=clock)
+    try:
+        again.service.finish_hooks.append(hook)
+        await again.service.tell_untold(Posts())
+        assert len(ended) == len(set(ended)), ended
+    finally:
+        again.close()
 
 
 async def test_a_game_of_three_ended_by_the_last_person_resigning_runs_the_hooks_once(

@@ -9,7 +9,7 @@ import re
 from playwright.async_api import Browser, Route, expect
 
 from data.storage import Storage
-from host.face import House
+from host.face import GameView, House, Visitor
 from tests.cogs.fake_discord import MANAGE_GUILD, FakeDiscord
 from tests.cogs.test_gateway import hilltop, start_hokito
 from tests.cogs.test_gateway import nothing_logged_an_error as nothing_logged_an_error
@@ -103,6 +103,41 @@ async def test_a_move_made_while_the_page_opens_its_stream_is_not_lost(
         async with asyncio.timeout(WAIT_MS / 1000):
             await asked.wait()
         await play_moves(house.service, HERE, [ALICE], 1)
+        answer.set()
+        await site.watched(1)
+        board = tab.page.locator("#board")
+        await expect(board).to_have_attribute("src", re.compile(r"ply=1\b"))
+    await tab.page.context.close()
+
+
+async def test_a_move_made_while_the_stream_reads_the_game_is_not_lost(
+    house: House, browser: Browser
+) -> None:
+    await open_pages(house.service, HERE)
+    game_id = await hokito(house.service, HERE)
+    tab = await open_tab(browser, DESKTOP)
+    asked, answer = asyncio.Event(), asyncio.Event()
+
+    async def hold(route: Route) -> None:
+        asked.set()
+        await answer.wait()
+        await route.continue_()
+
+    await tab.page.route(re.compile(r"/events(\?|$)"), hold)
+    async with serving_pages(house.pages) as site:
+        await tab.page.goto(f"{site.url}/g/{game_id}")
+        async with asyncio.timeout(WAIT_MS / 1000):
+            await asked.wait()
+        read = house.pages.game
+
+        async def read_then_move(game: int, visitor: Visitor) -> GameView:
+            # Alice moves just after the stream has read the game, before it says more.
+            view = await read(game, visitor)
+            del house.pages.game
+            await play_moves(house.service, HERE, [ALICE], 1)
+            return view
+
+        house.pages.game = read_then_move  # type: ignore[method-assign]
         answer.set()
         await site.watched(1)
         board = tab.page.locator("#board")
