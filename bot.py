@@ -376,7 +376,7 @@ async def stop_when_taken_over(taken_over: asyncio.Future[str], stop: Callable[[
 
 async def recompute_ratings(args: argparse.Namespace) -> None:
     from data.storage import open_storage
-    from host.ratings.rating import Ratings
+    from host.rating import Ratings
 
     storage = await open_storage(args.db)
     try:

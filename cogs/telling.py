@@ -1,10 +1,12 @@
-"""Moves made on the web pages, told in their games' channels as moves made on Discord are.
+"""Changes committed by another process (a web page served apart from the bot), told in
+their games' channels as a change made here is.
 
-A move made on a page is committed with a mark that its channel has not been told. This
-process tells the channels of its own shards' servers: at once when the change feed says a
-game changed (whichever process committed it), and on each sweep for any it missed (a
-restart, a lost connection to the database). The service clears the mark only after the
-post, so a move is told at least once, by one process.
+Every change of a game played in a channel is committed with a mark that its channel has
+not been told. This process tells the channels of its own shards' servers: at once when
+the change feed says a game changed (a change this process told already is passed over
+without reading the game), and on each sweep for any it missed (a restart, a lost
+connection to the database). The mark is cleared only after the post, so a change is
+told once, by one process, and after a crash told rather than lost.
 """
 
 from __future__ import annotations

@@ -44,10 +44,10 @@ class TimersCog(commands.Cog):
                 # their reminders and boards.
                 log.exception("posting in %s after the sweep failed", where)
         try:
-            # Moves made on the web pages whose post the change feed did not bring.
+            # Changes whose post the change feed did not bring (a restart, another process).
             await self.bot.service.tell_untold(self.bot.post)
         except Exception:
-            log.exception("telling moves made on the web failed; the next sweep tries again")
+            log.exception("telling untold changes failed; the next sweep tries again")
         try:
             await self.bot.service.settle_ratings()
         except Exception:

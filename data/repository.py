@@ -321,11 +321,11 @@ class GameRepository(Protocol):
         move). None: nothing to tell, or the game is not of `shards`."""
         ...
 
-    async def mark_told(self, game_id: int, told: int) -> bool:
-        """The channel was told of the game up to ply `told` (its end too when `told` is
-        one past its last move): the mark is cleared, unless a change reached a ply past
-        `told` (then the changes from `told` on are still to be told). False if nothing
-        was marked."""
+    async def mark_told(self, told: Mapping[int, int]) -> None:
+        """The channels were told of each game up to its ply in `told` (its end too when
+        that is one past its last move), in one statement: a game's mark is cleared,
+        unless a change reached a ply past what was told (then the changes from there on
+        are still to be told)."""
         ...
 
     async def untold_games(self, shards: TimeKeeping | None = None, limit: int = 100) -> list[int]:

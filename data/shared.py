@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import json
 from abc import ABC, abstractmethod
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from contextlib import AbstractAsyncContextManager, AbstractContextManager
 from typing import Any, Generic, Literal, Protocol, TypeVar
 
@@ -124,17 +124,29 @@ class SharedGameRepository(ABC, Generic[D]):
         )
         return (int(rows[0][0]), int(rows[0][1])) if rows else None
 
-    async def mark_told(self, game_id: int, told: int) -> bool:
+    async def mark_told(self, told: Mapping[int, int]) -> None:
+        if not told:
+            return
         p = self._params()
-        rows = await self.db.write(
-            f"UPDATE games SET untold_from = CASE WHEN untold_last <= {p(told)} THEN NULL"
-            f" WHEN untold_from >= {p(told)} THEN untold_from"
-            f" ELSE CAST({p(told)} AS INTEGER) END,"
-            f" untold_last = CASE WHEN untold_last <= {p(told)} THEN NULL ELSE untold_last END"
-            f" WHERE id = {p(game_id)} AND untold_from IS NOT NULL RETURNING id",
+
+        def told_of_game() -> str:
+            cases = " ".join(
+                f"WHEN {p(game)} THEN CAST({p(ply)} AS INTEGER)" for game, ply in told.items()
+            )
+            return f"CAST(CASE id {cases} END AS INTEGER)"
+
+        cleared = f"untold_last <= {told_of_game()}"
+        kept = f"untold_from >= {told_of_game()}"
+        moved_on = told_of_game()
+        still = f"untold_last <= {told_of_game()}"
+        games = ", ".join(p(game) for game in told)
+        await self.db.write(
+            f"UPDATE games SET untold_from = CASE WHEN {cleared} THEN NULL"
+            f" WHEN {kept} THEN untold_from ELSE {moved_on} END,"
+            f" untold_last = CASE WHEN {still} THEN NULL ELSE untold_last END"
+            f" WHERE id IN ({games}) AND untold_from IS NOT NULL",
             p.values,
         )
-        return bool(rows)
 
     async def untold_games(self, shards: TimeKeeping | None = None, limit: int = 100) -> list[int]:
         p = self._params()

@@ -40,6 +40,7 @@ from host.commands.game_lists import GameLists
 from host.commands.offers import Offers
 from host.commands.suggestions import suggestions
 from host.history.finished import History
+from host.history.records import setup_from_record
 from host.links import WebLinks
 from host.model import (
     Channel,
@@ -65,7 +66,7 @@ from host.present.lists import move_list, rules_page
 from host.present.painting import Painter, ThreadPainter
 from host.present.presenter import Presenter, no_link
 from host.present.words import Happened
-from host.ratings.rating import Ratings
+from host.rating import Ratings
 from host.settings import ServerChange, SettingsStore
 from host.setup import GameSetup
 
@@ -132,7 +133,9 @@ class GameService:
             finish_hooks=[self._finish],
         )
         self.computers = self.announcer.computers
-        self.starting = Starting(self.commits, self.settings, self.presenter.check_showable, clock)
+        self.starting = Starting(
+            self.commits, self.settings, self.presenter.check_showable, setup_from_record, clock
+        )
         self.timeouts = Clock(self.announcer, self.settings, clock, shards)
         self.telling = Telling(self.announcer, shards)
         self.game_lists = GameLists(self.live, self.presenter)

@@ -26,6 +26,7 @@ from collections import OrderedDict
 from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from contextlib import asynccontextmanager
 from dataclasses import replace
+from itertools import islice
 
 from data.repository import TimeKeeping
 from engine.text import Text, t, tn
@@ -50,6 +51,8 @@ FinishHook = Callable[[Loaded], Awaitable[list[Reply]]]
 Poster = Callable[[Where, list[Reply]], Awaitable[None]]
 #: Games whose told ply this process keeps in memory; beyond, the stored mark is read.
 REMEMBERED = 20_000
+#: Games whose marks are cleared in one write at most.
+CLEAR_BATCH = 100
 
 
 class Announcer:
@@ -187,16 +190,17 @@ class Announcer:
             await asyncio.shield(self._clearing)
 
     async def _clear(self) -> None:
-        """Clear the marks told, one game after another (a burst of posts waits for one
-        write at a time, never for one write each before its reply)."""
+        """Clear the marks told, a batch of games in one write at a time: a burst of
+        posts waits for a few writes, never for one each."""
         while self._to_clear:
-            game_id = next(iter(self._to_clear))
-            told = self._to_clear.pop(game_id)
+            batch = dict(islice(self._to_clear.items(), CLEAR_BATCH))
+            for game_id in batch:
+                del self._to_clear[game_id]
             try:
-                await self.live.repository.mark_told(game_id, told)
+                await self.live.repository.mark_told(batch)
             except Exception:
-                # The mark stays: the sweep tells the game again rather than never.
-                log.exception("game %s: clearing what its channel was told failed", game_id)
+                # The marks stay: the sweep tells the games again rather than never.
+                log.exception("clearing what %d games' channels were told failed", len(batch))
 
     async def _post(
         self,

@@ -13,7 +13,7 @@ from host.play.following import Following
 from host.play.live import Loaded
 from host.present.presenter import BoardFacts, Presenter
 from host.present.words import Happened
-from host.ratings.rating import Ratings
+from host.rating import Ratings
 
 log = logging.getLogger(__name__)
 

@@ -25,7 +25,7 @@ only once it has been revealed. A record saved with a byte-order mark reads the 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from data.repository import GameRecord, MoveRecord
@@ -34,6 +34,7 @@ from engine.text import Text, t
 from host import catalog
 from host.model import ServiceError
 from host.play.live import UNDO, replay, start_state
+from host.setup import GameSetup
 
 _HEADER = re.compile(r'^\[(?P<key>[A-Za-z0-9]+) "(?P<value>[^"\n]*)"\]$')
 _MOVE = re.compile(r"^(?P<number>[0-9]+)\.\s+(?:(?P<seat>[^:]+):\s*)?(?P<text>\S.*)$")
@@ -252,3 +253,27 @@ def _seated(
             why = str(last.text) if last is not None else str(t("the game is over"))
             raise ServiceError(t("record move {n} ({move}): {why}", n=number, move=text, why=why))
     return out
+
+
+def setup_from_record(game: Game[Any], setup: GameSetup) -> tuple[GameSetup, Text | None]:
+    """A set-up that gives a record: the same, starting where the record is after its
+    chosen ply (`position_after`), which it keeps (the first board says where in the record
+    it goes on), with its note."""
+    if setup.record is None:
+        if setup.ply is not None:
+            raise ServiceError(t("ply: give it with a record: to start from."))
+        return setup, None
+    if setup.position is not None:
+        raise ServiceError(t("Give a position or a record, not both."))
+    parsed = read_record(setup.record)
+    if parsed.game.id != game.id:
+        raise ServiceError(
+            t(
+                "record: it is a game of {theirs}, not of {game}; use game:{id}.",
+                theirs=parsed.game.name,
+                game=game.name,
+                id=parsed.game.id,
+            )
+        )
+    position, moves, note = position_after(parsed, setup.ply)
+    return replace(setup, position=position.to_text(), record=None, ply=moves), note

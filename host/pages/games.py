@@ -32,7 +32,7 @@ from host.pages.views import (
 from host.play.live import UNDO, Loaded, game_of, start_state
 from host.play.results import list_names, result_tag, short_line
 from host.present.presenter import Presenter
-from host.ratings.rating import Ratings, shown
+from host.rating import Ratings, shown
 
 #: Live games and recent results on a server's front page.
 FRONT_LIVE = 24

@@ -20,7 +20,6 @@ from engine import ai
 from engine.core import Game, GameState, NotationError
 from engine.rng import Rng
 from engine.text import Text, t
-from host.history.records import position_after, read_record
 from host.model import Channel, ChannelBusyError, ServiceError, User
 from host.play import seats
 from host.play.changes import Change, Kind
@@ -32,6 +31,9 @@ from host.setup import GameOptions, GameSetup, SeatChoice
 
 #: Draws a position once, with the players' names, raising if it cannot be shown.
 ShowCheck = Callable[[GameState[Any], Sequence[str]], Awaitable[None]]
+#: A set-up that gives a record, read into the position it starts from, with what the
+#: reading has to tell (the same set-up, and None, without a record).
+RecordReading = Callable[[Game[Any], GameSetup], tuple[GameSetup, Text | None]]
 
 log = logging.getLogger(__name__)
 
@@ -42,6 +44,7 @@ class Starting:
         commits: Commits,
         settings: SettingsStore,
         show_check: ShowCheck,
+        read_record: RecordReading,
         clock: Callable[[], float],
     ) -> None:
         self.commits = commits
@@ -49,6 +52,8 @@ class Starting:
         self.settings = settings
         #: Whether a position given to start from can be drawn (the presenter's).
         self.show_check = show_check
+        #: Reads a record given to start from (the history's).
+        self.read_record = read_record
         self.bot_user = commits.bot_user
         self.clock = clock
 
@@ -75,7 +80,7 @@ class Starting:
         """The game, its players, its set-up (a record read into its position) and what
         a record's reading has to tell."""
         game = game_of(setup.game)
-        setup, note = from_record(game, setup)
+        setup, note = self.read_record(game, setup)
         people = [user, *opponents]
         if len({p.id for p in people}) != len(people):
             raise ServiceError(t("You cannot challenge yourself, or the same player twice."))
@@ -389,30 +394,6 @@ class Decline:
         except StalePlyError:
             raise ServiceError(t("That challenge was already answered.")) from None
         return Change(Kind.CHALLENGE_CLOSED, replace(before, record=closed), actor=self.user)
-
-
-def from_record(game: Game[Any], setup: GameSetup) -> tuple[GameSetup, Text | None]:
-    """A set-up that gives a record: the same, starting where the record is after its
-    chosen ply (`position_after`), which it keeps (the first board says where in the record
-    it goes on), with its note."""
-    if setup.record is None:
-        if setup.ply is not None:
-            raise ServiceError(t("ply: give it with a record: to start from."))
-        return setup, None
-    if setup.position is not None:
-        raise ServiceError(t("Give a position or a record, not both."))
-    parsed = read_record(setup.record)
-    if parsed.game.id != game.id:
-        raise ServiceError(
-            t(
-                "record: it is a game of {theirs}, not of {game}; use game:{id}.",
-                theirs=parsed.game.name,
-                game=game.name,
-                id=parsed.game.id,
-            )
-        )
-    position, moves, note = position_after(parsed, setup.ply)
-    return replace(setup, position=position.to_text(), record=None, ply=moves), note
 
 
 def _seat_choice(seat: str | None, game: Game[Any]) -> SeatChoice:

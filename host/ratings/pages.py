@@ -22,7 +22,7 @@ from host import catalog
 from host.daily.calendar import streak_now, utc_day
 from host.model import SCOPES, Channel, Reply, ServiceError, User
 from host.play.live import game_of
-from host.ratings.rating import Ratings, shown
+from host.rating import Ratings, shown
 
 log = logging.getLogger(__name__)
 

@@ -487,3 +487,28 @@ async def test_the_console_keeps_time_only_for_its_own_games(
     assert ours is not None and ours.ply == 2  # both yeti dazed: the two plans are in
     assert await storage.games.live_game_in_channel(my_lobby.channel_id) is None
     assert "ran out of time: dazed" in out.getvalue() and "expired" in out.getvalue()
+
+
+async def test_an_end_in_the_console_runs_the_finish_hooks_once_and_is_told_once(
+    console: tuple[Console, io.StringIO, Storage],
+) -> None:
+    cons, out, storage = console
+    ended: list[int] = []
+
+    async def hook(loaded: Any) -> list[Any]:
+        ended.append(loaded.id)
+        return []
+
+    cons.house.service.finish_hooks.append(hook)
+    for line in (
+        "alice /play game:hokito opponent:bob seed:1 seat:first",
+        "bob /accept",
+        "alice /move b2-b1",
+        "root /admin end",
+    ):
+        await cons.run_line(line)
+    assert len(ended) == 1
+    # What the console printed was posted: nothing of the game is left to tell.
+    await cons.house.service.announcer.cleared()
+    assert await storage.games.untold(ended[0]) is None
+    assert out.getvalue().count("alice played b2-b1") == 1

@@ -9,7 +9,7 @@ import pytest
 from data.results import Ending
 from data.storage import Storage
 from host.model import Direct, ServiceError
-from host.ratings.rating import to_rate
+from host.rating import to_rate
 from host.service import GameService
 from host.settings import ServerChange
 from host.setup import GameSetup

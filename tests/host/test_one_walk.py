@@ -4,18 +4,32 @@ and its post tells the move after the restart; every ending runs the finish hook
 
 from __future__ import annotations
 
+import asyncio
+import re
 from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Any
 
 import pytest
 
 from data.storage import Storage
-from host.face import GameService, House, Payload, Reply, ServerChange, Visitor, Where
+from host.face import (
+    FrontEnd,
+    GameService,
+    House,
+    Payload,
+    Reply,
+    ServerChange,
+    ServiceError,
+    Visitor,
+    Where,
+    t,
+)
 from host.payloads import Action
 from host.play.live import Loaded
 from host.setup import GameSetup
 from tests.host.conftest import ADMIN, ALICE, BOB, CAROL, HERE
-from tests.houses import house_of
+from tests.houses import BOT, house_of
+from tests.waiting import until
 
 ALICE_SIGNED_IN = Visitor(ALICE.id, ALICE.name, frozenset({HERE.guild_id or 0}))
 
@@ -289,5 +303,55 @@ async def test_a_game_of_three_ended_by_the_last_person_resigning_runs_the_hooks
         await house.service.start(HERE, CAROL, setup)
         await house.service.resign(HERE, CAROL, confirmed=True)
         assert len(ended) == 1
+    finally:
+        house.close()
+
+
+async def test_plans_sent_at_the_same_moment_from_a_page_and_discord_are_told_once_in_order(
+    storage: Storage,
+) -> None:
+    timeline: list[str] = []
+
+    async def post(where: Where, replies: list[Reply]) -> None:
+        timeline.extend(r.text for r in replies if not r.ephemeral)
+
+    house = house_of(storage, front=FrontEnd(BOT, post=post))
+    try:
+        await house.service.server_settings(HERE, ADMIN, ServerChange(web="public"))
+        setup = GameSetup("everest", seed=5, seat="first")
+        await house.service.start(HERE, ALICE, setup, [BOB])
+        accepted = await house.service.accept(HERE, BOB)
+        timeline.extend(r.text for r in accepted if not r.ephemeral)
+        game = accepted[0].game_id
+        assert game is not None
+        stale = t("out of date")
+
+        async def on_the_page(ply: int, move: str) -> None:
+            await house.service.move_away(game, ply, ALICE, move, stale)
+
+        async def on_discord(move: str) -> None:
+            replies = await house.service.move(HERE, BOB, move)
+            timeline.extend(r.text for r in replies if not r.ephemeral)
+            house.service.delivered(replies)
+
+        for _ in range(400):
+            loaded = await house.service.loaded(game)
+            if not loaded.record.is_live or loaded.state.round_number > 3:
+                break
+            acting, ply = loaded.state.to_act, loaded.record.ply
+            sent = []
+            if 0 in acting:
+                sent.append(on_the_page(ply, loaded.state.move_texts(0)[0]))
+            if 1 in acting:
+                sent.append(on_discord(loaded.state.move_texts(1)[0]))
+            # Both at once when both plan: whichever commits first, both are kept.
+            for outcome in await asyncio.gather(*sent, return_exceptions=True):
+                if isinstance(outcome, BaseException) and not isinstance(outcome, ServiceError):
+                    raise outcome
+            await until(lambda: not house.service._tasks, "the page's move told")
+        else:
+            raise AssertionError("the rounds never ended")
+        rounds = [n for text in timeline for n in re.findall(r"Round (\d+)\. Plans: ", text)]
+        assert rounds == ["1", "2", "3"], timeline
     finally:
         house.close()

@@ -21,8 +21,8 @@ from data.results import Ending, GameResult
 from data.storage import Storage
 from host.daily.calendar import utc_day
 from host.model import Channel, ServiceError, User
+from host.rating import Ratings, moved, to_rate
 from host.ratings.pages import RatingPages
-from host.ratings.rating import Ratings, moved, to_rate
 from host.service import GameService
 from host.setup import GameSetup
 from tests.host.conftest import (

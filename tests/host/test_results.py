@@ -17,7 +17,7 @@ from host.face import FrontEnd, ServerChange
 from host.model import Channel, Reply, ServiceError
 from host.pages.views import Visitor
 from host.payloads import Action
-from host.ratings.rating import to_rate
+from host.rating import to_rate
 from host.service import GameService
 from host.setup import GameSetup
 from tests.host.conftest import (
