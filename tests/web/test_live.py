@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import re
+from collections.abc import Awaitable, Callable
 
 from playwright.async_api import Browser, Route, expect
 
@@ -83,9 +84,11 @@ async def test_a_move_on_discord_shows_on_the_open_game_page_without_a_reload(
             tab.assert_no_errors()
 
 
-async def test_a_move_made_while_the_page_opens_its_stream_is_not_lost(
-    house: House, browser: Browser
+async def a_move_while_the_stream_opens(
+    house: House, browser: Browser, move: Callable[[int], Awaitable[None]]
 ) -> None:
+    """A page of a game drawn at move 0 whose stream is held back until `move(game)` has
+    run: the page then shows move 1 without a reload."""
     await open_pages(house.service, HERE)
     game_id = await hokito(house.service, HERE)
     tab = await open_tab(browser, DESKTOP)
@@ -96,50 +99,41 @@ async def test_a_move_made_while_the_page_opens_its_stream_is_not_lost(
         await answer.wait()
         await route.continue_()
 
-    # The page is drawn at move 0; its stream is held back while alice moves.
     await tab.page.route(re.compile(r"/events(\?|$)"), hold)
     async with serving_pages(house.pages) as site:
         await tab.page.goto(f"{site.url}/g/{game_id}")
         async with asyncio.timeout(WAIT_MS / 1000):
             await asked.wait()
-        await play_moves(house.service, HERE, [ALICE], 1)
+        await move(game_id)
         answer.set()
         await site.watched(1)
         board = tab.page.locator("#board")
         await expect(board).to_have_attribute("src", re.compile(r"ply=1\b"))
     await tab.page.context.close()
+
+
+async def test_a_move_made_while_the_page_opens_its_stream_is_not_lost(
+    house: House, browser: Browser
+) -> None:
+    async def alice_moves(game_id: int) -> None:
+        await play_moves(house.service, HERE, [ALICE], 1)
+
+    await a_move_while_the_stream_opens(house, browser, alice_moves)
 
 
 async def test_a_move_made_while_the_stream_reads_the_game_is_not_lost(
     house: House, browser: Browser
 ) -> None:
-    await open_pages(house.service, HERE)
-    game_id = await hokito(house.service, HERE)
-    tab = await open_tab(browser, DESKTOP)
-    asked, answer = asyncio.Event(), asyncio.Event()
+    read = house.pages.game
 
-    async def hold(route: Route) -> None:
-        asked.set()
-        await answer.wait()
-        await route.continue_()
+    async def read_then_move(game: int, visitor: Visitor) -> GameView:
+        # Alice moves just after the stream has read the game, before it says more.
+        view = await read(game, visitor)
+        del house.pages.game
+        await play_moves(house.service, HERE, [ALICE], 1)
+        return view
 
-    await tab.page.route(re.compile(r"/events(\?|$)"), hold)
-    async with serving_pages(house.pages) as site:
-        await tab.page.goto(f"{site.url}/g/{game_id}")
-        async with asyncio.timeout(WAIT_MS / 1000):
-            await asked.wait()
-        read = house.pages.game
-
-        async def read_then_move(game: int, visitor: Visitor) -> GameView:
-            # Alice moves just after the stream has read the game, before it says more.
-            view = await read(game, visitor)
-            del house.pages.game
-            await play_moves(house.service, HERE, [ALICE], 1)
-            return view
-
+    async def alice_moves_as_the_stream_reads(game_id: int) -> None:
         house.pages.game = read_then_move  # type: ignore[method-assign]
-        answer.set()
-        await site.watched(1)
-        board = tab.page.locator("#board")
-        await expect(board).to_have_attribute("src", re.compile(r"ply=1\b"))
-    await tab.page.context.close()
+
+    await a_move_while_the_stream_opens(house, browser, alice_moves_as_the_stream_reads)
