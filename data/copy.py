@@ -51,6 +51,10 @@ TABLES = (
     "rating_changes",
     "ratings",
     "head_to_head",
+    "events",
+    "event_entrants",
+    "event_tables",
+    "event_seats",
 )
 #: Rows read, sent and compared at a time: what the copy and the comparison hold in memory.
 BATCH_ROWS = 5000
@@ -176,11 +180,12 @@ async def _copy_tables(sqlite: Database, reader: aiosqlite.Connection, conn: Con
                 records = [_typed(row, kinds) for row in batch]
                 await conn.copy_records_to_table(table, records=records, columns=columns)
                 copied += len(records)
-    # New games continue the numbering after the copied ones.
-    await conn.execute(
-        "SELECT setval(pg_get_serial_sequence('games', 'id'),"
-        " COALESCE(max(id), 1), max(id) IS NOT NULL) FROM games"
-    )
+    # New games and events continue the numbering after the copied ones.
+    for numbered in ("games", "events"):
+        await conn.execute(
+            f"SELECT setval(pg_get_serial_sequence('{numbered}', 'id'),"
+            f" COALESCE(max(id), 1), max(id) IS NOT NULL) FROM {numbered}"
+        )
     return copied
 
 

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 
 from data.console import ConsoleRepository
 from data.daily import DailyRepository
+from data.events import EventRepository
 from data.migrations import Backend
 from data.postgresql.db import PgDatabase, is_postgres_url
 from data.ratings import RatingRepository
@@ -44,6 +45,8 @@ class Storage:
     games: GameRepository
     daily: DailyRepository
     ratings: RatingRepository
+    #: Tournaments: their entrants and rounds.
+    events: EventRepository
     console: ConsoleRepository
     #: The sign-in sessions of the web pages.
     web: WebSessionRepository
@@ -90,6 +93,7 @@ async def open_storage(target: str | Path | None = None) -> Storage:
     if backend_of(where) == "postgresql":
         from data.postgresql.console import PgConsoleRepository
         from data.postgresql.daily import PgDailyRepository
+        from data.postgresql.events import PgEventRepository
         from data.postgresql.feed import PgChangeFeed
         from data.postgresql.games import PgGameRepository
         from data.postgresql.ratings import PgRatingRepository
@@ -101,6 +105,7 @@ async def open_storage(target: str | Path | None = None) -> Storage:
             games=PgGameRepository(pg),
             daily=PgDailyRepository(pg),
             ratings=PgRatingRepository(pg),
+            events=PgEventRepository(pg),
             console=PgConsoleRepository(pg),
             web=WebSessions(pg),
             changes=PgChangeFeed(where),
@@ -109,6 +114,7 @@ async def open_storage(target: str | Path | None = None) -> Storage:
     from data.sqlite.console import SqliteConsoleRepository
     from data.sqlite.daily import SqliteDailyRepository
     from data.sqlite.db import Database
+    from data.sqlite.events import SqliteEventRepository
     from data.sqlite.games import SqliteGameRepository
     from data.sqlite.ratings import SqliteRatingRepository
 
@@ -119,6 +125,7 @@ async def open_storage(target: str | Path | None = None) -> Storage:
         games=SqliteGameRepository(db),
         daily=SqliteDailyRepository(db),
         ratings=SqliteRatingRepository(db),
+        events=SqliteEventRepository(db),
         console=SqliteConsoleRepository(db),
         web=WebSessions(db),
         changes=db.changes,

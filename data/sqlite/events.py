@@ -1,0 +1,51 @@
+"""Events on SQLite: the shared statements (`data.events`) in SQLite's transactions."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Sequence
+from contextlib import asynccontextmanager
+from typing import Any
+
+import aiosqlite
+
+from data.events import EventRepository, Tx
+from data.queries import Params
+from data.repository import GameRecord, NewGame, OneServer, TimeKeeping, UserRecord
+from data.sqlite.db import Database
+from data.sqlite.games import insert_game, load_game, upsert_user
+
+
+class _SqliteTx:
+    def __init__(self, conn: aiosqlite.Connection) -> None:
+        self.conn = conn
+
+    async def rows(self, sql: str, params: Sequence[Any] = ()) -> Sequence[Any]:
+        return list(await self.conn.execute_fetchall(sql, params))
+
+    async def insert_game(self, new: NewGame, now: float) -> int:
+        return await insert_game(self.conn, new, now)
+
+    async def load_game(self, game_id: int) -> GameRecord:
+        return await load_game(self.conn, game_id)
+
+    async def upsert_user(self, user: UserRecord) -> None:
+        await upsert_user(self.conn, user)
+
+
+class SqliteEventRepository(EventRepository):
+    def __init__(self, db: Database) -> None:
+        super().__init__(db)
+        self.database = db
+
+    @asynccontextmanager
+    async def _transaction(self) -> AsyncIterator[Tx]:
+        async with self.database.transaction() as conn:
+            yield _SqliteTx(conn)
+
+    def _of_shards(self, shards: TimeKeeping | None, p: Params) -> str:
+        if shards is None:
+            return ""
+        if isinstance(shards, OneServer):
+            return f" AND guild_id = {p(shards.guild_id)}"
+        shard = f"(guild_id >> 22) % {p(shards.count)}"
+        return f" AND {shard} IN ({','.join(p(held) for held in shards.ids)})"
