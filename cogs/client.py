@@ -16,7 +16,14 @@ from discord.http import Route
 
 from cogs.command_texts import CommandTranslator
 from cogs.extensions import EXTENSIONS
-from cogs.respond import channel_of, language_of, note_posted, respond, user_of
+from cogs.respond import (
+    channel_of,
+    language_of,
+    missing_permission,
+    note_posted,
+    respond,
+    user_of,
+)
 from cogs.stale_boards import Posted, StaleBoards
 from cogs.views import (
     PayloadButton,
@@ -26,8 +33,10 @@ from cogs.views import (
     message_parts,
 )
 from host.face import (
+    Channel,
     DailyService,
     Direct,
+    Events,
     FrontEnd,
     GameRecord,
     GameService,
@@ -35,6 +44,7 @@ from host.face import (
     Payload,
     RatingPages,
     Reply,
+    ServiceError,
     Shards,
     User,
     Where,
@@ -124,8 +134,42 @@ class HilltopBot(commands.AutoShardedBot):
                 computer_wait=computer_wait,
                 link=self.board_link,
                 shards=self.shard_set,
+                make_thread=self.make_thread,
             )
         )
+
+    @property
+    def events(self) -> Events:
+        return self.house.events
+
+    async def make_thread(self, parent: Channel, name: str) -> Channel:
+        """A public thread off `parent` for a tournament's game; a refusal names the
+        permission the bot lacks there."""
+        channel = self.get_channel(parent.channel_id)
+        if channel is None:
+            try:
+                channel = await self.fetch_channel(parent.channel_id)
+            except discord.HTTPException as exc:
+                raise ServiceError(
+                    t("The tournament's channel cannot be reached ({reason}).", reason=exc.text)
+                ) from exc
+        if not isinstance(channel, discord.TextChannel):
+            raise ServiceError(t("Threads cannot be made in the tournament's channel."))
+        mine = channel.permissions_for(channel.guild.me)
+        for allowed, permission in (
+            (mine.create_public_threads, t("Create Public Threads")),
+            (mine.send_messages_in_threads, t("Send Messages in Threads")),
+        ):
+            if not allowed:
+                raise ServiceError(missing_permission(permission))
+        try:
+            thread = await channel.create_thread(
+                name=name[:100], type=discord.ChannelType.public_thread
+            )
+        except discord.Forbidden as exc:
+            lacking = t("View Channels") if exc.code == 50001 else t("Create Public Threads")
+            raise ServiceError(missing_permission(lacking)) from exc
+        return Channel(thread.id, parent.guild_id, thread.name)
 
     async def post(self, where: Where, replies: list[Reply]) -> None:
         """Post replies outside any command (deadlines, reminders, computers): in a

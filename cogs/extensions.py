@@ -5,6 +5,7 @@ EXTENSIONS = (
     "cogs.daily",
     "cogs.ratings",
     "cogs.admin",
+    "cogs.events",
     "cogs.timers",
     "cogs.telling",
 )

@@ -13,6 +13,7 @@ import functools
 import logging
 import time
 from collections.abc import Awaitable, Callable, Coroutine
+from dataclasses import replace
 from typing import Any, Protocol, TypeVar
 
 import discord
@@ -25,7 +26,9 @@ from host.face import (
     Reply,
     ServiceError,
     StaleControlsError,
+    Text,
     User,
+    Where,
     speaking,
     t,
     unreachable_database,
@@ -169,9 +172,15 @@ async def _respond(
         )
         _log(interaction, started, "error")
         return
-    await send_replies(interaction, replies, thinking=deferred and not _is_component(interaction))
     client: _Client = interaction.client
+    # News for other channels (a tournament's round, a game's thread) is posted there.
+    elsewhere = [r for r in replies if r.where is not None]
+    replies = [r for r in replies if r.where is None]
+    await send_replies(interaction, replies, thinking=deferred and not _is_component(interaction))
     client.delivered(replies)
+    for reply in elsewhere:
+        assert reply.where is not None
+        await client.post(reply.where, [replace(reply, where=None)])
     _log(interaction, started, "ok")
     await _tell_notices(interaction)
 
@@ -295,6 +304,8 @@ class _Client(Protocol):
 
     def delivered(self, replies: list[Reply]) -> None: ...
 
+    async def post(self, where: Where, replies: list[Reply]) -> None: ...
+
 
 def _stale_boards(interaction: discord.Interaction[Any]) -> StaleBoards:
     client: _Client = interaction.client
@@ -307,3 +318,14 @@ def _edit_parts(parts: dict[str, Any]) -> dict[str, Any]:
     edit["attachments"] = parts.get("files") or ([parts["file"]] if "file" in parts else [])
     edit["view"] = parts.get("view")
     return edit
+
+
+def missing_permission(permission: Text) -> Text:
+    """A tournament's games cannot be started in threads for want of `permission` (named
+    as Discord's client names it, in the reader's language)."""
+    return t(
+        "I may not start the tournament's games in threads here: I lack the {permission} "
+        "permission in this channel. Ask an admin to grant it, or make the tournament in "
+        "another channel.",
+        permission=permission,
+    )

@@ -31,10 +31,13 @@ from console.lines import (
     bot_user,
     bounded_int,
     console_channel,
+    console_thread,
     console_user,
     english_line,
+    event_setup,
     game_number,
     help_text,
+    number,
     parse_line,
     people,
     required,
@@ -76,7 +79,10 @@ def console_front() -> FrontEnd:
     outside a command: a reply waits for the computers' answer. Its games' web pages
     are open to whoever runs it."""
     return FrontEnd(
-        bot_user(), shards=OneServer(CONSOLE_GUILD), open_pages={CONSOLE_GUILD: "Console"}
+        bot_user(),
+        shards=OneServer(CONSOLE_GUILD),
+        open_pages={CONSOLE_GUILD: "Console"},
+        make_thread=console_thread,
     )
 
 
@@ -197,6 +203,7 @@ class Console:
         await self.service.note_languages(channel.guild_id, self.language, user.id, self.language)
         o = cmd.options
         svc = self.service
+        events = self.house.events
         handlers: dict[str, Callable[[], Awaitable[list[Reply]]]] = {
             "play": lambda: svc.start(
                 channel,
@@ -259,6 +266,25 @@ class Console:
                 console_user(o["user"]) if o.get("user") else None,
                 console_user(o["opponent"]) if o.get("opponent") else None,
             ),
+            "tournament create": lambda: events.create(channel, user, event_setup(o)),
+            "tournament join": lambda: events.join(channel, user, number(o, "id")),
+            "tournament leave": lambda: events.leave(channel, user, number(o, "id")),
+            "tournament start": lambda: events.start(channel, user, number(o, "id")),
+            "tournament standings": lambda: events.standings(channel, user, number(o, "id")),
+            "tournament pairings": lambda: events.pairings(
+                channel, user, number(o, "round"), number(o, "id")
+            ),
+            "tournament list": lambda: events.listing(channel, user),
+            "tournament remove": lambda: events.remove(
+                channel,
+                user,
+                console_user(required(o, "player", "tournament remove")),
+                number(o, "id"),
+            ),
+            "tournament end": lambda: events.end(channel, user, number(o, "id")),
+            "tournament export": lambda: events.export(
+                channel, user, o.get("file") or "csv", number(o, "id")
+            ),
             "press": lambda: self.press(cmd, channel, user),
             "help": lambda: _ready(
                 [*svc.help(), Reply(title=str(t("Commands")), text=help_text(self.names))]
@@ -308,6 +334,8 @@ class Console:
         return await self.service.press(channel, user, pressed)
 
     async def show(self, cmd: Command, reply: Reply) -> None:
+        if reply.where is not None:
+            cmd = await self._elsewhere(cmd, reply.where)
         prefix = str(t("(only {user} sees this)", user=cmd.user)) + " " if reply.ephemeral else ""
         where = (
             "[" + str(t("direct message to {user}", user=cmd.channel[1:])) + "]"
@@ -373,6 +401,25 @@ class Console:
                     + str(t("(these buttons could not be remembered: /board shows them again)"))
                 )
         self.say()
+
+    async def _elsewhere(self, cmd: Command, where: Where) -> Command:
+        """The command as if used where its reply goes: a direct message, or another
+        channel (a tournament's, or a game's thread, whose name is remembered as it is
+        first shown, so that it is addressed as `#name`)."""
+        if isinstance(where, Direct):
+            return Command(f"@{where.user.name}", cmd.user, cmd.name, cmd.options)
+        name = where.name
+        if name and where.channel_id not in self._named:
+            try:
+                await self.memory.name_channel(where.channel_id, name)
+                self._named.add(where.channel_id)
+            except ConsoleMemoryError as exc:
+                log.warning("the name of #%s could not be remembered: %s", name, exc)
+        if not name:
+            name = (await self._channel_names([where.channel_id])).get(
+                where.channel_id, str(where.channel_id)
+            )
+        return Command(name, cmd.user, cmd.name, cmd.options)
 
     async def _channel_names(self, ids: Collection[int]) -> dict[int, str]:
         """The names of channels `ids`; none if they cannot be read (replies then show

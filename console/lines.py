@@ -20,9 +20,11 @@ from host.face import (
     MAX_DEADLINE_MINUTES,
     MAX_RECORD_BYTES,
     MAX_RECORD_MOVES,
+    MAX_ROUNDS,
     MAX_SEED,
     Channel,
     CommandNames,
+    EventSetup,
     GameSetup,
     ServerChange,
     Text,
@@ -95,6 +97,16 @@ COMMANDS: dict[str, tuple[str, ...]] = {
     "daily-replay": ("day", "run", "scope"),
     "ratings": ("game", "scope"),
     "profile": ("user", "opponent"),
+    "tournament create": ("game", "format", "rounds", "deadline", "name", "table"),
+    "tournament join": ("id",),
+    "tournament leave": ("id",),
+    "tournament start": ("id",),
+    "tournament standings": ("id",),
+    "tournament pairings": ("round", "id"),
+    "tournament list": (),
+    "tournament remove": ("player", "id"),
+    "tournament end": ("id",),
+    "tournament export": ("file", "id"),
     "press": ("button",),
     "help": (),
 }
@@ -113,9 +125,12 @@ NUMBER_RANGES: dict[str, tuple[int, int]] = {
     "remind_minutes": (0, 2880),
     "ply": (0, MAX_RECORD_MOVES),
     "id": (1, MAX_SEED),
+    "rounds": (1, MAX_ROUNDS),
+    "round": (1, MAX_ROUNDS * 2),
+    "table": (1, 4),
 }
 #: Commands of two words: a group and one of its commands.
-GROUPS = ("admin", "games")
+GROUPS = ("admin", "games", "tournament")
 
 #: ASCII digits only: int() would also take other scripts' digits, `_` and spaces.
 WHOLE_NUMBER = re.compile(r"-?[0-9]+")
@@ -224,6 +239,25 @@ def bot_user() -> User:
 
 def console_channel(channel: str) -> Channel:
     return Channel(seed_from_text(f"channel:{channel}"), CONSOLE_GUILD, channel)
+
+
+async def console_thread(parent: Channel, name: str) -> Channel:
+    """A tournament game's thread, as the console keeps one: a channel of its own named
+    after the thread (`#spring-r1-alice-v-bob`), addressed as any channel is."""
+    slug = re.sub(r"[^\w]+", "-", name, flags=re.UNICODE).strip("-").lower()[:80] or "game"
+    return console_channel(slug)
+
+
+def event_setup(options: dict[str, str]) -> EventSetup:
+    """The tournament asked for by `/tournament create`."""
+    return EventSetup(
+        required(options, "game", "tournament create"),
+        required(options, "format", "tournament create"),
+        rounds=number(options, "rounds"),
+        deadline_minutes=number(options, "deadline"),
+        name=options.get("name") or None,
+        table=number(options, "table"),
+    )
 
 
 def required(options: dict[str, str], name: str, command: str) -> str:

@@ -190,8 +190,8 @@ class EventRepository(ABC):
     def _transaction(self) -> AbstractAsyncContextManager[Tx]: ...
 
     @abstractmethod
-    def _of_shards(self, shards: TimeKeeping | None, p: Params) -> str:
-        """The condition for events in the servers of `shards`."""
+    def _of_shards(self, shards: TimeKeeping | None, p: Params, column: str = "guild_id") -> str:
+        """The condition for rows whose server (`column`) is one of `shards`'."""
 
     def _params(self) -> Params:
         return Params(self.db.mark)
@@ -287,6 +287,42 @@ class EventRepository(ABC):
         rows = await self.db.fetch(
             f"SELECT id FROM events WHERE state = 'running'{self._of_shards(shards, p)}"
             f" ORDER BY id LIMIT {p(limit)}",
+            p.values,
+        )
+        return [int(row[0]) for row in rows]
+
+    async def expired_games(self, shards: TimeKeeping | None = None, limit: int = 100) -> list[int]:
+        """Games of event tables being played whose clock stopped (nobody claimed the win):
+        a round must not wait for them."""
+        p = self._params()
+        rows = await self.db.fetch(
+            "SELECT t.game_id FROM event_tables t JOIN games g ON g.id = t.game_id"
+            " WHERE t.decided_at IS NULL AND t.game_id IS NOT NULL AND g.status = 'active'"
+            f" AND g.expired_at IS NOT NULL{self._of_shards(shards, p, 'g.guild_id')}"
+            f" ORDER BY t.game_id LIMIT {p(limit)}",
+            p.values,
+        )
+        return [int(row[0]) for row in rows]
+
+    async def due(
+        self, now: float, stale: float, shards: TimeKeeping | None = None, limit: int = 100
+    ) -> list[int]:
+        """Running events with something to do: the round under way complete (its next
+        not made: a crash or a restart came between), a table of it without its game and
+        nobody starting it since `stale`, or a cup's window closed at `now`."""
+        p = self._params()
+        open_tables = (
+            "SELECT 1 FROM event_tables t WHERE t.event_id = e.id AND t.round = e.round"
+            " AND t.decided_at IS NULL"
+        )
+        rows = await self.db.fetch(
+            f"SELECT e.id FROM events e WHERE e.state = 'running'"
+            f"{self._of_shards(shards, p, 'e.guild_id')} AND ("
+            f"(e.closes_at IS NOT NULL AND e.closes_at <= {p(now)})"
+            f" OR NOT EXISTS ({open_tables})"
+            f" OR EXISTS ({open_tables} AND t.game_id IS NULL AND t.bye = 0"
+            f" AND (t.starting_at IS NULL OR t.starting_at < {p(stale)})))"
+            f" ORDER BY e.id LIMIT {p(limit)}",
             p.values,
         )
         return [int(row[0]) for row in rows]

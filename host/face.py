@@ -6,11 +6,14 @@ call on what is named here, which any front-end can make."""
 from __future__ import annotations
 
 from data.console import ConsoleMemoryError
+from data.events import FORMATS
 from data.repository import DatabaseUnavailableError, GameRecord, OneServer, Shards
 from engine.rng import seed_from_text
 from engine.text import ENGLISH, Text, current_language, languages, speaking, t, tn
 from host.daily.replays import RUNS
 from host.daily.service import PERIODS, DailyService
+from host.events.rounds import MAX_ROUNDS
+from host.events.service import Events, EventSetup
 from host.history.records import MAX_RECORD_BYTES, MAX_RECORD_MOVES
 from host.house import FrontEnd, House, HouseSettings, build_house
 from host.i18n import COMMANDS, CommandNames, catalogue, command_names, language_of, locale_dir
@@ -58,11 +61,13 @@ __all__ = [
     "BOT_NAME",
     "COMMANDS",
     "ENGLISH",
+    "FORMATS",
     "LEVELS",
     "MAX_COMPUTERS",
     "MAX_DEADLINE_MINUTES",
     "MAX_RECORD_BYTES",
     "MAX_RECORD_MOVES",
+    "MAX_ROUNDS",
     "MAX_SEED",
     "PATTERN",
     "PERIODS",
@@ -80,6 +85,8 @@ __all__ = [
     "DailyService",
     "DatabaseUnavailableError",
     "Direct",
+    "EventSetup",
+    "Events",
     "FrontEnd",
     "GameCard",
     "GameRecord",

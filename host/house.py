@@ -13,12 +13,18 @@ from dataclasses import dataclass, field
 
 from data.repository import GameRecord, TimeKeeping
 from data.storage import Storage
+from engine.rng import seed_from_text
 from host.announce.announcer import FinishHook, Poster
+from host.announce.clock import TickHook
+from host.commands.buttons import Pressed
 from host.console_memory import ConsoleMemory
 from host.daily.par import ParRunner
 from host.daily.service import DailyService
-from host.model import User
+from host.events.running import Running, ThreadMaker
+from host.events.service import Events
+from host.model import Channel, User
 from host.pages.service import WebPages
+from host.payloads import Action
 from host.play.ai_turns import ComputerPlayers
 from host.present.painting import Painter
 from host.present.presenter import no_link
@@ -67,6 +73,9 @@ class FrontEnd:
     #: Servers whose web pages anyone may see whatever their settings, by name (the
     #: console's own games, for whoever runs it).
     open_pages: dict[int, str] = field(default_factory=dict)
+    #: Makes a thread off a channel for a tournament's game (by default a channel of its
+    #: own, named so, as a front-end without threads keeps one).
+    make_thread: ThreadMaker = field(default=lambda parent, name: _own_channel(parent, name))
 
 
 @dataclass(frozen=True, slots=True)
@@ -80,6 +89,8 @@ class House:
     console_memory: ConsoleMemory
     #: The web's pages over the same games.
     pages: WebPages
+    #: Tournaments.
+    events: Events
 
     def close(self) -> None:
         """Stop the house's workers (computers, painter, par search)."""
@@ -90,6 +101,8 @@ class House:
 def build_house(storage: Storage, settings: HouseSettings, front: FrontEnd) -> House:
     """The service graph over `storage`, for `front`."""
     finish_hooks: list[FinishHook] = []
+    tick_hooks: list[TickHook] = []
+    buttons: dict[Action, Pressed] = {}
     service = GameService(
         storage.games,
         bot_user=front.bot_user,
@@ -105,13 +118,31 @@ def build_house(storage: Storage, settings: HouseSettings, front: FrontEnd) -> H
         finish_hooks=finish_hooks,
         web_url=settings.web_url,
         activity=settings.activity,
+        buttons=buttons,
+        tick_hooks=tick_hooks,
     )
     daily = DailyService(
         service, storage.daily, secret=settings.daily_secret, par_runner=settings.par_runner
     )
     # A daily run that ends is recorded, and its result told, after its final board.
     finish_hooks.append(daily.on_finish)
+    running = Running(
+        service, storage.events, make_thread=front.make_thread, post=front.post, shards=front.shards
+    )
+    events = Events(running)
+    # A tournament's game that ends records its table's result, after the final board;
+    # the clock starts what a round left waiting.
+    finish_hooks.append(running.on_finish)
+    tick_hooks.append(running.tick)
+    buttons[Action.EVENT_JOIN] = events.pressed_join
+    buttons[Action.EVENT_STANDINGS] = events.pressed_standings
     assert service.ratings is not None  # the house keeps ratings
     ratings = RatingPages(service.ratings, storage.daily)
     pages = WebPages(service, daily, ratings, storage.changes, storage.web, front.open_pages)
-    return House(service, daily, ratings, ConsoleMemory(storage.console), pages)
+    return House(service, daily, ratings, ConsoleMemory(storage.console), pages, events)
+
+
+async def _own_channel(parent: Channel, name: str) -> Channel:
+    """A game's place where there are no threads: a channel of its own, its id from the
+    channel it is made off and its name."""
+    return Channel(seed_from_text(f"thread:{parent.channel_id}:{name}"), parent.guild_id, name)

@@ -136,6 +136,9 @@ class Reply:
     #: ended there): once the front-end has posted it, it says so (`delivered`), and the
     #: game's mark of what is untold is cleared up to there.
     told_to: int | None = None
+    #: Posted there rather than where the command was used (a tournament's round, in
+    #: its channel and its games' threads; a player's own news, as a direct message).
+    where: Channel | Direct | None = None
 
 
 class ServiceError(Exception):

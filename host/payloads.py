@@ -72,6 +72,10 @@ class Action(StrEnum):
     #: board (ply 0: the board opens as the game stands). The Activity is given the
     #: button's custom_id, which names the game.
     LAUNCH = "launch"
+    #: Enter a tournament (game: the event's id; ply 0).
+    EVENT_JOIN = "join"
+    #: A page of a tournament's standings (game: the event's id; ply: the page).
+    EVENT_STANDINGS = "table"
 
 
 #: A payload on the wire; the named groups are the fields of `Payload`. Only the known

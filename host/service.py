@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import Callable, Coroutine, Sequence
+from collections.abc import Callable, Coroutine, Mapping, Sequence
 from dataclasses import replace
 from typing import Any
 
@@ -32,10 +32,10 @@ from engine.text import Text, speaking, t
 from host import catalog, i18n
 from host.announce.announcer import Announcer, FinishHook, Poster
 from host.announce.boards import Boards
-from host.announce.clock import Clock
+from host.announce.clock import Clock, TickHook
 from host.announce.computers import Answered
 from host.announce.telling import Telling
-from host.commands.buttons import Buttons
+from host.commands.buttons import Buttons, Pressed
 from host.commands.game_lists import GameLists
 from host.commands.offers import Offers
 from host.commands.suggestions import suggestions
@@ -91,6 +91,8 @@ class GameService:
         finish_hooks: Sequence[FinishHook] = (),
         web_url: str | None = None,
         activity: bool = False,
+        buttons: Mapping[Action, Pressed] | None = None,
+        tick_hooks: Sequence[TickHook] = (),
     ) -> None:
         """The service over `games` (and `ratings`, if kept). A front-end lends it what only
         it has: `post`, to post replies outside any command (the computers' later moves;
@@ -136,7 +138,7 @@ class GameService:
         self.starting = Starting(
             self.commits, self.settings, self.presenter.check_showable, setup_from_record, clock
         )
-        self.timeouts = Clock(self.announcer, self.settings, clock, shards)
+        self.timeouts = Clock(self.announcer, self.settings, clock, shards, tick_hooks)
         self.telling = Telling(self.announcer, shards)
         self.game_lists = GameLists(self.live, self.presenter)
         self.offers = Offers(self.live, self.commits, self.announcer, self.presenter)
@@ -153,6 +155,7 @@ class GameService:
             self.history,
             self.following,
             self.links,
+            buttons,
         )
 
     async def _finish(self, loaded: Loaded) -> list[Reply]:

@@ -44,9 +44,9 @@ class PgEventRepository(EventRepository):
         async with self.database.transaction() as conn:
             yield _PgTx(conn)
 
-    def _of_shards(self, shards: TimeKeeping | None, p: Params) -> str:
+    def _of_shards(self, shards: TimeKeeping | None, p: Params, column: str = "guild_id") -> str:
         if shards is None:
             return ""
         if isinstance(shards, OneServer):
-            return f" AND guild_id = {p(shards.guild_id)}"
-        return f" AND (guild_id >> 22) % {p(shards.count)} = ANY({p(list(shards.ids))}::int[])"
+            return f" AND {column} = {p(shards.guild_id)}"
+        return f" AND ({column} >> 22) % {p(shards.count)} = ANY({p(list(shards.ids))}::int[])"

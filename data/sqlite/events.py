@@ -42,10 +42,10 @@ class SqliteEventRepository(EventRepository):
         async with self.database.transaction() as conn:
             yield _SqliteTx(conn)
 
-    def _of_shards(self, shards: TimeKeeping | None, p: Params) -> str:
+    def _of_shards(self, shards: TimeKeeping | None, p: Params, column: str = "guild_id") -> str:
         if shards is None:
             return ""
         if isinstance(shards, OneServer):
-            return f" AND guild_id = {p(shards.guild_id)}"
-        shard = f"(guild_id >> 22) % {p(shards.count)}"
+            return f" AND {column} = {p(shards.guild_id)}"
+        shard = f"({column} >> 22) % {p(shards.count)}"
         return f" AND {shard} IN ({','.join(p(held) for held in shards.ids)})"

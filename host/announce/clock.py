@@ -7,7 +7,7 @@ the announcer, so nothing is handled twice, by two processes or across a restart
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable, Sequence
 
 from data.repository import TimeKeeping
 from engine.text import speaking
@@ -20,6 +20,11 @@ from host.settings import SettingsStore
 log = logging.getLogger(__name__)
 
 
+#: Called at each tick, after the games' own deadlines: what else is due (an event's round
+#: to start), as the replies to post with where.
+TickHook = Callable[[float], Awaitable[list[tuple[Where, list[Reply]]]]]
+
+
 class Clock:
     def __init__(
         self,
@@ -27,6 +32,7 @@ class Clock:
         settings: SettingsStore,
         clock: Callable[[], float],
         shards: TimeKeeping | None = None,
+        tick_hooks: Sequence[TickHook] = (),
     ) -> None:
         self.announcer = announcer
         self.commits = announcer.commits
@@ -37,6 +43,7 @@ class Clock:
         #: The games this process keeps time for: its shards' servers', or the console's
         #: own server's (None: all).
         self.shards = shards
+        self.tick_hooks = tick_hooks
 
     async def expire_due(self) -> list[tuple[Where, list[Reply]]]:
         """Send the reminders due, play the default for every decision whose deadline has
@@ -65,6 +72,11 @@ class Clock:
                     posts += await self._told(game_id, CloseChallenge(now))
             except Exception:
                 log.exception("game %s: closing an unanswered challenge failed", game_id)
+        for hook in self.tick_hooks:
+            try:
+                posts += await hook(now)
+            except Exception:
+                log.exception("a clock hook failed")
         return posts
 
     async def _told(

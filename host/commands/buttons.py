@@ -8,7 +8,7 @@ otherwise, changing nothing.
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Mapping
 
 from data.repository import MAX_ID
 from engine.text import t
@@ -33,6 +33,8 @@ from host.present.presenter import Presenter
 from host.present.words import move_number
 
 Handler = Callable[["Buttons", Channel, User, Payload], Awaitable[list[Reply]]]
+#: A button of another part of the house, pressed.
+Pressed = Callable[[Channel, User, Payload], Awaitable[list[Reply]]]
 
 
 class Buttons:
@@ -48,8 +50,11 @@ class Buttons:
         history: History,
         following: Following,
         links: WebLinks | None = None,
+        more: Mapping[Action, Pressed] | None = None,
     ) -> None:
         self.live = live
+        #: What the buttons of other parts of the house do (an event's Join), by action.
+        self.more = more if more is not None else {}
         self.moves = moves
         self.announcer = announcer
         self.commits = announcer.commits
@@ -72,7 +77,13 @@ class Buttons:
     async def press(self, channel: Channel, user: User, payload: Payload) -> list[Reply]:
         if payload.game_id > MAX_ID:  # a made-up button: no row has such an id
             raise ServiceError(t("That game does not exist."))
-        return await HANDLERS[payload.action](self, channel, user, payload)
+        handler = HANDLERS.get(payload.action)
+        if handler is None:
+            pressed = self.more.get(payload.action)
+            if pressed is None:
+                raise ServiceError(t("That button does nothing any more."))
+            return await pressed(channel, user, payload)
+        return await handler(self, channel, user, payload)
 
     # --- challenges -----------------------------------------------------------------------
     async def _answer(self, channel: Channel, user: User, payload: Payload) -> list[Reply]:

@@ -11,17 +11,21 @@ Nothing here draws or formats: the announcer (`host.announce`) tells the change.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import replace
 from typing import Protocol
 
-from data.repository import HandOver, NewGame, StalePlyError
+from data.repository import GameRecord, HandOver, NewGame, StalePlyError
 from data.results import GameResult
 from engine.text import t
 from host.model import ServiceError, User
 from host.play.changes import Change
 from host.play.live import LiveGames, Loaded
 from host.play.moves import Moves
+
+#: Stores a new game with what must be written in the same transaction (an event's table
+#: linked to it); returns it as stored.
+Store = Callable[[NewGame, float], Awaitable[GameRecord]]
 
 
 class Act(Protocol):
@@ -63,10 +67,13 @@ class Commits:
                 before = await self.live.load(game_id)
                 return await act.commit(self, before)
 
-    async def create(self, new: NewGame, loaded: Callable[..., Loaded]) -> Loaded:
+    async def create(
+        self, new: NewGame, loaded: Callable[..., Loaded], store: Store | None = None
+    ) -> Loaded:
         """Store a new game (LiveGameExistsError if its channel has one) and, when it is
-        live, keep it in memory: `loaded(record)` is the game as it starts."""
-        record = await self.live.repository.create_game(new, self.clock())
+        live, keep it in memory: `loaded(record)` is the game as it starts. `store` writes
+        it instead of the usual write (with what must be written with it)."""
+        record = await (store or self.live.repository.create_game)(new, self.clock())
         async with self.live.lock(record.id):
             return self.live.remember(loaded(record))
 

@@ -23,7 +23,7 @@ from engine.text import Text, t
 from host.model import Channel, ChannelBusyError, ServiceError, User
 from host.play import seats
 from host.play.changes import Change, Kind
-from host.play.commit import Commits
+from host.play.commit import Commits, Store
 from host.play.deadlines import first_deadline
 from host.play.live import LiveGames, Loaded, game_of, record_of, start_state, user_of
 from host.settings import SettingError, SettingsStore
@@ -125,6 +125,22 @@ class Starting:
         in_order = replace(setup, seat=SeatChoice.FIRST)
         return await self._start(channel, user, game, seated, in_order, challenge=False)
 
+    async def seated_start(
+        self,
+        channel: Channel,
+        user: User,
+        players: Sequence[User],
+        setup: GameSetup,
+        store: Store,
+    ) -> Change:
+        """A game whose players were seated for them (an event's table), begun at once in
+        the order given, and stored by `store` with what goes with it."""
+        game = game_of(setup.game)
+        in_order = replace(setup, seat=SeatChoice.FIRST)
+        return await self._start(
+            channel, user, game, list(players), in_order, challenge=False, store=store
+        )
+
     async def rematch(self, channel: Channel, user: User, finished: Loaded) -> Change:
         """The same game again, with the same players, each moved one seat on (in a game
         of two, the seats swapped); the others must accept, computers at once."""
@@ -166,9 +182,10 @@ class Starting:
         challenge: bool,
         offer: Text | None = None,
         note: Text | None = None,
+        store: Store | None = None,
     ) -> Change:
         """Store the game: a challenge (`offer` above it), or a game that begins at once.
-        `note` is told either way."""
+        `note` is told either way; `store` stores it, where not the usual way."""
         seed, players, state, options = await self._prepared(channel, game, players, setup)
         # Everyone who started it, and every computer, has already agreed to play.
         accepted = [not challenge or p.id == user.id or p.is_bot for p in players]
@@ -194,7 +211,7 @@ class Starting:
             return Loaded(record, game, state, None, None)
 
         try:
-            loaded = await self.commits.create(new, starting)
+            loaded = await self.commits.create(new, starting, store)
         except LiveGameExistsError:
             raise ChannelBusyError(
                 t(
