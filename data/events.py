@@ -150,6 +150,8 @@ class EventGame:
     board: int
     name: str | None
     format: Format
+    #: The game the event plays.
+    game: str
 
 
 class Tx(Protocol):
@@ -335,13 +337,15 @@ class EventRepository(ABC):
         p = self._params()
         marks = ", ".join(p(g) for g in wanted)
         rows = await self.db.fetch(
-            "SELECT t.game_id, t.event_id, t.round, t.board, e.name, e.format"
+            "SELECT t.game_id, t.event_id, t.round, t.board, e.name, e.format, e.game"
             " FROM event_tables t JOIN events e ON e.id = t.event_id"
             f" WHERE t.game_id IN ({marks})",
             p.values,
         )
         return {
-            int(row[0]): EventGame(int(row[1]), int(row[2]), int(row[3]), row[4], row[5])
+            int(row[0]): EventGame(
+                int(row[1]), int(row[2]), int(row[3]), row[4], row[5], str(row[6])
+            )
             for row in rows
         }
 

@@ -20,6 +20,7 @@ from host.commands.buttons import Pressed
 from host.console_memory import ConsoleMemory
 from host.daily.par import ParRunner
 from host.daily.service import DailyService
+from host.events.labels import entered, game_labels
 from host.events.running import Running, ThreadMaker
 from host.events.service import Events
 from host.model import Channel, User
@@ -120,6 +121,7 @@ def build_house(storage: Storage, settings: HouseSettings, front: FrontEnd) -> H
         activity=settings.activity,
         buttons=buttons,
         tick_hooks=tick_hooks,
+        labels=game_labels(storage.events),
     )
     daily = DailyService(
         service, storage.daily, secret=settings.daily_secret, par_runner=settings.par_runner
@@ -137,7 +139,7 @@ def build_house(storage: Storage, settings: HouseSettings, front: FrontEnd) -> H
     buttons[Action.EVENT_JOIN] = events.pressed_join
     buttons[Action.EVENT_STANDINGS] = events.pressed_standings
     assert service.ratings is not None  # the house keeps ratings
-    ratings = RatingPages(service.ratings, storage.daily)
+    ratings = RatingPages(service.ratings, storage.daily, entered(storage.events))
     pages = WebPages(service, daily, ratings, storage.changes, storage.web, front.open_pages)
     return House(service, daily, ratings, ConsoleMemory(storage.console), pages, events)
 

@@ -39,7 +39,7 @@ from host.commands.buttons import Buttons, Pressed
 from host.commands.game_lists import GameLists
 from host.commands.offers import Offers
 from host.commands.suggestions import suggestions
-from host.history.finished import History
+from host.history.finished import History, Labels
 from host.history.records import setup_from_record
 from host.links import WebLinks
 from host.model import (
@@ -93,6 +93,7 @@ class GameService:
         activity: bool = False,
         buttons: Mapping[Action, Pressed] | None = None,
         tick_hooks: Sequence[TickHook] = (),
+        labels: Labels | None = None,
     ) -> None:
         """The service over `games` (and `ratings`, if kept). A front-end lends it what only
         it has: `post`, to post replies outside any command (the computers' later moves;
@@ -143,7 +144,7 @@ class GameService:
         self.game_lists = GameLists(self.live, self.presenter)
         self.offers = Offers(self.live, self.commits, self.announcer, self.presenter)
         names = self.ratings.repository.names if self.ratings is not None else None
-        self.history = History(self.live, self.presenter, names)
+        self.history = History(self.live, self.presenter, names, labels)
         self.buttons = Buttons(
             self.live,
             self.moves,

@@ -51,11 +51,23 @@ def _cursor(cursor: str | None) -> tuple[int | None, int | None]:
 Names = Callable[[Iterable[int]], Awaitable[dict[int, str]]]
 
 
+#: The tournament each of these games was played in, as a label, by game id.
+Labels = Callable[[Iterable[int]], Awaitable[dict[int, str]]]
+
+
 class History:
-    def __init__(self, live: LiveGames, presenter: Presenter, names: Names | None = None) -> None:
+    def __init__(
+        self,
+        live: LiveGames,
+        presenter: Presenter,
+        names: Names | None = None,
+        labels: Labels | None = None,
+    ) -> None:
         self.live = live
         self.presenter = presenter
         self.names = names
+        #: Tournaments named beside their games (None: none kept).
+        self.labels = labels
         #: One replay drawn per person at a time: thirty /replays of one person queue
         #: one drawing ahead of everyone else's, not thirty.
         self.replays = OnePerUser(
@@ -102,6 +114,7 @@ class History:
         if cursor is not None and not records:
             raise ServiceError(t("That page is gone: use /history again."))
         lines = []
+        events = await self.labels([r.id for r in records]) if self.labels and records else {}
         for record in records:
             loaded_game = game_of(record.game)
             when = i18n.day(record.finished_at or record.updated_at)
@@ -117,7 +130,8 @@ class History:
                 result=short_line(loaded_game, result, names),
             )
             label = t("board")  # outside the f-string, where the catalogue finds it
-            lines.append(str(line) + (f" [{label}]({link})" if link else ""))
+            event = f" · {events[record.id]}" if record.id in events else ""
+            lines.append(str(line) + event + (f" [{label}]({link})" if link else ""))
         if not lines:
             text = str(t("No finished games here yet."))
         else:

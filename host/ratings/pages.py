@@ -9,6 +9,7 @@ direct message, the global tables."""
 from __future__ import annotations
 
 import logging
+from collections.abc import Awaitable, Callable
 from datetime import date
 from typing import Any
 
@@ -30,11 +31,19 @@ log = logging.getLogger(__name__)
 TOP = 10
 
 
+#: The tournaments a player entered (in one server, or anywhere), newest first, as lines.
+Entered = Callable[[int, int | None], Awaitable[list[str]]]
+
+
 class RatingPages:
-    def __init__(self, ratings: Ratings, daily: DailyRepository) -> None:
+    def __init__(
+        self, ratings: Ratings, daily: DailyRepository, entered: Entered | None = None
+    ) -> None:
         self.ratings = ratings
         self.repository = ratings.repository
         self.daily = daily
+        #: The tournaments a player entered (None: none kept).
+        self.entered = entered
 
     def game_choices(self) -> list[tuple[str, str]]:
         """(id, name) of every game that has ratings (those played by two or more)."""
@@ -109,7 +118,10 @@ class RatingPages:
         if opponent is not None:
             fields.append(await self._head_to_head(who, opponent, where))
         fields.append(await self._daily_field(who))
-        if len(fields) == 1 + (opponent is not None):
+        tournaments = await self.entered(who.id, channel.guild_id) if self.entered else []
+        if tournaments:
+            fields.append((str(t("Tournaments")), "\n".join(tournaments)))
+        if len(fields) == 1 + (opponent is not None) + bool(tournaments):
             text = t(
                 "{name} has no rated game here yet. Games between people count: /play one "
                 "with an opponent.",

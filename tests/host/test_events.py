@@ -120,6 +120,11 @@ async def test_a_round_robin_of_four_meets_every_pair_once_and_ranks_by_points(
         ("dave", 0),
     ]
     assert not any(t.forfeit for t in event.tables)  # every game was played
+    # /history names the tournament beside each of its games, /profile the tournament.
+    [history] = await house.service.finished(HERE, four[0], viewer=four[0])
+    assert history.text.count("Club, round ") == 3
+    [profile] = await house.ratings.profile(HERE, four[0], None, None)
+    assert ("Tournaments", "Club · finished") in profile.fields
 
 
 async def test_a_swiss_of_seven_gives_one_bye_a_round_never_twice_and_no_rematch(
