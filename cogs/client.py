@@ -144,7 +144,8 @@ class HilltopBot(commands.AutoShardedBot):
 
     async def make_thread(self, parent: Channel, name: str) -> Channel:
         """A public thread off `parent` for a tournament's game; a refusal names the
-        permission the bot lacks there."""
+        permission the bot lacks there (the start of a tournament checks the command's
+        own permissions first: a later round finds out from Discord's answer)."""
         channel = self.get_channel(parent.channel_id)
         if channel is None:
             try:
@@ -155,13 +156,6 @@ class HilltopBot(commands.AutoShardedBot):
                 ) from exc
         if not isinstance(channel, discord.TextChannel):
             raise ServiceError(t("Threads cannot be made in the tournament's channel."))
-        mine = channel.permissions_for(channel.guild.me)
-        for allowed, permission in (
-            (mine.create_public_threads, t("Create Public Threads")),
-            (mine.send_messages_in_threads, t("Send Messages in Threads")),
-        ):
-            if not allowed:
-                raise ServiceError(missing_permission(permission))
         try:
             thread = await channel.create_thread(
                 name=name[:100], type=discord.ChannelType.public_thread

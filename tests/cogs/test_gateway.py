@@ -54,6 +54,7 @@ COMMANDS = {
     "stats",
     "notify",
     "admin",
+    "tournament",
 }
 
 
