@@ -19,6 +19,10 @@ PLAYED = [
     "#third bob /play game:hokito opponent:carol seed:3",
     "alice /daily",
     "alice /daily move:d",
+    "#club root /tournament create game:hokito format:round-robin name:Club",
+    "#club alice /tournament join",
+    "#club bob /press Join",
+    "#club root /tournament start",
 ]
 #: Every command that reads, after the season is played; each run alone answers in full.
 READS = [
@@ -40,6 +44,10 @@ READS = [
     "alice /ratings game:hokito scope:global",
     "alice /profile",
     "alice /profile user:bob opponent:alice",
+    "#club alice /tournament standings",
+    "#club alice /tournament pairings",
+    "#club alice /tournament list",
+    "#club alice /tournament export file:trf",
 ]
 #: The whole season, ending with a challenge declined.
 SEASON = [*PLAYED, *READS, "#third carol /decline"]

@@ -44,11 +44,15 @@ GROWING = {
     "guild_settings",
     "user_settings",
     "web_sessions",
+    "events",
+    "event_entrants",
+    "event_tables",
+    "event_seats",
 }
 #: Partial indexes that hold only work still to do (games to rate, deadlines and
-#: reminders due, challenges unanswered, daily runs still open or untold): each entry
-#: leaves the index once it is handled, so reading one whole costs the backlog, not the
-#: history.
+#: reminders due, challenges unanswered, daily runs still open or untold, tournaments
+#: running and their tables undecided): each entry leaves the index once it is handled,
+#: so reading one whole costs the backlog, not the history.
 QUEUES = {
     "games_unrated",
     "games_due",
@@ -56,6 +60,8 @@ QUEUES = {
     "games_open_challenges",
     "daily_runs_open",
     "daily_runs_pending",
+    "events_running",
+    "event_tables_undecided",
 }
 #: Statements that read nothing (or only what they write by key).
 _NOT_READS = re.compile(
