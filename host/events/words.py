@@ -258,7 +258,8 @@ def standings_reply(whole: WholeEvent, page: int = 0, *, edit: bool = False) -> 
         results, byes = results_of(whole)
         cross = crosstable(entrants_of(whole), results, byes)
         width = max(len(r.name[:10]) for r in rows)
-        drawn = [
+        numbers = " ".join(f"{i:>3}" for i in range(1, len(rows) + 1))
+        drawn = [f"{'':>2} {'':<{width}} {numbers}"] + [
             f"{i:>2} {r.name[:10]:<{width}} " + " ".join(f"{c or '·':>3}" for c in cells)
             for i, (r, cells) in enumerate(zip(rows, cross, strict=False), start=1)
         ]
