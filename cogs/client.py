@@ -157,8 +157,10 @@ class HilltopBot(commands.AutoShardedBot):
         if not isinstance(channel, discord.TextChannel):
             raise ServiceError(t("Threads cannot be made in the tournament's channel."))
         try:
+            # A game at correspondence pace may be quiet for days: a week before Discord
+            # archives its thread (a post in it opens it again).
             thread = await channel.create_thread(
-                name=name[:100], type=discord.ChannelType.public_thread
+                name=name[:100], type=discord.ChannelType.public_thread, auto_archive_duration=10080
             )
         except discord.Forbidden as exc:
             lacking = t("View Channels") if exc.code == 50001 else t("Create Public Threads")

@@ -81,6 +81,12 @@ def cup_table(whole: WholeEvent) -> list[CupRow]:
     return cup_standings(runs)
 
 
+def least_entrants(event: EventRecord) -> int:
+    """Entrants an event needs to play a round: two, or a table of three where tables
+    are of three or four."""
+    return 3 if event.table_size > 2 else 2
+
+
 def planned_rounds(event: EventRecord, entrants: int) -> int:
     """The rounds an event starting with `entrants` plays."""
     if event.format == "cup":

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import weakref
 from collections.abc import Awaitable, Callable, Coroutine, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
@@ -21,7 +22,7 @@ from typing import Any
 from data.events import EventRecord, EventRepository, TableRecord, WholeEvent
 from data.repository import GameRecord, NewGame, TimeKeeping, UserRecord
 from data.results import Ending, GameResult
-from engine.text import Text, t
+from engine.text import Text, speaking, t
 from host.announce.announcer import Poster
 from host.events import rounds, words
 from host.model import Channel, Direct, Reply, ServiceError, User, Where
@@ -61,6 +62,12 @@ class Running:
         self.shards = shards
         self.clock = service.clock
         self._tasks: set[asyncio.Task[None]] = set()
+        #: Rounds whose games could not all start, told so once by this process (the
+        #: clock tries again quietly).
+        self._refusals_told: set[tuple[int, int]] = set()
+        #: One moving on of an event at a time in this process (a finish hook's and the
+        #: clock's): the database guards against other processes.
+        self._moving: weakref.WeakValueDictionary[int, asyncio.Lock] = weakref.WeakValueDictionary()
 
     async def on_finish(self, loaded: Loaded) -> list[Reply]:
         """A game ended: if it is an event's, its table records the result; the last result
@@ -92,25 +99,33 @@ class Running:
         if whole.event.state == "running" and not any(
             t_.decided_at is None for t_ in whole.round_tables(whole.event.round)
         ):
-            replies += await self.spread(self._advance(found.event_id))
+            replies += await self.spread(self._advance(found.event_id), whole.event.guild_id)
         return replies
 
     async def tick(self, now: float) -> list[tuple[Where, list[Reply]]]:
         """What the clock finds due: stopped clocks in event games (the waiting player is
         given the win), rounds complete but not yet followed, tables without their game,
         cups whose window closed."""
+        # Nobody asked for these posts: they are in the language of the event's server.
         replies: list[Reply] = []
         for game_id in await self.repository.expired_games(self.shards):
             try:
-                replies += await self._claim_for_waiting(game_id)
+                record = await self.service.repository.get_game(game_id)
+                with speaking(await self._language(record.guild_id if record else None)):
+                    replies += await self._claim_for_waiting(game_id)
             except Exception:
                 log.exception("game %s: claiming for the waiting player failed", game_id)
         for event_id in await self.repository.due(now, now - STARTING_LEASE, self.shards):
             try:
-                replies += await self._catch_up(event_id, now)
+                event = await self.repository.get(event_id)
+                with speaking(await self._language(event.guild_id if event else None)):
+                    replies += await self._catch_up(event_id, now)
             except Exception:
                 log.exception("event %s: its round could not be moved on", event_id)
         return _posts(replies)
+
+    async def _language(self, guild_id: int | None) -> str:
+        return (await self.service.settings.server(guild_id)).language
 
     async def _claim_for_waiting(self, game_id: int) -> list[Reply]:
         loaded = await self.service.loaded(game_id)
@@ -155,8 +170,18 @@ class Running:
             replies += await self.in_thread(table, CloseRun())
         return replies
 
+    def _turn(self, event_id: int) -> asyncio.Lock:
+        lock = self._moving.get(event_id)
+        if lock is None:
+            lock = self._moving[event_id] = asyncio.Lock()
+        return lock
+
     async def _advance(self, event_id: int) -> list[Reply]:
         """The round under way is complete: the next round, or the end."""
+        async with self._turn(event_id):
+            return await self._advanced(event_id)
+
+    async def _advanced(self, event_id: int) -> list[Reply]:
         whole = await self.whole(event_id)
         event = whole.event
         if event.state != "running" or any(
@@ -165,8 +190,7 @@ class Running:
             return []
         playing = [e for e in whole.entrants if e.state == "in"]
         planned = event.rounds or event.round
-        least = max(2, event.table_size) if event.table_size > 1 else 1
-        if event.round >= planned or len(playing) < least:
+        if event.round >= planned or len(playing) < rounds.least_entrants(event):
             if not await self.repository.finish(event_id, "finished", self.clock()):
                 return []
             log.info("event %s finished after round %d", event_id, event.round)
@@ -175,12 +199,18 @@ class Running:
         if not await self.repository.start_round(event_id, event.round + 1, tables, self.clock()):
             return []  # another process, or an earlier try, made it
         log.info("event %s: round %d paired", event_id, event.round + 1)
-        return await self.open_round(event_id)
+        return await self._opened(event_id)
 
     async def open_round(self, event_id: int) -> list[Reply]:
         """Start the games of the round under way that have none yet (each in a thread of
         its own), then post the round in the event's channel, with direct messages to the
         players who take them."""
+        if self._turn(event_id).locked():
+            return []  # being moved on here already: that telling posts the round
+        async with self._turn(event_id):
+            return await self._opened(event_id)
+
+    async def _opened(self, event_id: int) -> list[Reply]:
         whole = await self.whole(event_id)
         event = whole.event
         replies: list[Reply] = []
@@ -202,6 +232,9 @@ class Running:
                 break
         whole = await self.whole(event_id)
         if refused is not None:
+            if (event_id, event.round) in self._refusals_told:
+                return replies
+            self._refusals_told.add((event_id, event.round))
             note = t(
                 "Round {round} could not start every game: {reason} It starts them as soon as it "
                 "can.",
@@ -294,21 +327,25 @@ class Running:
             await self.post(where, posts)
         return []
 
-    async def spread(self, work: Coroutine[Any, Any, list[Reply]]) -> list[Reply]:
-        """What a command sets off in other channels: posted as it is done where the
-        front-end can post outside commands, else returned to go with the command's
-        replies."""
+    async def spread(
+        self, work: Coroutine[Any, Any, list[Reply]], guild_id: int | None
+    ) -> list[Reply]:
+        """What a command sets off in other channels: posted as it is done (in the
+        language of the server, `guild_id`) where the front-end can post outside
+        commands, else returned to go with the command's replies."""
         if self.post is None:
             return await work
-        task = asyncio.get_running_loop().create_task(self._post_when_done(work))
+        language = await self._language(guild_id)
+        task = asyncio.get_running_loop().create_task(self._post_when_done(work, language))
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
         return []
 
-    async def _post_when_done(self, work: Coroutine[Any, Any, list[Reply]]) -> None:
+    async def _post_when_done(self, work: Coroutine[Any, Any, list[Reply]], language: str) -> None:
         assert self.post is not None
         try:
-            replies = await work
+            with speaking(language):
+                replies = await work
         except Exception:
             log.exception("an event's round could not be set up; the clock tries again")
             return

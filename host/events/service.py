@@ -249,7 +249,7 @@ class Events:
             raise ServiceError(t("{name} has already started.", name=name))
         whole = await self.running.whole(event.id)
         entrants = len(whole.entrants)
-        least = max(2, event.table_size) if event.table_size > 1 else 2
+        least = rounds.least_entrants(event)
         if entrants < least:
             raise ServiceError(
                 t(
@@ -282,7 +282,7 @@ class Events:
                 )
             )
         )
-        return [said, *await self.running.spread(self.running.open_round(event.id))]
+        return [said, *await self.running.spread(self.running.open_round(event.id), event.guild_id)]
 
     async def end(self, channel: Channel, user: User, event_id: int | None = None) -> list[Reply]:
         """`/tournament end` (admins): end an event now; its games in play are ended too."""

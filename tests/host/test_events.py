@@ -13,15 +13,16 @@ from fractions import Fraction
 
 import pytest
 
-from data.events import SeatResult, WholeEvent
+from data.events import NewTable, SeatResult, WholeEvent
 from data.storage import Storage, open_storage
 from host.events.rounds import table_standings
+from host.events.running import STARTING_LEASE
 from host.events.service import EventSetup
-from host.face import House
-from host.model import Channel, ServiceError, User
+from host.face import FrontEnd, House
+from host.model import Channel, Direct, ServiceError, User
 from host.payloads import Action
 from tests.host.conftest import ADMIN
-from tests.houses import house_of
+from tests.houses import BOT, house_of
 
 HERE = Channel(700, 7, "tournaments")
 PEOPLE = [
@@ -365,3 +366,71 @@ async def test_a_round_is_started_once_when_two_processes_race_for_it(
         second.close()
         await first_storage.close()
         await second_storage.close()
+
+
+async def test_a_round_paired_before_a_crash_gets_its_games_from_the_clock(
+    house: House, clock: Clock
+) -> None:
+    """A process that paired a round and died before starting its games: the next
+    process's clock starts them once the dead one's claim has run out, and posts the
+    round."""
+    event_id = await made(house, EventSetup("hokito", "swiss", rounds=2), PEOPLE[:4])
+    repository = house.events.repository
+    event = await repository.get(event_id)
+    assert event is not None
+    claimed = [
+        NewTable(1, (PEOPLE[0].id, PEOPLE[1].id)),
+        NewTable(2, (PEOPLE[2].id, PEOPLE[3].id)),
+    ]
+    assert await repository.start_round(event_id, 1, claimed, clock.now, rounds=2)
+    assert await repository.claim_table(event_id, 1, 1, clock.now, STARTING_LEASE)
+    # Table 2 is nobody's: started at once; table 1 waits for the dead claim to run out.
+    posts = await house.service.expire_due()
+    started = await whole(house, event_id)
+    assert [t.game_id is not None for t in started.round_tables(1)] == [False, True]
+    clock.now += STARTING_LEASE + 1
+    posts += await house.service.expire_due()
+    started = await whole(house, event_id)
+    assert all(t.game_id is not None for t in started.round_tables(1))
+    rounds_posted = [r for _, replies in posts for r in replies if "round 1 of 2" in r.title]
+    assert len(rounds_posted) == 2  # each time games started, the round is posted
+    # Nothing more is due: the clock starts no game twice.
+    assert await house.service.expire_due() == []
+
+
+async def test_players_who_take_direct_messages_hear_of_their_round(house: House) -> None:
+    alice, bob, carol = PEOPLE[:3]
+    await house.service.notify(alice, dm=True)
+    event_id = await made(house, EventSetup("hokito", "swiss", rounds=2), [alice, bob, carol])
+    started = await house.events.start(HERE, ADMIN, event_id)
+    direct = [r for r in started if isinstance(r.where, Direct)]
+    assert [r.where.user.name for r in direct if isinstance(r.where, Direct)] == ["alice"]
+    assert "Round 1 of" in direct[0].text or "bye in round 1" in direct[0].text
+
+
+async def test_a_round_whose_threads_are_refused_says_so_once(
+    sqlite_storage: Storage, clock: Clock
+) -> None:
+    refusing = True
+
+    async def threads(parent: Channel, name: str) -> Channel:
+        if refusing:
+            raise ServiceError("I lack the Create Public Threads permission.")
+        return Channel(hash(name) & 0xFFFFFFFF, parent.guild_id, name)
+
+    front = FrontEnd(BOT, make_thread=threads)
+    house = house_of(sqlite_storage, clock=clock, front=front)
+    try:
+        event_id = await made(house, EventSetup("hokito", "swiss", rounds=1), PEOPLE[:2])
+        started = await house.events.start(HERE, ADMIN, event_id)
+        assert any("could not start every game" in r.text for r in started)
+        clock.now += STARTING_LEASE + 1
+        assert await house.service.expire_due() == []  # tried again, quietly
+        refusing = False
+        clock.now += STARTING_LEASE + 1
+        posts = await house.service.expire_due()
+        assert any("round 1 of 1" in r.title for _, replies in posts for r in replies)
+        event = await whole(house, event_id)
+        assert event.round_tables(1)[0].game_id is not None
+    finally:
+        house.close()
