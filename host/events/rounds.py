@@ -204,8 +204,11 @@ def decided(loaded: Loaded, table: TableRecord) -> Decided:
     ids = table.user_ids
     moved = set(loaded.movers)
     if loaded.game.solo:
-        score = result.scores[0] if result.scores else 0
         turns = sum(1 for seat in loaded.movers if seat == 0)
+        if not turns:
+            # A run never begun scores nothing: it ranks after every run played.
+            return Decided((SeatResult(ids[0], 1),), True, ())
+        score = result.scores[0] if result.scores else 0
         return Decided((SeatResult(ids[0], 1, score, turns),), False, ())
     forfeit = result.aborted or result.ending is Ending.ADMIN
     if result.ending is Ending.ADMIN:

@@ -260,7 +260,13 @@ async def test_a_hillbert_cup_plays_one_hill_and_ranks_by_score(house: House, cl
     assert event.event.state == "finished"
     assert any("final standings" in r.title for _, replies in posts for r in replies)
     [reply] = await house.events.standings(HERE, PEOPLE[0], event_id)
-    assert reply.text.index("alice") < reply.text.index("carol")
+    table = reply.text.split("```")[1].splitlines()
+    # carol never began her run: she is last, her run not finished; the others by score.
+    assert table[-1].split()[:2] == ["3", "carol"] and "not finished" in table[-1]
+    event = await whole(house, event_id)
+    runs = {t.seats[0].user_id: t.seats[0] for t in event.round_tables(1)}
+    assert runs[three[0].id].turns == 2 and runs[three[1].id].turns == 1
+    assert runs[three[2].id].score is None
 
 
 @pytest.mark.parametrize(
