@@ -47,6 +47,7 @@ from host.pages.views import (
     ServerInfo,
     ServerView,
     SignInNeededError,
+    TournamentView,
     Visitor,
 )
 from host.payloads import PATTERN, Payload
@@ -116,6 +117,7 @@ __all__ = [
     "SignInNeededError",
     "StaleControlsError",
     "Text",
+    "TournamentView",
     "User",
     "Visitor",
     "WebPages",

@@ -140,7 +140,9 @@ def build_house(storage: Storage, settings: HouseSettings, front: FrontEnd) -> H
     buttons[Action.EVENT_STANDINGS] = events.pressed_standings
     assert service.ratings is not None  # the house keeps ratings
     ratings = RatingPages(service.ratings, storage.daily, entered(storage.events))
-    pages = WebPages(service, daily, ratings, storage.changes, storage.web, front.open_pages)
+    pages = WebPages(
+        service, daily, ratings, storage.changes, storage.web, storage.events, front.open_pages
+    )
     return House(service, daily, ratings, ConsoleMemory(storage.console), pages, events)
 
 

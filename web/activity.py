@@ -31,12 +31,13 @@ from host.face import (
 )
 from web.auth import CodeRefusedError, DiscordFailedError, SignIn, embedded_session_cookie
 from web.config import WebConfig
+from web.paths import MAX_ID
 
 #: The site's own files: its static files hold the Activity's script once built.
 HERE = Path(__file__).parent
 
 #: Where the Activity asks for the site's pages: Discord's proxy, then the prefix the site
-#: serves its pages under for it (`web.app.IN_ACTIVITY`, which links within them).
+#: serves its pages under for it (`web.paths.IN_ACTIVITY`, which links within them).
 PROXY = "/.proxy"
 ROOT = f"{PROXY}/a"
 #: Where the Activity asks the site for its session and its game.
@@ -47,8 +48,6 @@ LAUNCH = "launch"
 MAX_CODE = 512
 #: Discord's limit on a component's custom_id.
 MAX_CUSTOM_ID = 100
-#: The largest id a game or a server can have (a signed 64-bit integer).
-MAX_ID = 2**63 - 1
 
 
 class ActivitySite(Protocol):

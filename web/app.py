@@ -6,7 +6,6 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import hmac
-import json
 import logging
 from collections import OrderedDict
 from collections.abc import Awaitable, Callable
@@ -37,16 +36,15 @@ from web import language
 from web.activity import activity_routes, shell
 from web.auth import SignIn
 from web.config import WebConfig
-from web.hub import CLOSING, Hub
+from web.hub import Hub
 from web.markup import rich, time_tag, whole_dates
+from web.paths import ROOTS, here_of, page_id, root_of
+from web.streams import Laid, follow, sse
+from web.tournaments import Tournaments
 
 log = logging.getLogger(__name__)
 
 HERE = Path(__file__).parent
-#: The largest id a game or a server can have (a signed 64-bit integer).
-MAX_ID = 2**63 - 1
-#: A comment sent down an idle event stream, so that proxies keep it open.
-KEEPALIVE = 25.0
 #: Pages made at once; the others wait their turn. The bot's own commands share the
 #: process, and a crowd of readers must not hold up a move (event streams are not
 #: counted: they wait, and cost nothing until their game moves).
@@ -54,12 +52,6 @@ PAGES_AT_ONCE = 4
 #: Laid-out live parts of game pages kept, by game, move and language.
 LIVE_KEPT = 512
 
-#: Where the pages are served inside Discord's Activity: Discord's proxy takes every
-#: request of the Activity under `/.proxy/` and passes it on without that prefix, so the
-#: pages answer under `/a` and make their links under `/.proxy/a`; they answer under
-#: `/.proxy/a` as well, for a browser that reaches them without the proxy.
-IN_ACTIVITY = "/.proxy/a"
-ROOTS = ("", "/a", IN_ACTIVITY)
 #: The header a page sends its move with: `Site.check_of`.
 CHECK_HEADER = "X-Hilltop-Check"
 #: Pictures of move panels kept, by player, game, move, choices and language.
@@ -68,6 +60,8 @@ PANELS_KEPT = 256
 PAGES: web.AppKey[WebPages] = web.AppKey("pages", WebPages)
 CONFIG: web.AppKey[WebConfig] = web.AppKey("config", WebConfig)
 HUB: web.AppKey[Hub] = web.AppKey("hub", Hub)
+#: The streams of open tournament pages, by tournament.
+TOURNAMENT_HUB: web.AppKey[Hub] = web.AppKey("tournament_hub", Hub)
 
 Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
 PageHandler = Callable[[web.Request, Visitor], Awaitable[web.StreamResponse]]
@@ -93,31 +87,6 @@ def templates() -> jinja2.Environment:
     return env
 
 
-def root_of(request: web.Request) -> str:
-    """The prefix of the links of a page: inside the Activity, Discord's proxy's."""
-    path = request.path
-    for root in ROOTS[1:]:
-        if path == root or path.startswith(root + "/"):
-            return IN_ACTIVITY
-    return ""
-
-
-def here_of(request: web.Request) -> str:
-    """The page's own path, without the prefix it was asked for under."""
-    path = request.path
-    for root in sorted(ROOTS[1:], key=len, reverse=True):
-        if path == root or path.startswith(root + "/"):
-            return path[len(root) :] or "/"
-    return path
-
-
-def _id(request: web.Request, name: str) -> int:
-    text = request.match_info[name]
-    if not text.isascii() or not text.isdigit() or int(text) > MAX_ID:
-        raise PageNotFoundError(t("There is no such page."))
-    return int(text)
-
-
 class Site:
     def __init__(self, pages: WebPages, config: WebConfig) -> None:
         self.pages = pages
@@ -125,6 +94,7 @@ class Site:
         self.env = templates()
         self.sign_in = SignIn(config, pages)
         self.hub = Hub()
+        self.tournaments = Tournaments(self)
         self.at_once = asyncio.Semaphore(PAGES_AT_ONCE)
         self._live: dict[tuple[int, int, str, float, str, str], str] = {}
         self._panels: OrderedDict[tuple[int, int, int, tuple[str, ...], str], bytes] = OrderedDict()
@@ -200,11 +170,11 @@ class Site:
         return self.render(request, visitor, "index.html", games=self.pages.game_names())
 
     async def server(self, request: web.Request, visitor: Visitor) -> web.StreamResponse:
-        view = await self.pages.server(_id(request, "server"), visitor)
+        view = await self.pages.server(page_id(request, "server"), visitor)
         return self.render(request, visitor, "server.html", view=view, server=view.server)
 
     async def game(self, request: web.Request, visitor: Visitor) -> web.StreamResponse:
-        game_id = _id(request, "game")
+        game_id = page_id(request, "game")
         view = await self.pages.game(game_id, visitor)
         root = root_of(request)
         play: dict[str, Any] | None = None
@@ -240,19 +210,19 @@ class Site:
         return html
 
     async def board(self, request: web.Request, visitor: Visitor) -> web.StreamResponse:
-        _, picture = await self.pages.board(_id(request, "game"), visitor)
+        _, picture = await self.pages.board(page_id(request, "game"), visitor)
         return _picture(request, picture, "image/png")
 
     async def frame(self, request: web.Request, visitor: Visitor) -> web.StreamResponse:
-        picture = await self.pages.frame(_id(request, "game"), _id(request, "n"), visitor)
+        picture = await self.pages.frame(page_id(request, "game"), page_id(request, "n"), visitor)
         return _picture(request, picture, "image/png")
 
     async def replay(self, request: web.Request, visitor: Visitor) -> web.StreamResponse:
-        view = await self.pages.replay(_id(request, "game"), visitor)
+        view = await self.pages.replay(page_id(request, "game"), visitor)
         return self.render(request, visitor, "replay.html", view=view, server=view.server)
 
     async def record(self, request: web.Request, visitor: Visitor) -> web.StreamResponse:
-        game_id = _id(request, "game")
+        game_id = page_id(request, "game")
         text = await self.pages.record_text(game_id, visitor)
         return web.Response(
             text=text,
@@ -265,7 +235,7 @@ class Site:
         player_text = request.query.get("player", "")
         player = int(player_text) if player_text.isdigit() and len(player_text) < 20 else None
         view = await self.pages.history(
-            _id(request, "server"),
+            page_id(request, "server"),
             visitor,
             player,
             request.query.get("game") or None,
@@ -275,7 +245,7 @@ class Site:
 
     async def leaderboard(self, request: web.Request, visitor: Visitor) -> web.StreamResponse:
         period = request.query.get("period", "today")
-        card = await self.pages.leaderboard(_id(request, "server"), visitor, period)
+        card = await self.pages.leaderboard(page_id(request, "server"), visitor, period)
         tabs = (("today", t("Today")), ("week", t("This week")), ("all", t("All time")))
         return self.render(
             request, visitor, "card.html", card=card, server=card.server, tabs=tabs, tab=period
@@ -283,7 +253,7 @@ class Site:
 
     async def ratings(self, request: web.Request, visitor: Visitor) -> web.StreamResponse:
         game = request.match_info["game"]
-        card = await self.pages.ratings(_id(request, "server"), visitor, game)
+        card = await self.pages.ratings(page_id(request, "server"), visitor, game)
         tabs = tuple(self.pages.rating_games())
         return self.render(
             request,
@@ -297,14 +267,14 @@ class Site:
         )
 
     async def profile(self, request: web.Request, visitor: Visitor) -> web.StreamResponse:
-        server_id, user_id = _id(request, "server"), _id(request, "user")
+        server_id, user_id = page_id(request, "server"), page_id(request, "user")
         card = await self.pages.profile(server_id, visitor, user_id)
         return self.render(
             request, visitor, "card.html", card=card, server=card.server, player=user_id
         )
 
     async def dailies(self, request: web.Request, visitor: Visitor) -> web.StreamResponse:
-        server = await self.pages.server_info(_id(request, "server"), visitor)
+        server = await self.pages.server_info(page_id(request, "server"), visitor)
         day = request.match_info.get("day") or self.pages.closed_days()[0]
         view = await self.pages.daily_day(server.guild_id, visitor, day)
         return self.render(
@@ -321,14 +291,14 @@ class Site:
         if run not in ("winner", "par"):
             raise PageNotFoundError(t("There is no such page."))
         picture = await self.pages.daily_run(
-            _id(request, "server"), visitor, request.match_info["day"], run
+            page_id(request, "server"), visitor, request.match_info["day"], run
         )
         return _picture(request, picture, "image/gif")
 
     # --- live ------------------------------------------------------------------------------
     async def live(self, request: web.Request, visitor: Visitor) -> web.StreamResponse:
         """The changing part of a game's page, as the event stream sends it."""
-        view = await self.pages.game(_id(request, "game"), visitor)
+        view = await self.pages.game(page_id(request, "game"), visitor)
         return web.json_response(self.live_event(view, root_of(request)))
 
     def live_event(self, view: GameView, root: str = "") -> dict[str, Any]:
@@ -383,7 +353,7 @@ class Site:
     async def play_panel(self, request: web.Request, visitor: Visitor) -> web.StreamResponse:
         """`GET /g/<id>/play?ply=&step=…`: the visitor's next choices, as JSON; a page out
         of date is told so, with the game as it is now."""
-        game_id = _id(request, "game")
+        game_id = page_id(request, "game")
         ply = _ply(request.query.get("ply"))
         prefix = tuple(request.query.getall("step", []))
         found = await self._panel_or_why(request, visitor, game_id, ply, prefix)
@@ -419,7 +389,7 @@ class Site:
 
     async def play_picture(self, request: web.Request, visitor: Visitor) -> web.StreamResponse:
         """The picture a player builds their move on (theirs alone: never cached by others)."""
-        game_id = _id(request, "game")
+        game_id = page_id(request, "game")
         ply = _ply(request.query.get("ply"))
         prefix = tuple(request.query.getall("step", []))
         key = (
@@ -443,7 +413,7 @@ class Site:
         """`POST /g/<id>/play` with `{ply, step: [...]}`: the visitor's move. Refused (with
         the game as it is now) when the page is out of date: a second click of the same
         confirm never plays twice."""
-        game_id = _id(request, "game")
+        game_id = page_id(request, "game")
         check = self.check_of(request)
         if not check or not hmac.compare_digest(check, request.headers.get(CHECK_HEADER, "")):
             message = str(t("Your sign-in could not be checked: load the page again."))
@@ -469,66 +439,31 @@ class Site:
 
     async def events(self, request: web.Request, visitor: Visitor) -> web.StreamResponse:
         """Server-Sent Events: the game's changing part each time it moves, in any process."""
-        game_id = _id(request, "game")
-        # Listening before the game is read: a change committed from then on wakes the
-        # stream, however soon after the read it comes.
-        queue = self.hub.join(game_id)
-        try:
-            view = await self.pages.game(game_id, visitor)  # refused before any stream opens
-        except BaseException:
-            self.hub.leave(game_id, queue)
-            raise
-        response = web.StreamResponse(
-            headers={
-                "Content-Type": "text/event-stream",
-                "Cache-Control": "no-store",
-                "X-Accel-Buffering": "no",
-            }
-        )
-        try:
-            await response.prepare(request)
-            # What the page shows (its first connection) or last heard (a reconnection):
-            # a move made in between is sent at once.
-            seen = request.headers.get("Last-Event-ID") or request.query.get("since", "")
-            key = f"{view.shown_ply}.{view.card.status}"
-            if seen and seen != key:
-                await _send(response, key, self.live_event(view, root_of(request)))
-            await response.write(b": open\n\n")
-            while True:
-                try:
-                    generation = await asyncio.wait_for(queue.get(), KEEPALIVE)
-                except TimeoutError:
-                    await response.write(b": still here\n\n")
-                    continue
-                if generation == CLOSING:
-                    break
-                while not queue.empty():  # several changes at once: the latest is enough
-                    if queue.get_nowait() == CLOSING:
-                        return response
-                chosen = f"{visitor.language}|{root_of(request)}"
-                event = await self.hub.layout(game_id, chosen, self._layout_for(visitor))
-                await self.pages.server_info(event["server"], visitor)  # still allowed?
-                if event["key"] != key:
-                    key = event["key"]
-                    await response.write(event["body"])
-        except (ConnectionResetError, PageNotFoundError, SignInNeededError):
-            pass
-        finally:
-            self.hub.leave(game_id, queue)
-        return response
+        game_id = page_id(request, "game")
+        root = root_of(request)
 
-    def _layout_for(self, visitor: Visitor) -> Callable[[int, str], Awaitable[dict[str, Any]]]:
-        async def layout(game_id: int, chosen: str) -> dict[str, Any]:
+        async def first() -> Laid:
+            return self.laid(await self.pages.game(game_id, visitor), root)
+
+        return await follow(
+            request,
+            self.hub,
+            game_id,
+            first,
+            self._layout_for(visitor),
+            f"{visitor.language}|{root}",
+            lambda server: self.pages.server_info(server, visitor),
+        )
+
+    def laid(self, view: GameView, root: str) -> Laid:
+        key = f"{view.shown_ply}.{view.card.status}"
+        return Laid(view.server.guild_id, key, sse("game", key, self.live_event(view, root)))
+
+    def _layout_for(self, visitor: Visitor) -> Callable[[int, str], Awaitable[Laid]]:
+        async def layout(game_id: int, chosen: str) -> Laid:
             language, _, root = chosen.partition("|")
             with speaking(language):
-                view = await self.pages.game(game_id, visitor)
-                key = f"{view.shown_ply}.{view.card.status}"
-                return {
-                    "server": view.server.guild_id,
-                    "key": key,
-                    # Written once, sent as it is down every stream that watches the game.
-                    "body": _event(key, self.live_event(view, root)),
-                }
+                return self.laid(await self.pages.game(game_id, visitor), root)
 
         return layout
 
@@ -559,15 +494,6 @@ def board_alt(view: GameView) -> str:
     )
 
 
-def _event(key: str, data: dict[str, Any]) -> bytes:
-    body = json.dumps(data, separators=(",", ":"))
-    return f"id: {key}\nevent: game\ndata: {body}\n\n".encode()
-
-
-async def _send(response: web.StreamResponse, key: str, data: dict[str, Any]) -> None:
-    await response.write(_event(key, data))
-
-
 def _picture(request: web.Request, picture: bytes, kind: str) -> web.StreamResponse:
     tag = '"' + hashlib.sha256(picture).hexdigest()[:32] + '"'
     headers = {"ETag": tag, "Cache-Control": "no-cache"}
@@ -584,6 +510,7 @@ def make_app(pages: WebPages, config: WebConfig) -> web.Application:
     app[PAGES] = pages
     app[CONFIG] = config
     app[HUB] = site.hub
+    app[TOURNAMENT_HUB] = site.tournaments.hub
     for root in ROOTS:
         app.add_routes(_routes(site, root))
     app.add_routes(activity_routes(site))
@@ -591,10 +518,12 @@ def make_app(pages: WebPages, config: WebConfig) -> web.Application:
 
     async def start(_: web.Application) -> None:
         unsubscribe.append(pages.subscribe(site.hub.changed))
+        unsubscribe.append(pages.subscribe_tournaments(site.tournaments.hub.changed))
 
     async def stop(_: web.Application) -> None:
         # An open stream would hold the server's shutdown up until it timed out.
         site.hub.close()
+        site.tournaments.hub.close()
         for undo in unsubscribe:
             undo()
 
@@ -616,6 +545,9 @@ def _routes(site: Site, root: str) -> list[web.AbstractRouteDef]:
         ("GET", "/s/{server}/daily", page(site.dailies)),
         ("GET", "/s/{server}/daily/{day}", page(site.dailies)),
         ("GET", "/s/{server}/daily/{day}/{run}.gif", page(site.daily_run)),
+        ("GET", "/s/{server}/t/{event}", page(site.tournaments.page)),
+        ("GET", "/s/{server}/t/{event}/live", page(site.tournaments.live)),
+        ("GET", "/s/{server}/t/{event}/events", page(site.tournaments.stream, stream=True)),
         ("GET", "/g/{game}", page(site.game)),
         ("GET", "/g/{game}/live", page(site.live)),
         ("GET", "/g/{game}/events", page(site.events, stream=True)),

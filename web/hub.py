@@ -1,5 +1,6 @@
-"""Open event streams of game pages, woken when a game changes in any process: each
-change is read and laid out once per language, however many pages watch the game."""
+"""Open event streams of live pages, each watching one thing by its id (a game, or a
+tournament), woken when it changes in any process: each change is read and laid out once
+per language, however many pages watch it."""
 
 from __future__ import annotations
 

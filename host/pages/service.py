@@ -4,9 +4,11 @@ who may see it (`host.pages.access`)."""
 from __future__ import annotations
 
 from collections.abc import Callable, Collection
+from dataclasses import replace
 
 from babel.lists import format_list
 
+from data.events import EventRepository
 from data.repository import ChangeFeed
 from data.web import WebSessionRepository
 from engine.text import current_language
@@ -17,6 +19,7 @@ from host.pages.games import GamePages
 from host.pages.play import PlayPages
 from host.pages.sessions import Sessions
 from host.pages.tables import Tables
+from host.pages.tournaments import TournamentPages
 from host.pages.views import (
     Card,
     DailyDay,
@@ -27,6 +30,7 @@ from host.pages.views import (
     ReplayView,
     ServerInfo,
     ServerView,
+    TournamentView,
     Visitor,
 )
 from host.ratings.pages import RatingPages
@@ -41,17 +45,20 @@ class WebPages:
         ratings: RatingPages,
         changes: ChangeFeed,
         sessions: WebSessionRepository,
+        events: EventRepository,
         always_open: dict[int, str] | None = None,
     ) -> None:
-        """Pages over the service's games; `changes` announces each committed change of a
-        game, to every process on the database; `always_open` names the servers whose
-        pages anyone may see, whatever their settings (the console's own)."""
+        """Pages over the service's games and tournaments (`events`); `changes` announces
+        each committed change of a game, to every process on the database; `always_open`
+        names the servers whose pages anyone may see, whatever their settings (the
+        console's own)."""
         self.access = Access(service.live, service.settings, always_open)
         self.games = GamePages(self.access, service.presenter, service.ratings)
         self.tables = Tables(self.access, daily, ratings)
         #: Playing on the pages: the move builder, and moves made there.
         self.play = PlayPages(self.access, service.moves, service.move_away, service.presenter)
         self.changes = changes
+        self.tournaments = TournamentPages(self.access, events, changes)
         #: Who is signed in, by their cookie's token.
         self.sessions = Sessions(sessions, service.clock)
 
@@ -59,6 +66,12 @@ class WebPages:
         """`listener(game_id)` after each committed change of a game, in any process;
         `listener(None)` when changes may have been missed. Returns the unsubscriber."""
         return self.changes.subscribe(listener)
+
+    def subscribe_tournaments(self, listener: Callable[[int | None], None]) -> Callable[[], None]:
+        """`listener(event_id)` after each committed change of a tournament's game, in any
+        process, a new round's games included; `listener(None)` when changes may have been
+        missed. Returns the unsubscriber."""
+        return self.tournaments.subscribe(listener)
 
     async def sign_in(self, user_id: int, name: str, guild_ids: Collection[int]) -> str:
         """A new session for someone Discord vouched for, in the servers `guild_ids`; its
@@ -78,7 +91,11 @@ class WebPages:
         return await self.access.server(guild_id, visitor)
 
     async def server(self, guild_id: int, visitor: Visitor) -> ServerView:
-        return await self.games.server(guild_id, visitor)
+        view = await self.games.server(guild_id, visitor)
+        return replace(view, tournaments=await self.tournaments.listing(view.server))
+
+    async def tournament(self, guild_id: int, event_id: int, visitor: Visitor) -> TournamentView:
+        return await self.tournaments.tournament(guild_id, event_id, visitor)
 
     async def game(self, game_id: int, visitor: Visitor) -> GameView:
         return await self.games.game(game_id, visitor)

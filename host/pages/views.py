@@ -126,6 +126,8 @@ class ServerView:
     recent: tuple[HistoryRow, ...]
     #: The games that have ratings, (id, name), for links to their tables.
     rated_games: tuple[tuple[str, str], ...]
+    #: The server's latest tournaments, newest first.
+    tournaments: tuple[TournamentLine, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -219,3 +221,91 @@ class PlayDone:
     game_id: int
     ply: int
     text: str
+
+
+@dataclass(frozen=True, slots=True)
+class TournamentLine:
+    """A tournament in a list: its name, how it is played, and how far it has come."""
+
+    id: int
+    name: str
+    #: Its game and format ("Hokito · round robin · 3 rounds").
+    what: str
+    #: How far it has come, in words ("round 2 of 3", "open for entries", "finished").
+    state: str
+    #: open, running, finished or ended (by an admin).
+    status: str
+
+    @property
+    def live(self) -> bool:
+        return self.status in ("open", "running")
+
+
+@dataclass(frozen=True, slots=True)
+class StandingLine:
+    """One entrant's line of a tournament's standings, its numbers as players write them
+    (2½, 1⅔)."""
+
+    rank: int
+    name: str
+    points: str
+    buchholz_cut1: str
+    sonneborn_berger: str
+    #: Direct encounter ("": it does not apply).
+    direct: str
+    #: Still in the tournament (not left, removed, or out for not moving).
+    playing: bool
+
+
+@dataclass(frozen=True, slots=True)
+class CupLine:
+    """One entrant's line of a cup's standings ("" for a run not finished)."""
+
+    rank: int
+    name: str
+    score: str
+    turns: str
+
+
+@dataclass(frozen=True, slots=True)
+class TableLine:
+    """One table of a round: who sits at it, in seat order, and its result or its game's
+    progress."""
+
+    board: int
+    players: tuple[str, ...]
+    #: Each seat's points at the table, in seat order ("1–0", "½–½", "1–½–0"; a cup's
+    #: run: its score); "" while its game is played.
+    result: str
+    #: What else there is to say: a bye, a forfeit, a game in play at its move, a game
+    #: still being set up.
+    note: str
+    #: The table's game (None: a bye, or a table decided without one).
+    game_id: int | None
+    #: Its game is being played.
+    live: bool
+
+
+@dataclass(frozen=True, slots=True)
+class RoundLines:
+    number: int
+    tables: tuple[TableLine, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class TournamentView:
+    """A tournament's page: its standings (a cup's runs), a round robin's crosstable and
+    every round's tables, the latest first. A table whose game has ended counts as its
+    game ended, whether or not the result is recorded yet."""
+
+    server: ServerInfo
+    line: TournamentLine
+    #: Everyone who entered, in entry order.
+    entrants: tuple[str, ...]
+    standings: tuple[StandingLine, ...]
+    cup: tuple[CupLine, ...]
+    #: A round robin's crosstable: row i, column j is what the player of standings line
+    #: i scored against the player of line j ("1", "½", "0"; a forfeit "+", "-", "=";
+    #: "" for a player against themselves and a pair yet to meet).
+    crosstable: tuple[tuple[str, ...], ...]
+    rounds: tuple[RoundLines, ...]

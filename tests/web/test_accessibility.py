@@ -12,7 +12,7 @@ from pathlib import Path
 
 from playwright.async_api import Browser
 
-from host.face import GameSetup, House
+from host.face import EventSetup, GameSetup, House
 from tests.web.audit import (
     BROKEN_PICTURES,
     IMAGES_WITHOUT_ALT,
@@ -23,6 +23,7 @@ from tests.web.audit import (
 )
 from tests.web.browser import PHONE, Tab, open_tab, serving_pages
 from tests.web.games import (
+    ADMIN,
     ALICE,
     BESIDE,
     BOB,
@@ -38,8 +39,8 @@ from tests.web.games import (
 
 
 async def a_busy_server(house: House) -> dict[str, str]:
-    """A server with finished games, games in play of two kinds, and ratings: its pages,
-    by name."""
+    """A server with finished games, games in play of two kinds, ratings, and a round
+    robin under way: its pages, by name."""
     service = house.service
     await open_pages(service, HERE, name="The Hill")
     finished = await finished_hokito(service, HERE, moves=8)
@@ -49,6 +50,11 @@ async def a_busy_server(house: House) -> dict[str, str]:
     [everest] = await service.start(HERE, BOB, GameSetup("everest", seed=2, computers=1), [CAROL])
     await service.accept(HERE, CAROL)
     assert everest.game_id is not None
+    [announced] = await house.events.create(HERE, ADMIN, EventSetup("hokito", "round-robin"))
+    event_id = int(announced.footer.rsplit("#", 1)[1])
+    for player in (ALICE, BOB, CAROL):
+        await house.events.join(HERE, player, event_id)
+    await house.events.start(HERE, ADMIN, event_id)
     return {
         "front": "/",
         "server": f"/s/{HILL}",
@@ -61,6 +67,7 @@ async def a_busy_server(house: House) -> dict[str, str]:
         "ratings": f"/s/{HILL}/ratings/hokito",
         "profile": f"/s/{HILL}/u/{ALICE.id}",
         "daily": f"/s/{HILL}/daily",
+        "tournament": f"/s/{HILL}/t/{event_id}",
         "not-found": f"/s/{UNKNOWN}",
     }
 

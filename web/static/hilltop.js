@@ -1,4 +1,5 @@
-// Hilltop's pages: times in the reader's own words, live game pages, the replay stepper.
+// Hilltop's pages: times in the reader's own words, live game and tournament pages, the
+// replay stepper.
 "use strict";
 
 function showTimes(root) {
@@ -250,6 +251,21 @@ function playOn(root) {
   };
 }
 
+// A tournament's page follows its games: the standings and rounds are laid out again by
+// the site whenever one of its games changes, and sent down the page's stream.
+function followTournament(root) {
+  const live = document.getElementById("live");
+  const state = document.getElementById("state");
+  const source = new EventSource(root.dataset.events);
+  source.addEventListener("tournament", (event) => {
+    const data = JSON.parse(event.data);
+    live.innerHTML = data.html;
+    if (state.textContent !== data.state) state.textContent = data.state;
+    showTimes(live);
+    if (data.status !== "open" && data.status !== "running") source.close();
+  });
+}
+
 function stepThrough(root) {
   const last = Number(root.dataset.last);
   const game = root.dataset.game;
@@ -287,6 +303,8 @@ document.addEventListener("DOMContentLoaded", () => {
   showTimes(document);
   const game = document.querySelector(".game[data-game]");
   if (game && document.getElementById("live")) followGame(game);
+  const tournament = document.querySelector(".tournament[data-events]");
+  if (tournament) followTournament(tournament);
   const replay = document.querySelector(".replay");
   if (replay) stepThrough(replay);
 });
