@@ -240,13 +240,14 @@ def standings_reply(whole: WholeEvent, page: int = 0, *, edit: bool = False) -> 
             + (f"{r.score:>5} {r.turns:>4}" if r.score is not None else str(t("not finished")))
             for r in runs
         ]
-        header = f"{'#':>3} {t('Player')!s:<16} {t('Score')!s:>5} {t('Turns')!s:>4}"
+        player, score, turns = str(t("Player")), str(t("Score")), str(t("Turns"))
+        header = f"{'#':>3} {player[:16]:<16} {score:>5} {turns:>4}"
         return _paged(whole, header, lines, page, edit)
     rows = table_standings(whole)
-    header = (
-        f"{'#':>3} {str(t('Player'))[:16]:<16} {t('Pts')!s:>5} {t('BH-C1')!s:>6}"
-        f" {t('SB')!s:>6} {t('DE')!s:>4}"
-    )
+    # Column heads, outside the f-string, where the catalogue finds them.
+    player, pts, buchholz = str(t("Player")), str(t("Pts")), str(t("BH-C1"))
+    sonneborn, direct = str(t("SB")), str(t("DE"))
+    header = f"{'#':>3} {player[:16]:<16} {pts:>5} {buchholz:>6} {sonneborn:>6} {direct:>4}"
     lines = [
         f"{r.rank:>3} {(r.name if r.playing else r.name + ' ×')[:16]:<16} {points(r.points):>5}"
         f" {points(r.buchholz_cut1):>6} {points(r.sonneborn_berger):>6}"
