@@ -30,6 +30,11 @@ ROWS = 20
 CROSSTABLE_MOST = 12
 #: Players a post pings itself; more are pinged by messages of their own after it.
 MENTIONS_MOST = 20
+#: Tables a post lists (a post's text is at most 4,096 characters); the rest are counted,
+#: and every one is on the web page and in the CSV export.
+TABLES_MOST = 40
+#: Entrants an announcement names.
+NAMES_MOST = 60
 _FRACTIONS = {Fraction(1, 2): "½", Fraction(1, 3): "⅓", Fraction(2, 3): "⅔"}
 
 
@@ -122,7 +127,7 @@ def announcement(whole: WholeEvent, *, edit: bool = False, note: Text | None = N
                 "{n} entered: {names}",
                 "{n} entered: {names}",
                 n=len(entered),
-                names=", ".join(entered),
+                names=", ".join(entered[:NAMES_MOST]) + (" …" if len(entered) > NAMES_MOST else ""),
             )
         )
         if entered
@@ -157,7 +162,7 @@ def round_post(whole: WholeEvent, round_: int, people: dict[int, User]) -> Reply
     """A round's start in the event's channel: each table's players and game, the byes,
     and everyone playing pinged."""
     event = whole.event
-    lines = [_table_line(whole, table, people) for table in whole.round_tables(round_)]
+    lines = _at_most([_table_line(whole, table, people) for table in whole.round_tables(round_)])
     playing = [
         people[s.user_id]
         for table in whole.round_tables(round_)
@@ -185,6 +190,14 @@ def round_post(whole: WholeEvent, round_: int, people: dict[int, User]) -> Reply
         tone="turn",
         footer=str(t("Tournament #{id}", id=event.id)),
     )
+
+
+def _at_most(lines: list[str]) -> list[str]:
+    """The first `TABLES_MOST` lines, and how many more there are."""
+    if len(lines) <= TABLES_MOST:
+        return lines
+    more = len(lines) - TABLES_MOST
+    return [*lines[:TABLES_MOST], str(tn("… and {n} more table", "… and {n} more tables", n=more))]
 
 
 def _table_line(whole: WholeEvent, table: TableRecord, people: dict[int, User]) -> str:
@@ -311,7 +324,7 @@ def _paged(whole: WholeEvent, header: str, lines: list[str], page: int, edit: bo
 def pairings_reply(whole: WholeEvent, round_: int) -> Reply:
     event = whole.event
     people = people_of(whole)
-    lines = [_table_line(whole, table, people) for table in whole.round_tables(round_)]
+    lines = _at_most([_table_line(whole, table, people) for table in whole.round_tables(round_)])
     return Reply(
         title=str(t("{name}: round {round}", name=event_name(event), round=round_)),
         text="\n".join(lines) or str(t("No tables in this round.")),

@@ -13,8 +13,17 @@ from fractions import Fraction
 
 import pytest
 
-from data.events import NewTable, SeatResult, WholeEvent
+from data.events import (
+    EntrantRecord,
+    EventRecord,
+    NewTable,
+    SeatResult,
+    TableRecord,
+    WholeEvent,
+)
+from data.repository import UserRecord
 from data.storage import Storage, open_storage
+from host.events import words
 from host.events.rounds import table_standings
 from host.events.running import STARTING_LEASE
 from host.events.service import EventSetup
@@ -440,3 +449,55 @@ async def test_a_round_whose_threads_are_refused_says_so_once(
         assert event.round_tables(1)[0].game_id is not None
     finally:
         house.close()
+
+
+def test_a_big_events_posts_fit_discords_limits() -> None:
+    """500 entrants with the longest names Discord allows: every post about the event
+    stays within an embed's limits (title 256, text 4,096, footer 2,048 characters)."""
+    people = [UserRecord(10_000 + i, f"{i:03d}" + "x" * 29) for i in range(500)]
+    event = EventRecord(
+        1,
+        7,
+        700,
+        "hokito",
+        "swiss",
+        "N" * 60,
+        2,
+        9,
+        1440,
+        1,
+        "running",
+        1,
+        1,
+        0.0,
+        0.0,
+        0.0,
+        None,
+        None,
+    )
+    entrants = tuple(EntrantRecord(p, i + 1, "in", 0.0) for i, p in enumerate(people))
+    tables = tuple(
+        TableRecord(
+            1,
+            b + 1,
+            (SeatResult(people[2 * b].id, None), SeatResult(people[2 * b + 1].id, None)),
+            False,
+            5000 + b,
+            9_000_000_000 + b,
+            False,
+            None,
+        )
+        for b in range(250)
+    )
+    whole = WholeEvent(event, entrants, tables)
+    posts = [
+        words.round_post(whole, 1, words.people_of(whole)),
+        words.pairings_reply(whole, 1),
+        words.announcement(WholeEvent(event, entrants, ())),
+        words.standings_reply(whole),
+        words.final_post(whole),
+    ]
+    for post in posts:
+        assert len(post.title) <= 256 and len(post.text) <= 4096 and len(post.footer) <= 2048
+    assert "… and 210 more tables" in posts[0].text
+    assert len(posts[0].mentions) == 0 and len(posts[0].followers) == 500
