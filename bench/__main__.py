@@ -19,7 +19,15 @@ import traceback
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 
-from bench import data_scale, discord_load, memory_load, sharded_load, web_load, web_play
+from bench import (
+    data_scale,
+    discord_load,
+    memory_load,
+    sharded_load,
+    tournament_bench,
+    web_load,
+    web_play,
+)
 from bench.common import cores, row
 from bench.engine_bench import playouts_per_second
 from bench.render_bench import games_with_renderers, render_figures, replay_figures
@@ -42,6 +50,7 @@ class Budget:
     web: web_load.WebLoadConfig
     play: web_play.WebPlayConfig
     data: data_scale.DataScaleConfig
+    tournament: tournament_bench.TournamentConfig
 
 
 FULL = Budget(
@@ -56,6 +65,7 @@ FULL = Budget(
     web_load.WebLoadConfig(),
     web_play.WebPlayConfig(),
     data_scale.FULL,
+    tournament_bench.TournamentConfig(),
 )
 QUICK = Budget(
     0.2,
@@ -69,6 +79,7 @@ QUICK = Budget(
     web_load.QUICK,
     web_play.QUICK,
     data_scale.QUICK,
+    tournament_bench.QUICK,
 )
 SMOKE = Budget(
     0.1,
@@ -82,6 +93,7 @@ SMOKE = Budget(
     web_load.SMOKE,
     web_play.SMOKE,
     data_scale.SMOKE,
+    tournament_bench.SMOKE,
 )
 
 
@@ -202,6 +214,7 @@ TABLES: dict[str, Callable[[Budget], None]] = {
     "web": lambda budget: web_load.run(budget.web),
     "play": lambda budget: web_play.run(budget.play),
     "data": lambda budget: data_scale.run(budget.data),
+    "tournament": lambda budget: tournament_bench.run(budget.tournament),
 }
 
 

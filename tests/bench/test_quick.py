@@ -75,6 +75,17 @@ FIGURES: dict[str, dict[str, int]] = {
         "data scale, SQLite: RSS growth": 1,
         **{f"data scale, SQLite: {name}": 1 for name in DATA_COMMANDS},
     },
+    # A Swiss played to its end on each backend, and a big field paired.
+    "tournament": {
+        "tournament, SQLite: stuck rounds": 1,
+        "tournament, SQLite: a round's last result": 1,
+        "tournament, SQLite: a whole event": 1,
+        "tournament, PostgreSQL, 2 shard processes: stuck rounds": 1,
+        "tournament, PostgreSQL, 2 shard processes: rounds started by the process": 1,
+        "tournament, PostgreSQL, 2 shard processes: a round's last result": 1,
+        "tournament, PostgreSQL, 2 shard processes: a whole event": 1,
+        "Swiss pairing of": 1,
+    },
 }
 
 
