@@ -218,23 +218,6 @@ class EventRepository(ABC):
             f" WHERE e.event_id = {p(event_id)} ORDER BY e.entry",
             p.values,
         )
-        q = self._params()
-        tables = await self.db.fetch(
-            "SELECT round, board, bye, game_id, thread_id, forfeit, decided_at"
-            f" FROM event_tables WHERE event_id = {q(event_id)} ORDER BY round, board",
-            q.values,
-        )
-        r = self._params()
-        seats = await self.db.fetch(
-            "SELECT round, board, seat, user_id, place, score, turns FROM event_seats"
-            f" WHERE event_id = {r(event_id)} ORDER BY round, board, seat",
-            r.values,
-        )
-        by_table: dict[tuple[int, int], list[SeatResult]] = {}
-        for row in seats:
-            by_table.setdefault((int(row[0]), int(row[1])), []).append(
-                SeatResult(int(row[3]), _int(row[4]), _int(row[5]), _int(row[6]))
-            )
         return WholeEvent(
             event,
             tuple(
@@ -246,20 +229,64 @@ class EventRepository(ABC):
                 )
                 for row in entrants
             ),
-            tuple(
-                TableRecord(
-                    int(row[0]),
-                    int(row[1]),
-                    tuple(by_table.get((int(row[0]), int(row[1])), ())),
-                    bool(row[2]),
-                    _int(row[3]),
-                    _int(row[4]),
-                    bool(row[5]),
-                    None if row[6] is None else float(row[6]),
-                )
-                for row in tables
-            ),
+            tuple(await self._tables(event_id)),
         )
+
+    async def table(self, event_id: int, round_: int, board: int) -> TableRecord | None:
+        """One table, with its seats."""
+        found = await self._tables(event_id, round_, board)
+        return found[0] if found else None
+
+    async def undecided(self, event_id: int, round_: int) -> int:
+        """How many tables of a round are still being played."""
+        p = self._params()
+        rows = await self.db.fetch(
+            f"SELECT COUNT(*) FROM event_tables WHERE event_id = {p(event_id)}"
+            f" AND round = {p(round_)} AND decided_at IS NULL",
+            p.values,
+        )
+        return int(rows[0][0])
+
+    async def _tables(
+        self, event_id: int, round_: int | None = None, board: int | None = None
+    ) -> list[TableRecord]:
+        """The event's tables in order: every one, or one."""
+        p = self._params()
+        where = f"event_id = {p(event_id)}"
+        if round_ is not None and board is not None:
+            where += f" AND round = {p(round_)} AND board = {p(board)}"
+        tables = await self.db.fetch(
+            "SELECT round, board, bye, game_id, thread_id, forfeit, decided_at"
+            f" FROM event_tables WHERE {where} ORDER BY round, board",
+            p.values,
+        )
+        q = self._params()
+        where = f"event_id = {q(event_id)}"
+        if round_ is not None and board is not None:
+            where += f" AND round = {q(round_)} AND board = {q(board)}"
+        seats = await self.db.fetch(
+            "SELECT round, board, seat, user_id, place, score, turns FROM event_seats"
+            f" WHERE {where} ORDER BY round, board, seat",
+            q.values,
+        )
+        by_table: dict[tuple[int, int], list[SeatResult]] = {}
+        for row in seats:
+            by_table.setdefault((int(row[0]), int(row[1])), []).append(
+                SeatResult(int(row[3]), _int(row[4]), _int(row[5]), _int(row[6]))
+            )
+        return [
+            TableRecord(
+                int(row[0]),
+                int(row[1]),
+                tuple(by_table.get((int(row[0]), int(row[1])), ())),
+                bool(row[2]),
+                _int(row[3]),
+                _int(row[4]),
+                bool(row[5]),
+                None if row[6] is None else float(row[6]),
+            )
+            for row in tables
+        ]
 
     async def live_in_channel(self, channel_id: int) -> list[EventRecord]:
         """The events made in a channel that are open or running, newest first."""

@@ -75,31 +75,30 @@ class Running:
         found = (await self.repository.of_games([loaded.id])).get(loaded.id)
         if found is None:
             return []
-        whole = await self.whole(found.event_id)
-        table = whole.table(found.round, found.board)
-        if table is None or table.decided_at is not None:
+        # Read by key, not the whole event: a game's end costs the same in any event.
+        event = await self.repository.get(found.event_id)
+        table = await self.repository.table(found.event_id, found.round, found.board)
+        if event is None or table is None or table.decided_at is not None:
             return []
         decided = rounds.decided(loaded, table)
-        now = self.clock()
         if not await self.repository.decide_table(
             found.event_id,
             found.round,
             found.board,
             decided.results,
-            now,
+            self.clock(),
             forfeit=decided.forfeit,
             absent=decided.absent,
         ):
             return []
-        whole = await self.whole(found.event_id)
-        table = whole.table(found.round, found.board)
+        table = await self.repository.table(found.event_id, found.round, found.board)
         assert table is not None
-        names = {e.user.id: e.user.name for e in whole.entrants}
-        replies = [words.counted(whole.event, table, [names.get(u, "?") for u in decided.absent])]
-        if whole.event.state == "running" and not any(
-            t_.decided_at is None for t_ in whole.round_tables(whole.event.round)
-        ):
-            replies += await self.spread(self._advance(found.event_id), whole.event.guild_id)
+        names = {s.user.id: s.user.name for s in loaded.record.seats}
+        names |= {s.left.id: s.left.name for s in loaded.record.seats if s.left is not None}
+        replies = [words.counted(event, table, [names.get(u, "?") for u in decided.absent])]
+        if event.state == "running" and event.round == found.round:
+            if not await self.repository.undecided(found.event_id, found.round):
+                replies += await self.spread(self._advance(found.event_id), event.guild_id)
         return replies
 
     async def tick(self, now: float) -> list[tuple[Where, list[Reply]]]:
