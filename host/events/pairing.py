@@ -4,39 +4,45 @@ Swiss rounds of two are a maximum-weight matching (networkx) whose whole-number 
 rank the pairing rules one above another, so the heaviest pairing is the best by the
 first rule, then among those by the second, and so on. Big events are paired block by
 block down the standings, since one matching over everyone grows too slow. Swiss rounds
-at tables of three or four are filled down the standings and then improved by moving
-entrants between tables. Round robins follow the circle method.
+at tables of three or four are searched whole in a small field, and in a bigger one are
+filled down the standings, then improved by moving entrants between tables. Round robins
+follow the circle method.
 """
 
 from __future__ import annotations
 
 import functools
 import math
+import random
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from fractions import Fraction
 from itertools import combinations
 
 import networkx as nx  # type: ignore[import-untyped]
 
 #: Up to this many entrants a Swiss round is one matching over everyone, the best pairing
-#: by every rule; a matching over 64 takes about 0.1 s, and its time grows with the cube.
-SINGLE_MATCHING_LIMIT = 64
+#: by every rule. Its time grows with the cube of the field: about 0.2 s for 128 in a late
+#: round on a small two-core server, 0.5 s for 200.
+SINGLE_MATCHING_LIMIT = 128
 #: Above the single-matching limit, the standings are cut into blocks of about this many
-#: entrants, each matched alone: small enough that a thousand entrants pair within a
-#: second, big enough that a block almost always avoids rematches and a second bye.
-BLOCK_SIZE = 40
-#: Up to this many entrants, tables are chosen by trying every way to seat them (at most a
-#: few thousand, in a few milliseconds); above it, by improving tables filled down the
-#: standings.
+#: entrants, each matched alone: a thousand entrants pair in about 0.3 s, and a block is
+#: big enough to almost always avoid a rematch and a second bye on its own.
+BLOCK_SIZE = 60
+#: Up to this many entrants, tables are chosen out of every way to seat them (about 10 ms
+#: for twelve, the time growing steeply beyond); above it, by improving tables filled down
+#: the standings.
 EXACT_TABLES_LIMIT = 12
 #: How many tables up or down the standings an entrant may move to when tables are
 #: improved: far enough to leave a table of old opponents, near enough to stay fast in
 #: big events (small events are searched whole).
 TABLE_REACH = 8
-#: The most passes over all tables when improving them; each pass only ever lowers the
-#: cost, and a pass that finds nothing to improve ends the search sooner.
-TABLE_PASSES = 30
+#: The most changes the local search makes per table, a bound on its time; every change
+#: lowers the cost, and it usually stops long before for want of one that does.
+MOVES_PER_TABLE = 20
+#: The most shakes (see `_improved`) tried while a table still has a fault after the local
+#: search: about a millisecond each in a big field.
+TABLE_SHAKES = 100
 
 #: The order of seat 0 between players who have played first equally often: the one whose
 #: last game was in a later seat, then one with no game yet, then one who was just first.
@@ -141,8 +147,10 @@ def swiss(entrants: Sequence[Standing]) -> Pairing:
        two jumps of one;
     6. the bye to the lowest-ranked who may take it;
     7. in a score group, its top half meets its bottom half in order (its first meets the
-       first of the lower half); a floater meets the other group's nearest end (the last of
-       the higher group meets the first of the lower);
+       first of the lower half), changed as little as the rules above need: first by
+       another order of the lower half, then by swaps between the halves; a floater meets
+       the other group's nearest end (the last of the higher group meets the first of the
+       lower);
     8. the seats: see `_seated_pair`.
 
     Up to `SINGLE_MATCHING_LIMIT` entrants this is the best pairing by these rules; above
@@ -166,11 +174,13 @@ def swiss_tables(entrants: Sequence[Standing], size: int) -> Pairing:
     allows, the rest of the other size, and a bye only when no such split exists (five
     entrants: one bye, four at one table).
 
-    The tables are filled down the standings, then improved by swapping entrants between
-    tables (or moving one from a table of four to a table of three) while that lowers, in
-    order: pairs at one table who have met before, pairs at one table from different
-    score groups, then the sum of squared point differences of pairs at one table. Seats
-    go to those who have sat first least, then by rank.
+    The tables lower, in order: pairs at one table who have met before, pairs at one
+    table from different score groups, then the sum of squared point differences of pairs
+    at one table. Up to `EXACT_TABLES_LIMIT` entrants they are the best tables by these;
+    above it, tables filled down the standings are improved by swapping entrants between
+    them (or moving one from a table of four to a table of three), a bounded search that
+    may miss the best in a field where old opponents are many. Seats go to those who have
+    sat first least, then by rank.
     """
     if size not in (3, 4):
         raise PairingError(f"a table seats 3 or 4 players, not {size}")
@@ -180,10 +190,11 @@ def swiss_tables(entrants: Sequence[Standing], size: int) -> Pairing:
         bye = min(ladder.entrants, key=lambda entrant: _bye_choice(entrant, ladder))
         seated = [entrant for entrant in ladder.entrants if entrant is not bye]
         return Pairing(tables=(_seated_table(seated, ladder),), byes=(bye.user_id,))
+    costs = _TableCosts.of(ladder)
     if len(ladder.entrants) <= EXACT_TABLES_LIMIT:
-        tables = _best_tables(ladder, sizes)
+        tables = _best_tables(ladder.entrants, sizes, costs)
     else:
-        tables = _improved(_filled(ladder.entrants, sizes), ladder)
+        tables = _improved(_filled(ladder.entrants, sizes, costs), costs)
     ordered = sorted(tables, key=lambda table: _best_order(table, ladder))
     return Pairing(tables=tuple(_seated_table(table, ladder) for table in ordered), byes=())
 
@@ -281,8 +292,11 @@ def _pair_costs(a: Standing, b: Standing, ladder: _Ladder) -> tuple[int, ...]:
     the bye's rank (none, for a pair), and the departure from the Swiss shape."""
     place_a, place_b = ladder.places[a.user_id], ladder.places[b.user_id]
     if place_a.score == place_b.score:
-        # Top half against bottom half: the best shape pairs places a half apart.
-        shape = abs(abs(place_a.in_group - place_b.in_group) - place_a.group_size // 2)
+        # The best shape pairs places half a group apart; a pair from one half swaps a
+        # player between the halves, a bigger change than another order of the lower half.
+        half = place_a.group_size // 2
+        above, below = sorted((place_a.in_group, place_b.in_group))
+        shape = abs(below - above - half) + (half if (above < half) == (below < half) else 0)
         difference = 0
     else:
         higher, lower = sorted((place_a, place_b), key=lambda place: place.order)
@@ -377,31 +391,30 @@ def _match_in_blocks(
     never has a rematch or a second bye that one matching over everyone would avoid.
     """
     blocks = _blocks(ladder.entrants)
-    settled: list[tuple[list[Standing], _Matched]] = []
+    # The blocks matched so far: who floated in, the block's own entrants, their matching.
+    settled: list[tuple[list[Standing], list[Standing], _Matched]] = []
     carried: list[Standing] = []
     index = 0
     while index < len(blocks):
-        members = carried + blocks[index]
+        block = blocks[index]
         last = index == len(blocks) - 1
         next_score = None if last else ladder.places[blocks[index + 1][0].user_id].score
-        matched = _match(members, ladder, next_score)
+        matched = _match(carried + block, ladder, next_score)
         second_bye = (
-            last and matched.left_out is not None and (matched.left_out.byes > ladder.fewest_byes)
+            last and matched.left_out is not None and matched.left_out.byes > ladder.fewest_byes
         )
         if (matched.rematches == 0 and not second_bye) or (last and not settled):
-            settled.append((members, matched))
+            settled.append((carried, block, matched))
             carried = [] if matched.left_out is None else [matched.left_out]
             index += 1
         elif not last:
-            blocks[index + 1] = members + blocks[index + 1]
-            carried = []
+            blocks[index + 1] = block + blocks[index + 1]
             index += 1
         else:
-            above, _ = settled.pop()
-            blocks[index] = above + blocks[index]
-            carried = []
-    pairs = tuple(pair for _, matched in settled for pair in matched.pairs)
-    return pairs, settled[-1][1].left_out
+            carried, above, _ = settled.pop()
+            blocks[index] = above + block
+    pairs = tuple(pair for _, _, matched in settled for pair in matched.pairs)
+    return pairs, settled[-1][2].left_out
 
 
 def _blocks(ordered: Sequence[Standing]) -> list[list[Standing]]:
@@ -444,10 +457,10 @@ def _chunks(group: list[Standing]) -> list[list[Standing]]:
     half = len(group) // 2
     count = math.ceil(len(group) / BLOCK_SIZE)
     stretch = math.ceil(half / count)
-    chunks = [
-        group[start : start + stretch] + group[half + start : half + start + stretch]
-        for start in range(0, half, stretch)
-    ]
+    chunks = []
+    for start in range(0, half, stretch):
+        end = min(start + stretch, half)
+        chunks.append(group[start:end] + group[half + start : half + end])
     chunks[-1] += group[2 * half :]
     return chunks
 
@@ -508,16 +521,6 @@ def _bye_choice(entrant: Standing, ladder: _Ladder) -> tuple[int, ...]:
     )
 
 
-def _filled(ordered: Sequence[Standing], sizes: Sequence[int]) -> list[list[Standing]]:
-    """Tables of the given sizes filled straight down the standings."""
-    tables = []
-    start = 0
-    for size in sizes:
-        tables.append(list(ordered[start : start + size]))
-        start += size
-    return tables
-
-
 @dataclass(frozen=True, slots=True)
 class _TableCosts:
     """What a table costs, as one whole number ranking its faults: any repeated meeting
@@ -529,30 +532,44 @@ class _TableCosts:
     cross: int
     #: What one repeated meeting costs: more than everything below it can be.
     repeat: int
+    #: The cost of each pair worked out so far, by the pair's user ids (both orders): the
+    #: search weighs the same pairs many times over.
+    known: dict[tuple[int, int], int] = field(default_factory=dict)
 
     @staticmethod
     def of(ladder: _Ladder) -> _TableCosts:
+        """The costs for a field, the weights set by its widest spread of points and its
+        most pairs at tables (six for every four entrants)."""
         scores = [place.score for place in ladder.places.values()]
         pairs = 3 * len(scores) // 2
         cross = (max(scores) - min(scores)) ** 2 * pairs + 1
         return _TableCosts(ladder=ladder, cross=cross, repeat=(pairs + 1) * cross)
 
     def table(self, table: Sequence[Standing]) -> int:
+        """The cost of a table: the sum over its pairs."""
         return sum(self.pair(a, b) for a, b in combinations(table, 2))
 
     def pair(self, a: Standing, b: Standing) -> int:
-        difference = self.ladder.places[a.user_id].score - self.ladder.places[b.user_id].score
-        return (
-            self.repeat * _have_met(a, b) + self.cross * (difference != 0) + difference * difference
-        )
+        """The cost of `a` and `b` at one table: a repeat, a crossing, their spread."""
+        cost = self.known.get((a.user_id, b.user_id))
+        if cost is None:
+            places = self.ladder.places
+            difference = places[a.user_id].score - places[b.user_id].score
+            cost = (
+                self.repeat * _have_met(a, b)
+                + self.cross * (difference != 0)
+                + difference * difference
+            )
+            self.known[a.user_id, b.user_id] = self.known[b.user_id, a.user_id] = cost
+        return cost
 
 
-def _best_tables(ladder: _Ladder, sizes: Sequence[int]) -> list[list[Standing]]:
+def _best_tables(
+    entrants: Sequence[Standing], sizes: Sequence[int], costs: _TableCosts
+) -> list[list[Standing]]:
     """The tables of the given sizes with the least cost (see `_TableCosts`), out of every
     way to seat a small field: the best-placed entrant not yet seated takes each possible
     table in turn, and the best seating of those left is remembered by who is left."""
-    entrants = ladder.entrants
-    costs = _TableCosts.of(ladder)
     pair = [[costs.pair(a, b) for b in entrants] for a in entrants]
 
     @functools.cache
@@ -577,42 +594,109 @@ def _best_tables(ladder: _Ladder, sizes: Sequence[int]) -> list[list[Standing]]:
     return [[entrants[i] for i in table] for table in tables]
 
 
-def _improved(tables: list[list[Standing]], ladder: _Ladder) -> list[list[Standing]]:
-    """The tables after a bounded local search: while a table has a fault (a repeated
-    meeting or mixed score groups), the move that lowers the total cost most, among
-    swaps of one of its entrants with one at a table within `TABLE_REACH` and moves of
-    one entrant between a table of four and one of three, is made."""
-    costs = _TableCosts.of(ladder)
-    cost = [costs.table(table) for table in tables]
-    for _ in range(TABLE_PASSES):
-        improved = False
-        for here in range(len(tables)):
-            if cost[here] == 0:
-                continue
-            best = None
-            best_saving = 0
-            for there in range(
-                max(0, here - TABLE_REACH), min(len(tables), here + TABLE_REACH + 1)
-            ):
-                if there == here:
-                    continue
-                for new_here, new_there in _moves(tables[here], tables[there]):
-                    saving = (
-                        cost[here] + cost[there] - costs.table(new_here) - costs.table(new_there)
-                    )
-                    if saving > best_saving:
-                        best, best_saving = (there, new_here, new_there), saving
-            if best is not None:
-                there, new_here, new_there = best
-                tables[here], tables[there] = new_here, new_there
-                cost[here], cost[there] = costs.table(new_here), costs.table(new_there)
-                improved = True
-        if not improved:
+def _filled(
+    entrants: Sequence[Standing], sizes: Sequence[int], costs: _TableCosts
+) -> list[list[Standing]]:
+    """Tables filled straight down the standings, with the tables of each size placed
+    where they cost least (see `_TableCosts`): a score group of three, say, takes a
+    table of three rather than being split. Every order of the sizes is weighed, by
+    keeping the best fill for each count of tables of four and of three seated so far."""
+    fours, threes = sizes.count(4), sizes.count(3)
+    # For each count of tables of four and of three: the least cost of filling that many
+    # from the top, and the size of the last table of that fill.
+    cheapest: dict[tuple[int, int], tuple[int, int]] = {(0, 0): (0, 0)}
+    for filled_fours in range(fours + 1):
+        for filled_threes in range(threes + 1):
+            end = 4 * filled_fours + 3 * filled_threes
+            options = [
+                (cheapest[before][0] + costs.table(entrants[end - size : end]), size)
+                for size, before in (
+                    (4, (filled_fours - 1, filled_threes)),
+                    (3, (filled_fours, filled_threes - 1)),
+                )
+                if before in cheapest
+            ]
+            if options:
+                cheapest[filled_fours, filled_threes] = min(options, key=lambda o: o[0])
+    from_the_bottom: list[list[Standing]] = []
+    counts = (fours, threes)
+    while counts != (0, 0):
+        size = cheapest[counts][1]
+        end = 4 * counts[0] + 3 * counts[1]
+        from_the_bottom.append(list(entrants[end - size : end]))
+        counts = (counts[0] - 1, counts[1]) if size == 4 else (counts[0], counts[1] - 1)
+    return from_the_bottom[::-1]
+
+
+def _improved(tables: list[list[Standing]], costs: _TableCosts) -> list[list[Standing]]:
+    """The tables after a local search (see `_descend`) and then up to `TABLE_SHAKES`
+    shakes while a table has a fault: a random swap out of a table with a repeated
+    meeting (or, when none is left, with mixed score groups), another descent, and the
+    result kept when it costs no more. One change at a time cannot always untangle
+    repeats; a shake and a fresh descent often can. The shakes are the same for the same
+    entrants, so a round is paired the same way twice."""
+    best = [list(table) for table in tables]
+    best_cost = [costs.table(table) for table in best]
+    _descend(best, best_cost, costs, range(len(best)))
+    shaker = random.Random(len(costs.ladder.entrants))
+    for _ in range(TABLE_SHAKES):
+        repeated = [index for index, cost in enumerate(best_cost) if cost >= costs.repeat]
+        faulty = repeated or [index for index, cost in enumerate(best_cost) if cost > 0]
+        if not faulty:
             break
-    return tables
+        here = shaker.choice(faulty)
+        there = shaker.choice([index for index in _reach(here, best) if index != here])
+        shaken, shaken_cost = [list(table) for table in best], list(best_cost)
+        i, j = shaker.randrange(len(shaken[here])), shaker.randrange(len(shaken[there]))
+        shaken[here][i], shaken[there][j] = shaken[there][j], shaken[here][i]
+        for changed in (here, there):
+            shaken_cost[changed] = costs.table(shaken[changed])
+        _descend(shaken, shaken_cost, costs, [*_reach(here, shaken), *_reach(there, shaken)])
+        if sum(shaken_cost) <= sum(best_cost):
+            best, best_cost = shaken, shaken_cost
+    return best
 
 
-def _moves(
+def _reach(index: int, tables: Sequence[object]) -> range:
+    """The tables an entrant of table `index` may move to: `TABLE_REACH` either way."""
+    return range(max(0, index - TABLE_REACH), min(len(tables), index + TABLE_REACH + 1))
+
+
+def _descend(
+    tables: list[list[Standing]], cost: list[int], costs: _TableCosts, start: Iterable[int]
+) -> None:
+    """Improves `tables` (and their `cost`) in place: at a table with a fault (a repeated
+    meeting or mixed score groups), makes the change of one entrant with a table within
+    reach that lowers the total cost most, again and again, until no change does or
+    `MOVES_PER_TABLE` changes a table have been made. A table without a fault needs no
+    change of its own; after a change, the tables with a fault within reach of either
+    changed table are looked at again. Begins at the tables of `start` with a fault."""
+    pending = {index for index in start if cost[index] > 0}
+    budget = MOVES_PER_TABLE * len(tables)
+    while pending and budget > 0:
+        here = min(pending)
+        pending.discard(here)
+        best: tuple[int, list[Standing], list[Standing]] | None = None
+        best_saving = 0
+        for there in _reach(here, tables):
+            if there == here:
+                continue
+            for new_here, new_there in _changes(tables[here], tables[there]):
+                saving = cost[here] + cost[there] - costs.table(new_here) - costs.table(new_there)
+                if saving > best_saving:
+                    best, best_saving = (there, new_here, new_there), saving
+        if best is None:
+            continue
+        there = best[0]
+        tables[here], tables[there] = best[1], best[2]
+        cost[here], cost[there] = costs.table(tables[here]), costs.table(tables[there])
+        budget -= 1
+        pending |= {
+            index for index in (*_reach(here, tables), *_reach(there, tables)) if cost[index] > 0
+        }
+
+
+def _changes(
     here: list[Standing], there: list[Standing]
 ) -> Iterable[tuple[list[Standing], list[Standing]]]:
     """Every way to change two tables by one entrant: a swap of one from each, or one

@@ -342,7 +342,7 @@ class Events:
         slug = f"tournament-{event.id}"
         if kind == "trf":
             if event.table_size != 2:
-                raise ServiceError(t("format: FIDE's report is for games of two; use format:csv."))
+                raise ServiceError(t("file: FIDE's report is for games of two; use file:csv."))
             results, byes = rounds.results_of(whole)
             facts = EventFacts(
                 name=words.event_name(event),
@@ -364,7 +364,7 @@ class Events:
             )
             data, name = text.encode(), f"{slug}.csv"
         else:
-            raise ServiceError(t("format: {kind!r} is not a file kind; use csv or trf.", kind=kind))
+            raise ServiceError(t("file: {kind!r} is not a kind of file; use csv or trf.", kind=kind))
         return [
             Reply(
                 text=str(t("{name}: the standings as a file.", name=words.event_name(event))),

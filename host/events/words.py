@@ -100,7 +100,7 @@ def state_words(event: EventRecord) -> str:
     if event.state == "running":
         return str(t("round {round} of {rounds}", round=event.round, rounds=event.rounds or "?"))
     if event.state == "ended":
-        return str(t("ended by an admin"))
+        return str(t("stopped by an admin"))
     return str(t("finished"))
 
 
