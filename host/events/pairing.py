@@ -4,18 +4,15 @@ Swiss rounds of two are a maximum-weight matching (networkx) whose whole-number 
 rank the pairing rules one above another, so the heaviest pairing is the best by the
 first rule, then among those by the second, and so on. Big events are paired block by
 block down the standings, since one matching over everyone grows too slow. Swiss rounds
-at tables of three or four are searched whole in a small field, and in a bigger one are
-filled down the standings, then improved by moving entrants between tables. Round robins
-follow the circle method.
+at tables of three or four are `host.events.tables`'. Round robins follow the circle
+method.
 """
 
 from __future__ import annotations
 
-import functools
 import math
-import random
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from fractions import Fraction
 from itertools import combinations
 
@@ -27,22 +24,12 @@ import networkx as nx  # type: ignore[import-untyped]
 SINGLE_MATCHING_LIMIT = 128
 #: Above the single-matching limit, the standings are cut into blocks of about this many
 #: entrants, each matched alone: a thousand entrants pair in about 0.3 s, and a block is
-#: big enough to almost always avoid a rematch and a second bye on its own.
+#: big enough to almost always avoid a rematch on its own.
 BLOCK_SIZE = 60
-#: Up to this many entrants, tables are chosen out of every way to seat them (about 10 ms
-#: for twelve, the time growing steeply beyond); above it, by improving tables filled down
-#: the standings.
-EXACT_TABLES_LIMIT = 12
-#: How many tables up or down the standings an entrant may move to when tables are
-#: improved: far enough to leave a table of old opponents, near enough to stay fast in
-#: big events (small events are searched whole).
-TABLE_REACH = 8
-#: The most changes the local search makes per table, a bound on its time; every change
-#: lowers the cost, and it usually stops long before for want of one that does.
-MOVES_PER_TABLE = 20
-#: The most shakes (see `_improved`) tried while a table still has a fault after the local
-#: search: about a millisecond each in a big field.
-TABLE_SHAKES = 100
+#: The most entrants a block may grow to when it takes in its neighbour to avoid a
+#: rematch: a matching over 180 takes about 0.4 s, so even an event where every block
+#: needs its neighbour is paired in seconds (one matching over a thousand takes minutes).
+GROWN_BLOCK_LIMIT = 3 * BLOCK_SIZE
 
 #: The order of seat 0 between players who have played first equally often: the one whose
 #: last game was in a later seat, then one with no game yet, then one who was just first.
@@ -101,16 +88,13 @@ class _Place:
 
 
 @dataclass(frozen=True, slots=True)
-class _Ladder:
+class Ladder:
     """The entrants in standings order, with each one's place: what every rule reads."""
 
     #: Score groups from the top, then rank within a group.
     entrants: tuple[Standing, ...]
     #: Each entrant's place, by user id.
     places: dict[int, _Place]
-    #: The fewest byes anyone has had: a bye to someone with more is a bye twice while
-    #: another could take it.
-    fewest_byes: int
 
 
 @dataclass(frozen=True, slots=True)
@@ -154,49 +138,19 @@ def swiss(entrants: Sequence[Standing]) -> Pairing:
     8. the seats: see `_seated_pair`.
 
     Up to `SINGLE_MATCHING_LIMIT` entrants this is the best pairing by these rules; above
-    it the standings are paired block by block (see `_match_in_blocks`).
+    it the standings are paired block by block (see `_match_in_blocks`), close to it.
     """
-    ladder = _ladder(entrants, fewest=2, what="a Swiss round")
+    ladder = ladder_of(entrants, fewest=2, what="a Swiss round")
     if len(ladder.entrants) <= SINGLE_MATCHING_LIMIT:
         matched = _match(ladder.entrants, ladder, next_score=None)
         pairs, bye = matched.pairs, matched.left_out
     else:
         pairs, bye = _match_in_blocks(ladder)
-    ordered = sorted(pairs, key=lambda pair: _best_order(pair, ladder))
+    ordered = sorted(pairs, key=lambda pair: best_order(pair, ladder))
     return Pairing(
         tables=tuple(_seated_pair(a, b, ladder) for a, b in ordered),
         byes=() if bye is None else (bye.user_id,),
     )
-
-
-def swiss_tables(entrants: Sequence[Standing], size: int) -> Pairing:
-    """A Swiss round at tables of three or four: as many tables of `size` as the field
-    allows, the rest of the other size, and a bye only when no such split exists (five
-    entrants: one bye, four at one table).
-
-    The tables lower, in order: pairs at one table who have met before, pairs at one
-    table from different score groups, then the sum of squared point differences of pairs
-    at one table. Up to `EXACT_TABLES_LIMIT` entrants they are the best tables by these;
-    above it, tables filled down the standings are improved by swapping entrants between
-    them (or moving one from a table of four to a table of three), a bounded search that
-    may miss the best in a field where old opponents are many. Seats go to those who have
-    sat first least, then by rank.
-    """
-    if size not in (3, 4):
-        raise PairingError(f"a table seats 3 or 4 players, not {size}")
-    ladder = _ladder(entrants, fewest=3, what="a round at tables")
-    sizes = _table_sizes(len(ladder.entrants), size)
-    if sizes is None:
-        bye = min(ladder.entrants, key=lambda entrant: _bye_choice(entrant, ladder))
-        seated = [entrant for entrant in ladder.entrants if entrant is not bye]
-        return Pairing(tables=(_seated_table(seated, ladder),), byes=(bye.user_id,))
-    costs = _TableCosts.of(ladder)
-    if len(ladder.entrants) <= EXACT_TABLES_LIMIT:
-        tables = _best_tables(ladder.entrants, sizes, costs)
-    else:
-        tables = _improved(_filled(ladder.entrants, sizes, costs), costs)
-    ordered = sorted(tables, key=lambda table: _best_order(table, ladder))
-    return Pairing(tables=tuple(_seated_table(table, ladder) for table in ordered), byes=())
 
 
 def round_robin(user_ids: Sequence[int], *, double: bool) -> tuple[Pairing, ...]:
@@ -252,7 +206,7 @@ def _check_unique(user_ids: Iterable[int]) -> None:
         seen.add(user_id)
 
 
-def _ladder(entrants: Sequence[Standing], *, fewest: int, what: str) -> _Ladder:
+def ladder_of(entrants: Sequence[Standing], *, fewest: int, what: str) -> Ladder:
     """The entrants in standings order with their places, after checking there are enough
     of them and none twice."""
     _check_unique(entrant.user_id for entrant in entrants)
@@ -274,22 +228,19 @@ def _ladder(entrants: Sequence[Standing], *, fewest: int, what: str) -> _Ladder:
             group_size=group_sizes[entrant.points],
             score=int(entrant.points * denominator),
         )
-    return _Ladder(
-        entrants=ordered,
-        places=places,
-        fewest_byes=min(entrant.byes for entrant in ordered),
-    )
+    return Ladder(entrants=ordered, places=places)
 
 
-def _have_met(a: Standing, b: Standing) -> bool:
+def have_met(a: Standing, b: Standing) -> bool:
     """Whether two entrants have sat at a table together (as either one recorded it)."""
     return b.user_id in a.met or a.user_id in b.met
 
 
-def _pair_costs(a: Standing, b: Standing, ladder: _Ladder) -> tuple[int, ...]:
+def pair_costs(a: Standing, b: Standing, ladder: Ladder) -> tuple[int, ...]:
     """What pairing `a` with `b` costs by each rule of `swiss`, in order: a rematch, a
-    second bye (never, for a pair), a pair across groups, the squared point difference,
-    the bye's rank (none, for a pair), and the departure from the Swiss shape."""
+    second bye and the bye's height (none, for a pair), a pair across groups, the squared
+    point difference, a floater's height (none), and the departure from the Swiss
+    shape."""
     place_a, place_b = ladder.places[a.user_id], ladder.places[b.user_id]
     if place_a.score == place_b.score:
         # The best shape pairs places half a group apart; a pair from one half swaps a
@@ -303,7 +254,8 @@ def _pair_costs(a: Standing, b: Standing, ladder: _Ladder) -> tuple[int, ...]:
         shape = (higher.group_size - 1 - higher.in_group) + lower.in_group
         difference = place_a.score - place_b.score
     return (
-        int(_have_met(a, b)),
+        int(have_met(a, b)),
+        0,
         0,
         int(difference != 0),
         difference * difference,
@@ -312,21 +264,23 @@ def _pair_costs(a: Standing, b: Standing, ladder: _Ladder) -> tuple[int, ...]:
     )
 
 
-def _bye_costs(entrant: Standing, ladder: _Ladder) -> tuple[int, ...]:
-    """What giving `entrant` the bye costs by each rule of `swiss`: their byes so far, and
-    how far above the bottom of the standings they are."""
+def bye_costs(entrant: Standing, ladder: Ladder) -> tuple[int, ...]:
+    """What giving `entrant` the bye costs by each rule of `swiss`: their byes so far, then
+    how far above the bottom of the standings they are. The bye's place comes before the
+    score groups' pairs: the lowest-ranked without one sits out, and a leader floats down
+    rather than take it."""
     from_bottom = len(ladder.entrants) - 1 - ladder.places[entrant.user_id].order
-    return (0, entrant.byes, 0, 0, from_bottom, 0)
+    return (0, entrant.byes, from_bottom, 0, 0, 0, 0)
 
 
-def _float_costs(entrant: Standing, ladder: _Ladder, next_score: int) -> tuple[int, ...]:
+def _float_costs(entrant: Standing, ladder: Ladder, next_score: int) -> tuple[int, ...]:
     """What sending `entrant` down to the next block costs by each rule of `swiss`, as
     if they were paired with the top of that block: a pair across groups when their
     points differ, with its squared difference, and the lowest-ranked floats first."""
     place = ladder.places[entrant.user_id]
     difference = place.score - next_score
     from_bottom = len(ladder.entrants) - 1 - place.order
-    return (0, 0, int(difference != 0), difference * difference, from_bottom, 0)
+    return (0, 0, 0, int(difference != 0), difference * difference, from_bottom, 0)
 
 
 def _weights(costs: Sequence[tuple[int, ...]], pairs: int) -> list[int]:
@@ -345,18 +299,18 @@ def _weights(costs: Sequence[tuple[int, ...]], pairs: int) -> list[int]:
     return [heaviest - total for total in totals]
 
 
-def _match(members: Sequence[Standing], ladder: _Ladder, next_score: int | None) -> _Matched:
+def _match(members: Sequence[Standing], ladder: Ladder, next_score: int | None) -> _Matched:
     """The best pairing of `members` by the rules of `swiss`. When they are odd, one is
-    left out: the bye when `next_score` is None (the last block), otherwise a floater to
+    left out: the bye when `next_score` is None (a whole field), otherwise a floater to
     the next block, whose top has `next_score`."""
     edges = list(combinations(range(len(members)), 2))
-    costs = [_pair_costs(members[i], members[j], ladder) for i, j in edges]
+    costs = [pair_costs(members[i], members[j], ladder) for i, j in edges]
     spare = len(members)
     if len(members) % 2:
         for i, entrant in enumerate(members):
             edges.append((i, spare))
             if next_score is None:
-                costs.append(_bye_costs(entrant, ladder))
+                costs.append(bye_costs(entrant, ladder))
             else:
                 costs.append(_float_costs(entrant, ladder, next_score))
     graph = nx.Graph()
@@ -374,23 +328,29 @@ def _match(members: Sequence[Standing], ladder: _Ladder, next_score: int | None)
     return _Matched(
         pairs=tuple(pairs),
         left_out=left_out,
-        rematches=sum(_have_met(a, b) for a, b in pairs),
+        rematches=sum(have_met(a, b) for a, b in pairs),
     )
 
 
 def _match_in_blocks(
-    ladder: _Ladder,
+    ladder: Ladder,
 ) -> tuple[tuple[tuple[Standing, Standing], ...], Standing | None]:
     """The pairs and the bye of a big event, block by block down the standings.
 
-    Each block (see `_blocks`) is matched alone, with the one left over from the block
-    above; when it is odd, its lowest-ranked who fits best floats down into the next.
-    A block that cannot avoid a rematch on its own is joined to the next one and tried
-    again; the last block, when it cannot avoid a rematch or a bye to someone who has had
-    more than the fewest, takes back the block above it (and so on up), so a big event
-    never has a rematch or a second bye that one matching over everyone would avoid.
+    The bye of an odd field is chosen first: the lowest-ranked of those with the fewest
+    byes (rules 3 and 6 of `swiss`). Each block (see `_blocks`) is then matched alone,
+    with the one left over from the block above; when it is odd, its lowest-ranked who
+    fits best floats down into the next. A block that cannot avoid a rematch on its own
+    takes in the next block and is matched again (the last one takes back the block
+    above it), as long as it stays within `GROWN_BLOCK_LIMIT` entrants: past that, it
+    keeps the rematch rather than grow into a matching too slow to wait for.
     """
-    blocks = _blocks(ladder.entrants)
+    entrants = list(ladder.entrants)
+    bye = None
+    if len(entrants) % 2:
+        bye = min(entrants, key=lambda e: (e.byes, -ladder.places[e.user_id].order))
+        entrants.remove(bye)
+    blocks = _blocks(entrants)
     # The blocks matched so far: who floated in, the block's own entrants, their matching.
     settled: list[tuple[list[Standing], list[Standing], _Matched]] = []
     carried: list[Standing] = []
@@ -400,10 +360,13 @@ def _match_in_blocks(
         last = index == len(blocks) - 1
         next_score = None if last else ladder.places[blocks[index + 1][0].user_id].score
         matched = _match(carried + block, ladder, next_score)
-        second_bye = (
-            last and matched.left_out is not None and matched.left_out.byes > ladder.fewest_byes
-        )
-        if (matched.rematches == 0 and not second_bye) or (last and not settled):
+        if matched.rematches and not last:
+            grown = carried + block + blocks[index + 1]
+        elif matched.rematches and settled:
+            grown = [*settled[-1][0], *settled[-1][1], *block]
+        else:
+            grown = []
+        if not grown or len(grown) > GROWN_BLOCK_LIMIT:
             settled.append((carried, block, matched))
             carried = [] if matched.left_out is None else [matched.left_out]
             index += 1
@@ -413,8 +376,7 @@ def _match_in_blocks(
         else:
             carried, above, _ = settled.pop()
             blocks[index] = above + block
-    pairs = tuple(pair for _, _, matched in settled for pair in matched.pairs)
-    return pairs, settled[-1][2].left_out
+    return tuple(pair for _, _, matched in settled for pair in matched.pairs), bye
 
 
 def _blocks(ordered: Sequence[Standing]) -> list[list[Standing]]:
@@ -465,7 +427,7 @@ def _chunks(group: list[Standing]) -> list[list[Standing]]:
     return chunks
 
 
-def _seated_pair(a: Standing, b: Standing, ladder: _Ladder) -> tuple[int, int]:
+def _seated_pair(a: Standing, b: Standing, ladder: Ladder) -> tuple[int, int]:
     """A pair in seat order: first the one who has played first less (more games in later
     seats than in the first), then, between equals, the one whose turn it is by
     alternation (the last game in a later seat), then the better ranked."""
@@ -481,235 +443,6 @@ def _seated_pair(a: Standing, b: Standing, ladder: _Ladder) -> tuple[int, int]:
     return (first.user_id, second.user_id)
 
 
-def _seated_table(table: Sequence[Standing], ladder: _Ladder) -> tuple[int, ...]:
-    """A table in seat order: those who have sat first least first, then by rank."""
-    return tuple(
-        entrant.user_id
-        for entrant in sorted(table, key=lambda e: (e.first_seats, ladder.places[e.user_id].order))
-    )
-
-
-def _best_order(table: Iterable[Standing], ladder: _Ladder) -> int:
+def best_order(table: Iterable[Standing], ladder: Ladder) -> int:
     """Where a table's best-placed player stands: tables are listed from the top."""
     return min(ladder.places[entrant.user_id].order for entrant in table)
-
-
-def _table_sizes(entrants: int, size: int) -> list[int] | None:
-    """Table sizes for a field: as many of `size` as can be, the rest of the other size
-    (3 or 4), those of `size` first; None when no mix of 3 and 4 adds up (five)."""
-    other = 7 - size
-    for tables_of_size in range(entrants // size, -1, -1):
-        rest = entrants - tables_of_size * size
-        if rest % other == 0:
-            return [size] * tables_of_size + [other] * (rest // other)
-    return None
-
-
-def _bye_choice(entrant: Standing, ladder: _Ladder) -> tuple[int, ...]:
-    """How bad a bye to `entrant` is when five share one table of four, by the rules of
-    `swiss`: the meetings repeated at the table left, the entrant's byes so far, the
-    table's pairs across groups, its spread, and how far above the bottom they are."""
-    table = [other for other in ladder.entrants if other is not entrant]
-    pairs = [_pair_costs(a, b, ladder) for a, b in combinations(table, 2)]
-    bye = _bye_costs(entrant, ladder)
-    return (
-        sum(pair[0] for pair in pairs),
-        bye[1],
-        sum(pair[2] for pair in pairs),
-        sum(pair[3] for pair in pairs),
-        bye[4],
-    )
-
-
-@dataclass(frozen=True, slots=True)
-class _TableCosts:
-    """What a table costs, as one whole number ranking its faults: any repeated meeting
-    outweighs any pairs across groups, which outweigh any spread of points."""
-
-    #: Places (for the scores) of everyone.
-    ladder: _Ladder
-    #: What one pair across score groups costs: more than the spread of all pairs can be.
-    cross: int
-    #: What one repeated meeting costs: more than everything below it can be.
-    repeat: int
-    #: The cost of each pair worked out so far, by the pair's user ids (both orders): the
-    #: search weighs the same pairs many times over.
-    known: dict[tuple[int, int], int] = field(default_factory=dict)
-
-    @staticmethod
-    def of(ladder: _Ladder) -> _TableCosts:
-        """The costs for a field, the weights set by its widest spread of points and its
-        most pairs at tables (six for every four entrants)."""
-        scores = [place.score for place in ladder.places.values()]
-        pairs = 3 * len(scores) // 2
-        cross = (max(scores) - min(scores)) ** 2 * pairs + 1
-        return _TableCosts(ladder=ladder, cross=cross, repeat=(pairs + 1) * cross)
-
-    def table(self, table: Sequence[Standing]) -> int:
-        """The cost of a table: the sum over its pairs."""
-        return sum(self.pair(a, b) for a, b in combinations(table, 2))
-
-    def pair(self, a: Standing, b: Standing) -> int:
-        """The cost of `a` and `b` at one table: a repeat, a crossing, their spread."""
-        cost = self.known.get((a.user_id, b.user_id))
-        if cost is None:
-            places = self.ladder.places
-            difference = places[a.user_id].score - places[b.user_id].score
-            cost = (
-                self.repeat * _have_met(a, b)
-                + self.cross * (difference != 0)
-                + difference * difference
-            )
-            self.known[a.user_id, b.user_id] = self.known[b.user_id, a.user_id] = cost
-        return cost
-
-
-def _best_tables(
-    entrants: Sequence[Standing], sizes: Sequence[int], costs: _TableCosts
-) -> list[list[Standing]]:
-    """The tables of the given sizes with the least cost (see `_TableCosts`), out of every
-    way to seat a small field: the best-placed entrant not yet seated takes each possible
-    table in turn, and the best seating of those left is remembered by who is left."""
-    pair = [[costs.pair(a, b) for b in entrants] for a in entrants]
-
-    @functools.cache
-    def best(seated: int, fours: int) -> tuple[int, tuple[tuple[int, ...], ...]]:
-        free = [i for i in range(len(entrants)) if not seated >> i & 1]
-        if not free:
-            return 0, ()
-        first, rest = free[0], free[1:]
-        threes = (len(free) - 4 * fours) // 3
-        options = []
-        for size, fours_after in ((4, fours - 1), (3, fours)):
-            if (fours if size == 4 else threes) == 0:
-                continue
-            for others in combinations(rest, size - 1):
-                table = (first, *others)
-                cost_after, tables_after = best(seated | sum(1 << i for i in table), fours_after)
-                cost = cost_after + sum(pair[i][j] for i, j in combinations(table, 2))
-                options.append((cost, (table, *tables_after)))
-        return min(options, key=lambda option: option[0])
-
-    _, tables = best(0, sizes.count(4))
-    return [[entrants[i] for i in table] for table in tables]
-
-
-def _filled(
-    entrants: Sequence[Standing], sizes: Sequence[int], costs: _TableCosts
-) -> list[list[Standing]]:
-    """Tables filled straight down the standings, with the tables of each size placed
-    where they cost least (see `_TableCosts`): a score group of three, say, takes a
-    table of three rather than being split. Every order of the sizes is weighed, by
-    keeping the best fill for each count of tables of four and of three seated so far."""
-    fours, threes = sizes.count(4), sizes.count(3)
-    # For each count of tables of four and of three: the least cost of filling that many
-    # from the top, and the size of the last table of that fill.
-    cheapest: dict[tuple[int, int], tuple[int, int]] = {(0, 0): (0, 0)}
-    for filled_fours in range(fours + 1):
-        for filled_threes in range(threes + 1):
-            end = 4 * filled_fours + 3 * filled_threes
-            options = [
-                (cheapest[before][0] + costs.table(entrants[end - size : end]), size)
-                for size, before in (
-                    (4, (filled_fours - 1, filled_threes)),
-                    (3, (filled_fours, filled_threes - 1)),
-                )
-                if before in cheapest
-            ]
-            if options:
-                cheapest[filled_fours, filled_threes] = min(options, key=lambda o: o[0])
-    from_the_bottom: list[list[Standing]] = []
-    counts = (fours, threes)
-    while counts != (0, 0):
-        size = cheapest[counts][1]
-        end = 4 * counts[0] + 3 * counts[1]
-        from_the_bottom.append(list(entrants[end - size : end]))
-        counts = (counts[0] - 1, counts[1]) if size == 4 else (counts[0], counts[1] - 1)
-    return from_the_bottom[::-1]
-
-
-def _improved(tables: list[list[Standing]], costs: _TableCosts) -> list[list[Standing]]:
-    """The tables after a local search (see `_descend`) and then up to `TABLE_SHAKES`
-    shakes while a table has a fault: a random swap out of a table with a repeated
-    meeting (or, when none is left, with mixed score groups), another descent, and the
-    result kept when it costs no more. One change at a time cannot always untangle
-    repeats; a shake and a fresh descent often can. The shakes are the same for the same
-    entrants, so a round is paired the same way twice."""
-    best = [list(table) for table in tables]
-    best_cost = [costs.table(table) for table in best]
-    _descend(best, best_cost, costs, range(len(best)))
-    shaker = random.Random(len(costs.ladder.entrants))
-    for _ in range(TABLE_SHAKES):
-        repeated = [index for index, cost in enumerate(best_cost) if cost >= costs.repeat]
-        faulty = repeated or [index for index, cost in enumerate(best_cost) if cost > 0]
-        if not faulty:
-            break
-        here = shaker.choice(faulty)
-        there = shaker.choice([index for index in _reach(here, best) if index != here])
-        shaken, shaken_cost = [list(table) for table in best], list(best_cost)
-        i, j = shaker.randrange(len(shaken[here])), shaker.randrange(len(shaken[there]))
-        shaken[here][i], shaken[there][j] = shaken[there][j], shaken[here][i]
-        for changed in (here, there):
-            shaken_cost[changed] = costs.table(shaken[changed])
-        _descend(shaken, shaken_cost, costs, [*_reach(here, shaken), *_reach(there, shaken)])
-        if sum(shaken_cost) <= sum(best_cost):
-            best, best_cost = shaken, shaken_cost
-    return best
-
-
-def _reach(index: int, tables: Sequence[object]) -> range:
-    """The tables an entrant of table `index` may move to: `TABLE_REACH` either way."""
-    return range(max(0, index - TABLE_REACH), min(len(tables), index + TABLE_REACH + 1))
-
-
-def _descend(
-    tables: list[list[Standing]], cost: list[int], costs: _TableCosts, start: Iterable[int]
-) -> None:
-    """Improves `tables` (and their `cost`) in place: at a table with a fault (a repeated
-    meeting or mixed score groups), makes the change of one entrant with a table within
-    reach that lowers the total cost most, again and again, until no change does or
-    `MOVES_PER_TABLE` changes a table have been made. A table without a fault needs no
-    change of its own; after a change, the tables with a fault within reach of either
-    changed table are looked at again. Begins at the tables of `start` with a fault."""
-    pending = {index for index in start if cost[index] > 0}
-    budget = MOVES_PER_TABLE * len(tables)
-    while pending and budget > 0:
-        here = min(pending)
-        pending.discard(here)
-        best: tuple[int, list[Standing], list[Standing]] | None = None
-        best_saving = 0
-        for there in _reach(here, tables):
-            if there == here:
-                continue
-            for new_here, new_there in _changes(tables[here], tables[there]):
-                saving = cost[here] + cost[there] - costs.table(new_here) - costs.table(new_there)
-                if saving > best_saving:
-                    best, best_saving = (there, new_here, new_there), saving
-        if best is None:
-            continue
-        there = best[0]
-        tables[here], tables[there] = best[1], best[2]
-        cost[here], cost[there] = costs.table(tables[here]), costs.table(tables[there])
-        budget -= 1
-        pending |= {
-            index for index in (*_reach(here, tables), *_reach(there, tables)) if cost[index] > 0
-        }
-
-
-def _changes(
-    here: list[Standing], there: list[Standing]
-) -> Iterable[tuple[list[Standing], list[Standing]]]:
-    """Every way to change two tables by one entrant: a swap of one from each, or one
-    moved from a table of four to a table of three (which keeps the mix of sizes)."""
-    for i, mine in enumerate(here):
-        for j, theirs in enumerate(there):
-            yield (
-                [*here[:i], theirs, *here[i + 1 :]],
-                [*there[:j], mine, *there[j + 1 :]],
-            )
-    if len(here) > len(there):
-        for i, mine in enumerate(here):
-            yield [*here[:i], *here[i + 1 :]], [*there, mine]
-    elif len(here) < len(there):
-        for j, theirs in enumerate(there):
-            yield [*here, theirs], [*there[:j], *there[j + 1 :]]

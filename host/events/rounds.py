@@ -11,7 +11,7 @@ from typing import Any
 from data.events import EventRecord, NewTable, SeatResult, TableRecord, WholeEvent
 from data.results import Ending
 from engine.core import Game
-from host.events.pairing import Pairing, Standing, round_robin, swiss, swiss_rounds, swiss_tables
+from host.events.pairing import Pairing, Standing, round_robin, swiss, swiss_rounds
 from host.events.standings import (
     Bye,
     CupRow,
@@ -22,6 +22,7 @@ from host.events.standings import (
     cup_standings,
     standings,
 )
+from host.events.tables import swiss_tables
 from host.play.live import Loaded
 
 #: Rounds a Swiss may be given at most.

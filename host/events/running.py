@@ -96,9 +96,9 @@ class Running:
         names = {s.user.id: s.user.name for s in loaded.record.seats}
         names |= {s.left.id: s.left.name for s in loaded.record.seats if s.left is not None}
         replies = [words.counted(event, table, [names.get(u, "?") for u in decided.absent])]
-        if event.state == "running" and event.round == found.round:
-            if not await self.repository.undecided(found.event_id, found.round):
-                replies += await self.spread(self._advance(found.event_id), event.guild_id)
+        current = event.state == "running" and event.round == found.round
+        if current and not await self.repository.undecided(found.event_id, found.round):
+            replies += await self.spread(self._advance(found.event_id), event.guild_id)
         return replies
 
     async def tick(self, now: float) -> list[tuple[Where, list[Reply]]]:

@@ -364,7 +364,9 @@ class Events:
             )
             data, name = text.encode(), f"{slug}.csv"
         else:
-            raise ServiceError(t("file: {kind!r} is not a kind of file; use csv or trf.", kind=kind))
+            raise ServiceError(
+                t("file: {kind!r} is not a kind of file; use csv or trf.", kind=kind)
+            )
         return [
             Reply(
                 text=str(t("{name}: the standings as a file.", name=words.event_name(event))),
