@@ -9,7 +9,7 @@ import secrets
 from dataclasses import dataclass, replace
 
 from data.events import FORMATS, EntrantState, EventRecord, NewEvent
-from engine.text import t
+from engine.text import t, tn
 from host.events import rounds, words
 from host.events.export import EventFacts, csv_table, cup_csv, trf16
 from host.events.running import Running, record_in
@@ -271,17 +271,17 @@ class Events:
         ):
             raise ServiceError(t("{name} has already started.", name=name))
         log.info("event %s started: %d entrants, %d rounds", event.id, entrants, planned)
-        said = Reply(
-            text=str(
-                t(
-                    "{name} has started: {n} entrants, {rounds} rounds. The games are being "
-                    "set up in threads.",
-                    name=name,
-                    n=entrants,
-                    rounds=planned,
-                )
-            )
-        )
+        told = [
+            tn(
+                "{name} has started with {n} entrant.",
+                "{name} has started with {n} entrants.",
+                n=entrants,
+                name=name,
+            ),
+            tn("It plays {n} round.", "It plays {n} rounds.", n=planned),
+            t("The games are being set up in threads."),
+        ]
+        said = Reply(text=" ".join(str(line) for line in told))
         return [said, *await self.running.spread(self.running.open_round(event.id), event.guild_id)]
 
     async def end(self, channel: Channel, user: User, event_id: int | None = None) -> list[Reply]:

@@ -97,6 +97,8 @@ def _what(event: EventRecord, entrants: int) -> str:
 def state_words(event: EventRecord) -> str:
     if event.state == "open":
         return str(t("open for entries"))
+    if event.state == "running" and event.closes_at is not None:
+        return str(t("closes {when}", when=f"<t:{int(event.closes_at)}:R>"))
     if event.state == "running":
         return str(t("round {round} of {rounds}", round=event.round, rounds=event.rounds or "?"))
     if event.state == "ended":
@@ -181,15 +183,25 @@ def round_post(whole: WholeEvent, round_: int, people: dict[int, User]) -> Reply
                 rounds=event.rounds or "?",
             )
         ),
-        text="\n".join(lines)
-        + "\n\n"
-        + str(t("Your game is in its own thread; the deadline of each move is on its board.")),
+        text="\n".join(lines) + "\n\n" + _where_to_play(event),
         mentions=mentions,
         followers=followers,
         actions=(standings_button(event),),
         tone="turn",
         footer=str(t("Tournament #{id}", id=event.id)),
     )
+
+
+def _where_to_play(event: EventRecord) -> str:
+    if event.format == "cup" and event.closes_at is not None:
+        return str(
+            t(
+                "Your run is in its own thread: the same hill for everyone; the cup closes "
+                "{when}, and a run not over by then counts as it stands.",
+                when=f"<t:{int(event.closes_at)}:R>",
+            )
+        )
+    return str(t("Your game is in its own thread; the deadline of each move is on its board."))
 
 
 def _at_most(lines: list[str]) -> list[str]:

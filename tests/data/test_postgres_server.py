@@ -166,14 +166,16 @@ async def pg_schema(conn: asyncpg.Connection) -> Schema:
     foreign = {
         (r["table_name"], r["column_name"], r["ref_table"], r["ref_column"])
         for r in await conn.fetch(
+            # Each column of a key of several columns on its own, as SQLite lists them.
             "SELECT cl.relname AS table_name, a.attname AS column_name,"
             " rt.relname AS ref_table, ra.attname AS ref_column"
             " FROM pg_constraint c"
+            " CROSS JOIN LATERAL unnest(c.conkey, c.confkey) AS k (col, ref_col)"
             " JOIN pg_class cl ON cl.oid = c.conrelid"
             " JOIN pg_class rt ON rt.oid = c.confrelid"
-            " JOIN pg_attribute a ON a.attrelid = c.conrelid AND a.attnum = c.conkey[1]"
-            " JOIN pg_attribute ra ON ra.attrelid = c.confrelid AND ra.attnum = c.confkey[1]"
-            " WHERE c.contype = 'f' AND cardinality(c.conkey) = 1"
+            " JOIN pg_attribute a ON a.attrelid = c.conrelid AND a.attnum = k.col"
+            " JOIN pg_attribute ra ON ra.attrelid = c.confrelid AND ra.attnum = k.ref_col"
+            " WHERE c.contype = 'f'"
         )
     }
     triggers = {
