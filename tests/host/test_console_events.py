@@ -75,6 +75,10 @@ async def test_a_round_robin_of_four_through_the_console(lines: Lines) -> None:
     await lines(*(f"#club {name} /tournament join" for name in ("alice", "bob", "carol")))
     await lines("#club dave /press Join")
     said = await lines("#club root /tournament start")
+    # A tournament game is a game like any other: /games mine lists it, with its place.
+    [first_game, *_] = _GAME_STARTS.findall(said)
+    player = first_game.split("-r1-", 1)[1].split("-v-")[0]
+    assert f"#{first_game}" in await lines(f"{player} /games mine")
     strength = {"alice": 0, "bob": 1, "carol": 2, "dave": 3}
     met: Counter[frozenset[str]] = Counter()
     for round_ in (1, 2, 3):
