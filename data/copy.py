@@ -55,6 +55,8 @@ TABLES = (
     "event_entrants",
     "event_tables",
     "event_seats",
+    "digests",
+    "away",
 )
 #: Rows read, sent and compared at a time: what the copy and the comparison hold in memory.
 BATCH_ROWS = 5000

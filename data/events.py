@@ -41,6 +41,8 @@ class NewEvent:
     deadline_minutes: int | None
     seed: int
     created_by: UserRecord
+    #: Away time stops its games' clocks.
+    away: bool = True
 
 
 @dataclass(frozen=True, slots=True)
@@ -71,6 +73,8 @@ class EventRecord:
     #: When a cup's window closes.
     closes_at: float | None
     finished_at: float | None
+    #: Away time stops its games' clocks.
+    away: bool = True
 
     @property
     def is_live(self) -> bool:
@@ -174,7 +178,8 @@ class Db(Protocol):
 
 _EVENT_COLUMNS = (
     "id, guild_id, channel_id, game, format, name, table_size, rounds, deadline_minutes,"
-    " seed, state, round, created_by, created_at, started_at, round_at, closes_at, finished_at"
+    " seed, state, round, created_by, created_at, started_at, round_at, closes_at, finished_at,"
+    " away"
 )
 
 
@@ -394,7 +399,7 @@ class EventRepository(ABC):
             p = self._params()
             rows = await tx.rows(
                 "INSERT INTO events (guild_id, channel_id, game, format, name, table_size,"
-                " rounds, deadline_minutes, seed, created_by, created_at) VALUES ("
+                " rounds, deadline_minutes, seed, created_by, created_at, away) VALUES ("
                 + ", ".join(
                     p(v)
                     for v in (
@@ -409,6 +414,7 @@ class EventRepository(ABC):
                         new.seed,
                         new.created_by.id,
                         now,
+                        int(new.away),
                     )
                 )
                 + f") RETURNING {_EVENT_COLUMNS}",
@@ -667,4 +673,5 @@ def _event(row: Sequence[Any]) -> EventRecord:
         round_at=None if row[15] is None else float(row[15]),
         closes_at=None if row[16] is None else float(row[16]),
         finished_at=None if row[17] is None else float(row[17]),
+        away=bool(row[18]),
     )

@@ -391,13 +391,31 @@ class GameRepository(Protocol):
         clock and mark it claimable (False if the game moved on or was marked)."""
         ...
 
+    async def pause_clock(self, game_id: int, ply: int, left: float) -> bool:
+        """Stop the clock of the decision pending at `ply` for away time, keeping the
+        seconds it had left (False if the game moved on or has no clock running)."""
+        ...
+
+    async def resume_clock(
+        self, game_id: int, ply: int, deadline: float, started: float, remind: float | None
+    ) -> bool:
+        """Start a clock stopped for away time again (False if the game moved on or its
+        clock is not stopped)."""
+        ...
+
+    async def paused_of(self, user_id: int) -> list[tuple[int, int, float]]:
+        """(game, ply, seconds left) of the live games of `user_id` whose clock is stopped
+        for away time."""
+        ...
+
     async def set_board_messages(self, boards: dict[int, int]) -> None:
         """Remember the latest board message of each game (game id: message id)."""
         ...
 
-    async def live_games_of_user(self, user_id: int) -> list[GameRecord]:
+    async def live_games_of_user(self, user_id: int, limit: int | None = None) -> list[GameRecord]:
         """The user's live games (challenges and games in play), in every server and
-        channel; found among their own seats, however many games they have finished."""
+        channel, oldest first (the first `limit` of them, if given); found among their own
+        seats, however many games they have finished."""
         ...
 
     async def finished_games(

@@ -103,6 +103,39 @@ class SharedGameRepository(ABC, Generic[D]):
         )
         return bool(rows)
 
+    async def pause_clock(self, game_id: int, ply: int, left: float) -> bool:
+        p = self._params()
+        rows = await self.db.write(
+            f"UPDATE games SET paused_left = {p(max(0.0, left))}, deadline_at = NULL,"
+            f" remind_at = NULL WHERE id = {p(game_id)} AND ply = {p(ply)}"
+            " AND status = 'active' AND deadline_at IS NOT NULL RETURNING id",
+            p.values,
+        )
+        return bool(rows)
+
+    async def resume_clock(
+        self, game_id: int, ply: int, deadline: float, started: float, remind: float | None
+    ) -> bool:
+        p = self._params()
+        rows = await self.db.write(
+            f"UPDATE games SET deadline_at = {p(deadline)}, deadline_from = {p(started)},"
+            f" remind_at = {p(remind)}, paused_left = NULL WHERE id = {p(game_id)}"
+            f" AND ply = {p(ply)} AND status = 'active' AND paused_left IS NOT NULL"
+            " RETURNING id",
+            p.values,
+        )
+        return bool(rows)
+
+    async def paused_of(self, user_id: int) -> list[tuple[int, int, float]]:
+        p = self._params()
+        rows = await self.db.fetch(
+            "SELECT g.id, g.ply, g.paused_left FROM games g WHERE g.id IN"
+            f" (SELECT game_id FROM seats WHERE user_id = {p(user_id)} AND live = 1)"
+            " AND g.paused_left IS NOT NULL AND g.status = 'active'",
+            p.values,
+        )
+        return [(int(row[0]), int(row[1]), float(row[2])) for row in rows]
+
     async def mark_expired(self, game_id: int, ply: int, now: float) -> bool:
         p = self._params()
         rows = await self.db.write(
@@ -200,10 +233,11 @@ class SharedGameRepository(ABC, Generic[D]):
         found = await self._games(f"g.channel_id = {p(channel_id)} AND {LIVE}", p.values)
         return found[0] if found else None
 
-    async def live_games_of_user(self, user_id: int) -> list[GameRecord]:
+    async def live_games_of_user(self, user_id: int, limit: int | None = None) -> list[GameRecord]:
         p = self._params()
         mine = f"SELECT game_id FROM seats WHERE user_id = {p(user_id)} AND live = 1"
-        return await self._games(f"{LIVE} AND g.id IN ({mine})", p.values)
+        tail = "ORDER BY g.id" if limit is None else f"ORDER BY g.id LIMIT {p(limit)}"
+        return await self._games(f"{LIVE} AND g.id IN ({mine})", p.values, tail=tail)
 
     async def finished_games(
         self,

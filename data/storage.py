@@ -10,10 +10,12 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
+from data.away import AwayRepository
 from data.console import ConsoleRepository
 from data.daily import DailyRepository
+from data.digests import Digests
 from data.events import EventRepository
 from data.migrations import Backend
 from data.postgresql.db import PgDatabase, is_postgres_url
@@ -47,6 +49,10 @@ class Storage:
     ratings: RatingRepository
     #: Tournaments: their entrants and rounds.
     events: EventRepository
+    #: When each player's daily digest is due.
+    digests: Digests[Any]
+    #: Away time: balances, absences, and the clocks stopped for them.
+    away: AwayRepository
     console: ConsoleRepository
     #: The sign-in sessions of the web pages.
     web: WebSessionRepository
@@ -91,6 +97,7 @@ async def open_storage(target: str | Path | None = None) -> Storage:
             f"the database {scheme}://… is neither an SQLite file nor a postgresql:// URL"
         )
     if backend_of(where) == "postgresql":
+        from data.postgresql.away import PgAwayRepository
         from data.postgresql.console import PgConsoleRepository
         from data.postgresql.daily import PgDailyRepository
         from data.postgresql.events import PgEventRepository
@@ -106,11 +113,14 @@ async def open_storage(target: str | Path | None = None) -> Storage:
             daily=PgDailyRepository(pg),
             ratings=PgRatingRepository(pg),
             events=PgEventRepository(pg),
+            digests=Digests(pg),
+            away=PgAwayRepository(pg),
             console=PgConsoleRepository(pg),
             web=WebSessions(pg),
             changes=PgChangeFeed(where),
             database=pg,
         )
+    from data.sqlite.away import SqliteAwayRepository
     from data.sqlite.console import SqliteConsoleRepository
     from data.sqlite.daily import SqliteDailyRepository
     from data.sqlite.db import Database
@@ -126,6 +136,8 @@ async def open_storage(target: str | Path | None = None) -> Storage:
         daily=SqliteDailyRepository(db),
         ratings=SqliteRatingRepository(db),
         events=SqliteEventRepository(db),
+        digests=Digests(db),
+        away=SqliteAwayRepository(db),
         console=SqliteConsoleRepository(db),
         web=WebSessions(db),
         changes=db.changes,

@@ -17,7 +17,7 @@ if TYPE_CHECKING:
     from data.postgresql.db import Connection
 
 
-class _PgTx:
+class PgTx:
     def __init__(self, conn: Connection) -> None:
         self.conn = conn
 
@@ -42,7 +42,7 @@ class PgEventRepository(EventRepository):
     @asynccontextmanager
     async def _transaction(self) -> AsyncIterator[Tx]:
         async with self.database.transaction() as conn:
-            yield _PgTx(conn)
+            yield PgTx(conn)
 
     def _of_shards(self, shards: TimeKeeping | None, p: Params, column: str = "guild_id") -> str:
         if shards is None:

@@ -15,7 +15,7 @@ from data.sqlite.db import Database
 from data.sqlite.games import insert_game, load_game, upsert_user
 
 
-class _SqliteTx:
+class SqliteTx:
     def __init__(self, conn: aiosqlite.Connection) -> None:
         self.conn = conn
 
@@ -40,7 +40,7 @@ class SqliteEventRepository(EventRepository):
     @asynccontextmanager
     async def _transaction(self) -> AsyncIterator[Tx]:
         async with self.database.transaction() as conn:
-            yield _SqliteTx(conn)
+            yield SqliteTx(conn)
 
     def _of_shards(self, shards: TimeKeeping | None, p: Params, column: str = "guild_id") -> str:
         if shards is None:

@@ -23,6 +23,7 @@ PLAYED = [
     "#club alice /tournament join",
     "#club bob /press Join",
     "#club root /tournament start",
+    "carol /away days:2",
 ]
 #: Every command that reads, after the season is played; each run alone answers in full.
 READS = [
@@ -48,6 +49,8 @@ READS = [
     "#club alice /tournament pairings",
     "#club alice /tournament list",
     "#club alice /tournament export file:trf",
+    "carol /games mine",
+    "bob /games here",
 ]
 #: The whole season, ending with a challenge declined.
-SEASON = [*PLAYED, *READS, "#third carol /decline"]
+SEASON = [*PLAYED, *READS, "carol /back", "#third carol /decline"]

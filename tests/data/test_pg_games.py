@@ -593,6 +593,7 @@ async def test_live_games_of_user(repo: PgGameRepository) -> None:
     done = await repo.create_game(new_game(5, guild_id=GUILD + 1), now=1.0)
     await repo.close_game(done.id, 0, "finished", GameResult(Ending.RULES, (0,)), now=2.0)
     assert await repo.live_games_of_user(ALICE.id) == [mine, asked]
+    assert await repo.live_games_of_user(ALICE.id, limit=1) == [mine]
     assert [g.id for g in await repo.live_games_of_user(CAROL.id)] == [theirs.id]
     await repo.close_game(mine.id, 0, "aborted", GameResult(Ending.ADMIN), now=3.0)
     assert await repo.live_games_of_user(ALICE.id) == [asked]

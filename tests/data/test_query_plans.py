@@ -48,11 +48,13 @@ GROWING = {
     "event_entrants",
     "event_tables",
     "event_seats",
+    "digests",
+    "away",
 }
 #: Partial indexes that hold only work still to do (games to rate, deadlines and
 #: reminders due, challenges unanswered, daily runs still open or untold, tournaments
-#: running and their tables undecided): each entry leaves the index once it is handled,
-#: so reading one whole costs the backlog, not the history.
+#: running and their tables undecided, players away): each entry leaves the index once it
+#: is handled, so reading one whole costs the backlog, not the history.
 QUEUES = {
     "games_unrated",
     "games_due",
@@ -62,6 +64,7 @@ QUEUES = {
     "daily_runs_pending",
     "events_running",
     "event_tables_undecided",
+    "away_ending",
 }
 #: Statements that read nothing (or only what they write by key).
 _NOT_READS = re.compile(

@@ -1,0 +1,7 @@
+-- The daily digests: one row per player who takes one, for as long as they take it.
+CREATE TABLE digests (
+    user_id     BIGINT  PRIMARY KEY,
+    next_at     DOUBLE PRECISION NOT NULL,  -- when the next one is due (the player's local hour)
+    ends_from   DOUBLE PRECISION NOT NULL   -- games that ended after this go in the next one
+);
+CREATE INDEX digests_due ON digests (next_at);
