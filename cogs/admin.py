@@ -97,6 +97,9 @@ class AdminCog(commands.GroupCog, group_name="admin"):
         remind_minutes="The last reminder comes this many minutes before time runs out",
         threads="Start every new game in a thread of its own",
         web="Who may see this server's games on the web",
+        away_days="Away days a player starts with here (default 7)",
+        away_monthly="Away days a player gains each month here (default 2)",
+        away_max="The most away days a player holds here (default 30)",
     )
     @app_commands.choices(
         web=[
@@ -116,6 +119,9 @@ class AdminCog(commands.GroupCog, group_name="admin"):
         remind_minutes: app_commands.Range[int, 0, 2880] | None = None,
         threads: bool | None = None,
         web: str | None = None,
+        away_days: app_commands.Range[int, 0, 365] | None = None,
+        away_monthly: app_commands.Range[int, 0, 365] | None = None,
+        away_max: app_commands.Range[int, 0, 365] | None = None,
     ) -> None:
         """Show this server's settings; change any you give."""
         # The pages show the server's name: noted whenever who may see them is set.
@@ -134,6 +140,9 @@ class AdminCog(commands.GroupCog, group_name="admin"):
                     threads,
                     web,
                     name,
+                    away_days,
+                    away_monthly,
+                    away_max,
                 ),
             ),
             public=False,

@@ -71,6 +71,7 @@ class EventsCog(commands.GroupCog, group_name="tournament"):
         deadline="Minutes per move in its games (a cup: how long it stays open)",
         name="The tournament's name",
         table="Players at each table (Everest: 2, 3 or 4)",
+        away="Whether away time stops the clocks of its games (default: on)",
     )
     @app_commands.autocomplete(game=game_autocomplete)
     @app_commands.autocomplete(deadline=deadline_autocomplete)
@@ -84,9 +85,10 @@ class EventsCog(commands.GroupCog, group_name="tournament"):
         deadline: app_commands.Range[int, 1, MAX_DEADLINE_MINUTES] | None = None,
         name: app_commands.Range[str, 1, 60] | None = None,
         table: app_commands.Range[int, 1, 4] | None = None,
+        away: bool | None = None,
     ) -> None:
         """Make a tournament in this channel, open for entries (admins)."""
-        setup = EventSetup(game, format, rounds, deadline, name, table)
+        setup = EventSetup(game, format, rounds, deadline, name, table, away is not False)
         await respond(
             interaction,
             lambda: self.bot.events.create(channel_of(interaction), user_of(interaction), setup),

@@ -6,6 +6,7 @@ EXTENSIONS = (
     "cogs.ratings",
     "cogs.admin",
     "cogs.events",
+    "cogs.away",
     "cogs.timers",
     "cogs.telling",
 )

@@ -34,6 +34,7 @@ from host.face import (
     User,
     game_of,
     t,
+    timezone_choices,
 )
 
 if TYPE_CHECKING:
@@ -74,6 +75,12 @@ async def game_autocomplete(
         for game_id, name in service_of(interaction).game_choices()
         if key in game_id or key in name.lower()
     ][:25]
+
+
+async def timezone_autocomplete(
+    interaction: discord.Interaction[Any], current: str
+) -> list[app_commands.Choice[str]]:
+    return [app_commands.Choice(name=zone, value=zone) for zone in timezone_choices(current)]
 
 
 @in_users_language
@@ -477,18 +484,30 @@ class GamesCog(commands.Cog):
     @app_commands.describe(
         reminders="Reminders before your time to move runs out",
         dm="Turns and reminders as direct messages instead of pings in the channel",
+        digest="One direct message a day with your games waiting and those that ended",
+        hour="The hour of your daily digest, 0-23 in your time zone (8 unless you choose)",
+        timezone="Your time zone, such as Europe/Warsaw (UTC unless you choose)",
     )
+    @app_commands.autocomplete(timezone=timezone_autocomplete)
     async def notify(
         self,
         interaction: discord.Interaction[Any],
         reminders: Literal["on", "off"] | None = None,
         dm: Literal["on", "off"] | None = None,
+        digest: Literal["on", "off"] | None = None,
+        hour: app_commands.Range[int, 0, 23] | None = None,
+        timezone: str | None = None,
     ) -> None:
         """Show how you are told of your turns; change what you give."""
         await respond(
             interaction,
             lambda: self.bot.service.notify(
-                user_of(interaction), reminders=_switch(reminders), dm=_switch(dm)
+                user_of(interaction),
+                reminders=_switch(reminders),
+                dm=_switch(dm),
+                digest=_switch(digest),
+                hour=hour,
+                timezone=timezone,
             ),
             public=False,
         )

@@ -69,6 +69,8 @@ from host.face import (
 log = logging.getLogger(__name__)
 
 _RELATIVE_TIME = re.compile(r"<t:(\d+):R>")
+#: Discord's dates and times of day, written out in the console's own time zone.
+_ABSOLUTE_TIME = re.compile(r"<t:(\d+):[tTdDfF]>")
 _CHANNEL = re.compile(r"<#(\d+)>")
 
 
@@ -233,7 +235,12 @@ class Console:
             ),
             "games mine": lambda: svc.my_games(user),
             "notify": lambda: svc.notify(
-                user, reminders=switch(o, "reminders"), dm=switch(o, "dm")
+                user,
+                reminders=switch(o, "reminders"),
+                dm=switch(o, "dm"),
+                digest=switch(o, "digest"),
+                hour=number(o, "hour"),
+                timezone=o.get("timezone") or None,
             ),
             "admin start": lambda: svc.admin_start(
                 channel,
@@ -285,6 +292,10 @@ class Console:
             "tournament export": lambda: events.export(
                 channel, user, o.get("file") or "csv", number(o, "id")
             ),
+            "away": lambda: self.house.away.away(
+                channel, user, number(o, "days"), o.get("until") or None
+            ),
+            "back": lambda: self.house.away.back(channel, user),
             "press": lambda: self.press(cmd, channel, user),
             "help": lambda: _ready(
                 [*svc.help(), Reply(title=str(t("Commands")), text=help_text(self.names))]
@@ -347,6 +358,7 @@ class Console:
         self.service.delivered([reply])
         if reply.text:
             text = _RELATIVE_TIME.sub(lambda m: _relative(int(m.group(1))), reply.text)
+            text = _ABSOLUTE_TIME.sub(lambda m: _absolute(int(m.group(1))), text)
             if mentioned := [int(m.group(1)) for m in _CHANNEL.finditer(text)]:
                 channels = await self._channel_names(mentioned)
                 text = _CHANNEL.sub(lambda m: "#" + channels.get(int(m.group(1)), m.group(1)), text)
@@ -552,6 +564,10 @@ def _relative(when: int) -> str:
     if hours:
         return str(t("in {hours} h {minutes} min", hours=hours, minutes=f"{minutes:02d}"))
     return str(t("in {minutes} min", minutes=minutes))
+
+
+def _absolute(when: int) -> str:
+    return time.strftime("%Y-%m-%d %H:%M", time.localtime(when))
 
 
 async def _ready(replies: list[Reply]) -> list[Reply]:

@@ -67,7 +67,7 @@ COMMANDS: dict[str, tuple[str, ...]] = {
     "replay": ("id", "speed"),
     "games here": (),
     "games mine": (),
-    "notify": ("reminders", "dm"),
+    "notify": ("reminders", "dm", "digest", "hour", "timezone"),
     "admin start": (
         "game",
         "player1",
@@ -90,6 +90,9 @@ COMMANDS: dict[str, tuple[str, ...]] = {
         "remind_minutes",
         "threads",
         "web",
+        "away_days",
+        "away_monthly",
+        "away_max",
     ),
     "daily": ("move",),
     "leaderboard": ("period", "scope"),
@@ -97,7 +100,7 @@ COMMANDS: dict[str, tuple[str, ...]] = {
     "daily-replay": ("day", "run", "scope"),
     "ratings": ("game", "scope"),
     "profile": ("user", "opponent"),
-    "tournament create": ("game", "format", "rounds", "deadline", "name", "table"),
+    "tournament create": ("game", "format", "rounds", "deadline", "name", "table", "away"),
     "tournament join": ("id",),
     "tournament leave": ("id",),
     "tournament start": ("id",),
@@ -107,6 +110,8 @@ COMMANDS: dict[str, tuple[str, ...]] = {
     "tournament remove": ("player", "id"),
     "tournament end": ("id",),
     "tournament export": ("file", "id"),
+    "away": ("days", "until"),
+    "back": (),
     "press": ("button",),
     "help": (),
 }
@@ -125,9 +130,14 @@ NUMBER_RANGES: dict[str, tuple[int, int]] = {
     "remind_minutes": (0, 2880),
     "ply": (0, MAX_RECORD_MOVES),
     "id": (1, MAX_SEED),
+    "away_days": (0, 365),
+    "away_monthly": (0, 365),
+    "away_max": (0, 365),
+    "days": (1, 365),
     "rounds": (1, MAX_ROUNDS),
     "round": (1, MAX_ROUNDS * 2),
     "table": (1, 4),
+    "hour": (0, 23),
 }
 #: Commands of two words: a group and one of its commands.
 GROUPS = ("admin", "games", "tournament")
@@ -257,6 +267,7 @@ def event_setup(options: dict[str, str]) -> EventSetup:
         deadline_minutes=number(options, "deadline"),
         name=options.get("name") or None,
         table=number(options, "table"),
+        away=switch(options, "away") is not False,
     )
 
 
@@ -316,6 +327,9 @@ def server_change(options: dict[str, str]) -> ServerChange:
         number(options, "remind_minutes"),
         switch(options, "threads"),
         options.get("web") or None,
+        away_days=number(options, "away_days"),
+        away_monthly=number(options, "away_monthly"),
+        away_max=number(options, "away_max"),
     )
 
 

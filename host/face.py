@@ -12,6 +12,7 @@ from engine.rng import seed_from_text
 from engine.text import ENGLISH, Text, current_language, languages, speaking, t, tn
 from host.daily.replays import RUNS
 from host.daily.service import PERIODS, DailyService
+from host.digests import timezone_choices
 from host.events.rounds import MAX_ROUNDS
 from host.events.service import Events, EventSetup
 from host.history.records import MAX_RECORD_BYTES, MAX_RECORD_MOVES
@@ -48,6 +49,8 @@ from host.pages.views import (
     ServerView,
     SignInNeededError,
     TournamentView,
+    TurnLine,
+    TurnsView,
     Visitor,
 )
 from host.payloads import PATTERN, Payload
@@ -118,6 +121,8 @@ __all__ = [
     "StaleControlsError",
     "Text",
     "TournamentView",
+    "TurnLine",
+    "TurnsView",
     "User",
     "Visitor",
     "WebPages",
@@ -133,6 +138,7 @@ __all__ = [
     "seed_from_text",
     "speaking",
     "t",
+    "timezone_choices",
     "tn",
     "unreachable_database",
 ]

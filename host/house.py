@@ -11,15 +11,18 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from data.repository import GameRecord, TimeKeeping
+from data.repository import GameRecord, OneServer, TimeKeeping
 from data.storage import Storage
 from engine.rng import seed_from_text
 from host.announce.announcer import FinishHook, Poster
 from host.announce.clock import TickHook
+from host.away.absences import Absences
+from host.away.service import AwayTime
 from host.commands.buttons import Pressed
 from host.console_memory import ConsoleMemory
 from host.daily.par import ParRunner
 from host.daily.service import DailyService
+from host.digests import DailyDigests
 from host.events.labels import entered, game_labels
 from host.events.running import Running, ThreadMaker
 from host.events.service import Events
@@ -92,6 +95,8 @@ class House:
     pages: WebPages
     #: Tournaments.
     events: Events
+    #: Away time.
+    away: AwayTime
 
     def close(self) -> None:
         """Stop the house's workers (computers, painter, par search)."""
@@ -104,6 +109,7 @@ def build_house(storage: Storage, settings: HouseSettings, front: FrontEnd) -> H
     finish_hooks: list[FinishHook] = []
     tick_hooks: list[TickHook] = []
     buttons: dict[Action, Pressed] = {}
+    absences = Absences(storage.away, settings.clock)
     service = GameService(
         storage.games,
         bot_user=front.bot_user,
@@ -122,6 +128,8 @@ def build_house(storage: Storage, settings: HouseSettings, front: FrontEnd) -> H
         buttons=buttons,
         tick_hooks=tick_hooks,
         labels=game_labels(storage.events),
+        digests=storage.digests,
+        absences=absences,
     )
     daily = DailyService(
         service, storage.daily, secret=settings.daily_secret, par_runner=settings.par_runner
@@ -136,6 +144,15 @@ def build_house(storage: Storage, settings: HouseSettings, front: FrontEnd) -> H
     # the clock starts what a round left waiting.
     finish_hooks.append(running.on_finish)
     tick_hooks.append(running.tick)
+    away = AwayTime(storage.away, absences, service.commits, service.settings, settings.clock)
+    # Away times that ran out: their players' clocks run again.
+    tick_hooks.append(away.tick)
+    if not isinstance(front.shards, OneServer):
+        # A console (one server of its own) sends none: the bots on its database do.
+        digests = DailyDigests(
+            storage.digests, service.live, service.settings, service.presenter, service.links
+        )
+        tick_hooks.append(digests.tick)
     buttons[Action.EVENT_JOIN] = events.pressed_join
     buttons[Action.EVENT_STANDINGS] = events.pressed_standings
     assert service.ratings is not None  # the house keeps ratings
@@ -143,7 +160,7 @@ def build_house(storage: Storage, settings: HouseSettings, front: FrontEnd) -> H
     pages = WebPages(
         service, daily, ratings, storage.changes, storage.web, storage.events, front.open_pages
     )
-    return House(service, daily, ratings, ConsoleMemory(storage.console), pages, events)
+    return House(service, daily, ratings, ConsoleMemory(storage.console), pages, events, away)
 
 
 async def _own_channel(parent: Channel, name: str) -> Channel:

@@ -4,9 +4,12 @@
 from __future__ import annotations
 
 from dataclasses import replace
+from typing import Any, TypedDict, Unpack
 
+from data.digests import Digests
 from engine.text import t
 from host import catalog
+from host.digests import checked_hour, checked_timezone, next_digest_at
 from host.links import WebLinks
 from host.model import Channel, Reply, ServiceError, User
 from host.settings import (
@@ -19,11 +22,30 @@ from host.settings import (
 )
 
 
+class PlayerChange(TypedDict, total=False):
+    """What `/notify` was given (left out, or None: unchanged)."""
+
+    reminders: bool | None
+    dm: bool | None
+    digest: bool | None
+    #: The digest's local hour, 0-23.
+    hour: int | None
+    #: An IANA time zone name (`Europe/Warsaw`).
+    timezone: str | None
+
+
 class Preferences:
-    def __init__(self, settings: SettingsStore, links: WebLinks | None = None) -> None:
+    def __init__(
+        self,
+        settings: SettingsStore,
+        links: WebLinks | None = None,
+        digests: Digests[Any] | None = None,
+    ) -> None:
         self.settings = settings
         #: Where the web pages are, to tell an admin who opens them (None: not served).
         self.links = links
+        #: When each player's daily digest is due (None: no digests sent).
+        self.digests = digests
 
     # --- a server's -----------------------------------------------------------------------
     async def server(self, channel: Channel, user: User, change: ServerChange) -> Reply:
@@ -63,24 +85,49 @@ class Preferences:
         return Reply(title=str(t("Settings of this server")), text=text, ephemeral=True)
 
     # --- a player's -----------------------------------------------------------------------
-    async def player(
-        self, user: User, *, reminders: bool | None = None, dm: bool | None = None
-    ) -> Reply:
-        """Show `user`'s notifications, changed first by whatever is given."""
+    async def player(self, user: User, **change: Unpack[PlayerChange]) -> Reply:
+        """Show `user`'s notifications, changed first by whatever is given (all of it
+        checked before anything is saved)."""
         current = await self.settings.player(user.id, fresh=True)
         new = current
+        reminders, dm, digest = change.get("reminders"), change.get("dm"), change.get("digest")
+        hour, timezone = change.get("hour"), change.get("timezone")
+        if hour is not None:
+            new = replace(new, digest_hour=checked_hour(hour))
+        if timezone is not None:
+            new = replace(new, timezone=checked_timezone(timezone))
+        if digest and self.digests is None:
+            raise ServiceError(t("This bot sends no daily digests."))
         if reminders is not None:
             new = replace(new, reminders=reminders)
-        if dm is not None:
+        if dm is not None or digest:
             # Turning direct messages on again tries them again.
-            new = replace(new, dm=dm, dm_closed=False, dm_closed_told=False)
+            new = replace(new, dm_closed=False, dm_closed_told=False)
+        if dm is not None:
+            new = replace(new, dm=dm)
+        if digest is not None:
+            new = replace(new, digest=digest)
         if new != current:
             await self.settings.save_player(user.id, new)
+        moved = (new.digest_hour, new.timezone) != (current.digest_hour, current.timezone)
+        await self._schedule(user, new, again=digest is not None or moved)
         return Reply(
             title=str(t("Your notifications")),
             text=player_text(new),
             ephemeral=True,
         )
+
+    async def _schedule(self, user: User, settings: PlayerSettings, *, again: bool) -> None:
+        """Keep the player's digest row as their settings say: due at their next hour
+        while they take one, gone when they do not."""
+        if self.digests is None or not again:
+            return
+        if not settings.digest:
+            await self.digests.stop(user.id)
+            return
+        now = self.settings.clock()
+        due = next_digest_at(now, settings.digest_hour, settings.timezone)
+        await self.digests.schedule(user.id, due, now)
 
     async def direct_messages_closed(self, user: User) -> None:
         """A direct message to `user` was refused: stop trying."""
@@ -151,6 +198,16 @@ def server_text(settings: ServerSettings, *, changed: bool) -> str:
         else str(t("New games start in the channel where /play is used."))
     )
     lines.append(
+        str(
+            t(
+                "Away time: {start} days to start with, {monthly} more each month, {most} at most.",
+                start=settings.away_days,
+                monthly=settings.away_monthly,
+                most=settings.away_max,
+            )
+        )
+    )
+    lines.append(
         {
             "off": str(t("Web pages: off (games are seen only here).")),
             "public": str(t("Web pages: open to anyone with the address.")),
@@ -161,7 +218,7 @@ def server_text(settings: ServerSettings, *, changed: bool) -> str:
         str(
             t(
                 "Change with /admin settings game: deadline_hours: min_minutes: max_hours: "
-                "remind_minutes: threads: web:."
+                "remind_minutes: threads: web: away_days: away_monthly: away_max:."
             )
         )
     )
@@ -189,5 +246,28 @@ def player_text(settings: PlayerSettings) -> str:
         )
     else:
         lines.append(str(t("Turns and reminders come as pings in the game's channel.")))
-    lines.append(str(t("Change with /notify reminders: dm:.")))
+    hour = f"{settings.digest_hour:02d}:00"
+    if settings.digest:
+        lines.append(
+            str(
+                t(
+                    "Daily digest: on, at {hour} ({timezone}): one direct message with your "
+                    "games waiting for you and those that ended; boards do not ping you, and "
+                    "of the reminders only the last one reaches you.",
+                    hour=hour,
+                    timezone=settings.timezone,
+                )
+            )
+        )
+    else:
+        lines.append(
+            str(
+                t(
+                    "Daily digest: off (it would come at {hour}, {timezone}).",
+                    hour=hour,
+                    timezone=settings.timezone,
+                )
+            )
+        )
+    lines.append(str(t("Change with /notify reminders: dm: digest: hour: timezone:.")))
     return "\n".join(lines)

@@ -24,8 +24,9 @@ import asyncio
 import time
 from collections.abc import Callable, Coroutine, Mapping, Sequence
 from dataclasses import replace
-from typing import Any
+from typing import Any, Unpack
 
+from data.digests import Digests
 from data.ratings import RatingRepository
 from data.repository import GameRecord, GameRepository, TimeKeeping
 from engine.text import Text, speaking, t
@@ -35,6 +36,7 @@ from host.announce.boards import Boards
 from host.announce.clock import Clock, TickHook
 from host.announce.computers import Answered
 from host.announce.telling import Telling
+from host.away.absences import Absences
 from host.commands.buttons import Buttons, Pressed
 from host.commands.game_lists import GameLists
 from host.commands.offers import Offers
@@ -60,7 +62,7 @@ from host.play.live import LiveGames, Loaded, game_of
 from host.play.moves import Moves
 from host.play.playing import EndByAdmin, Move, Resign
 from host.play.starting import Starting
-from host.preferences import Preferences
+from host.preferences import PlayerChange, Preferences
 from host.present.help import help_replies
 from host.present.lists import move_list, rules_page
 from host.present.painting import Painter, ThreadPainter
@@ -94,6 +96,8 @@ class GameService:
         buttons: Mapping[Action, Pressed] | None = None,
         tick_hooks: Sequence[TickHook] = (),
         labels: Labels | None = None,
+        digests: Digests[Any] | None = None,
+        absences: Absences | None = None,
     ) -> None:
         """The service over `games` (and `ratings`, if kept). A front-end lends it what only
         it has: `post`, to post replies outside any command (the computers' later moves;
@@ -116,8 +120,12 @@ class GameService:
             self.painter, render_images=render_images, link=link, activity=activity
         )
         self.links = WebLinks(self.settings, web_url)
-        self.preferences = Preferences(self.settings, self.links)
-        self.boards = Boards(self.presenter, self.following, self.ratings, self.links)
+        self.preferences = Preferences(self.settings, self.links, digests)
+        #: Who is away (None: away time is not kept).
+        self.absences = absences
+        self.boards = Boards(
+            self.presenter, self.following, self.ratings, self.links, absences=absences
+        )
         self.moves = Moves(self.live, clock)
         #: The one way a game changes.
         self.commits = Commits(self.live, self.moves, bot_user, clock)
@@ -139,9 +147,11 @@ class GameService:
         self.starting = Starting(
             self.commits, self.settings, self.presenter.check_showable, setup_from_record, clock
         )
-        self.timeouts = Clock(self.announcer, self.settings, clock, shards, tick_hooks)
+        self.timeouts = Clock(
+            self.announcer, self.settings, clock, shards, tick_hooks, absences=absences
+        )
         self.telling = Telling(self.announcer, shards)
-        self.game_lists = GameLists(self.live, self.presenter)
+        self.game_lists = GameLists(self.live, self.presenter, absences)
         self.offers = Offers(self.live, self.commits, self.announcer, self.presenter)
         names = self.ratings.repository.names if self.ratings is not None else None
         self.history = History(self.live, self.presenter, names, labels)
@@ -157,6 +167,7 @@ class GameService:
             self.following,
             self.links,
             buttons,
+            absences,
         )
 
     async def _finish(self, loaded: Loaded) -> list[Reply]:
@@ -336,11 +347,9 @@ class GameService:
         """`/admin settings`: this server's settings, changed first by what is given."""
         return [await self.preferences.server(channel, user, change or ServerChange())]
 
-    async def notify(
-        self, user: User, *, reminders: bool | None = None, dm: bool | None = None
-    ) -> list[Reply]:
+    async def notify(self, user: User, **change: Unpack[PlayerChange]) -> list[Reply]:
         """`/notify`: the user's notifications, changed first by what is given."""
-        return [await self.preferences.player(user, reminders=reminders, dm=dm)]
+        return [await self.preferences.player(user, **change)]
 
     async def new_games_in_threads(self, channel: Channel) -> bool:
         """Whether this server starts every new game in a thread of its own."""

@@ -25,6 +25,8 @@ REMIND_BEFORE_RANGE = (0, 2 * DAY)
 DEFAULT_MIN_DEADLINE = 1 * MINUTE
 DEFAULT_MAX_DEADLINE = 7 * DAY
 DEFAULT_REMIND_BEFORE = REMIND_BEFORE_SECONDS
+#: The local hour of a player's daily digest unless they choose one.
+DIGEST_HOUR = 8
 
 
 class SettingError(ValueError):
@@ -71,6 +73,17 @@ class ServerChange:
     web: str | None = None
     #: The server's name, shown on its web pages (noted when `web` is changed).
     name: str | None = None
+    #: Away time here: the days a player starts with, gains each month, and holds at most.
+    away_days: int | None = None
+    away_monthly: int | None = None
+    away_max: int | None = None
+
+
+#: Away time's numbers unless a server sets its own: days to start with, days gained on
+#: the first of each month, and the most a balance holds.
+AWAY_DAYS, AWAY_MONTHLY, AWAY_MAX = 7, 2, 30
+#: The most any of them may be set to.
+AWAY_LIMIT = 365
 
 
 #: Who may see a server's web pages: nobody (the default), anyone with the address, or
@@ -96,6 +109,10 @@ class ServerSettings:
     web: str = "off"
     #: The server's name, as its web pages show it.
     name: str = ""
+    #: Away time here: days to start with, gained each month, held at most.
+    away_days: int = AWAY_DAYS
+    away_monthly: int = AWAY_MONTHLY
+    away_max: int = AWAY_MAX
     #: What was stored, kept whole so that unknown keys survive a save.
     stored: Mapping[str, Any] = field(default_factory=dict, compare=False)
 
@@ -115,6 +132,9 @@ class ServerSettings:
             language=_language(stored),
             web=web if (web := stored.get("web")) in WEB_ACCESS else "off",
             name=name if isinstance(name := stored.get("name"), str) else "",
+            away_days=_or(_seconds(stored, "away_days"), AWAY_DAYS),
+            away_monthly=_or(_seconds(stored, "away_monthly"), AWAY_MONTHLY),
+            away_max=_or(_seconds(stored, "away_max"), AWAY_MAX),
             stored=dict(stored),
         )
 
@@ -129,6 +149,9 @@ class ServerSettings:
             "language": self.language,
             "web": self.web,
             "name": self.name,
+            "away_days": self.away_days,
+            "away_monthly": self.away_monthly,
+            "away_max": self.away_max,
         }
 
     def changed(self, change: ServerChange) -> Self:
@@ -172,7 +195,26 @@ class ServerSettings:
             new = replace(new, web=change.web)
         if change.name is not None and change.name != new.name:
             new = replace(new, name=change.name[:100])
-        return new
+        for option, value in (
+            ("away_days", change.away_days),
+            ("away_monthly", change.away_monthly),
+            ("away_max", change.away_max),
+        ):
+            if value is not None and not 0 <= value <= AWAY_LIMIT:
+                raise SettingError(
+                    t(
+                        "{name}: {value} is out of range; choose from 0 to {high} days.",
+                        name=option,
+                        value=value,
+                        high=AWAY_LIMIT,
+                    )
+                )
+        return replace(
+            new,
+            away_days=_or(change.away_days, new.away_days),
+            away_monthly=_or(change.away_monthly, new.away_monthly),
+            away_max=_or(change.away_max, new.away_max),
+        )
 
     def deadline_for(self, game: str, minutes: int | None) -> int | None:
         """The seconds per decision of a new game of `game` here: the minutes chosen at
@@ -234,6 +276,13 @@ class PlayerSettings:
     dm_closed_told: bool = False
     #: The language of the player's Discord client, as last seen: for direct messages.
     language: str = ENGLISH
+    #: One direct message a day lists the games waiting for them, and those that ended;
+    #: boards no longer ping them, and of the reminders only the last reaches them.
+    digest: bool = False
+    #: The digest's hour (0-23) in `timezone`.
+    digest_hour: int = DIGEST_HOUR
+    #: The player's time zone, an IANA name (`Europe/Warsaw`).
+    timezone: str = "UTC"
     stored: Mapping[str, Any] = field(default_factory=dict, compare=False)
 
     @classmethod
@@ -244,6 +293,9 @@ class PlayerSettings:
             dm_closed=stored.get("dm_closed") is True,
             dm_closed_told=stored.get("dm_closed_told") is True,
             language=_language(stored),
+            digest=stored.get("digest") is True,
+            digest_hour=_or(_seconds(stored, "digest_hour"), DIGEST_HOUR),
+            timezone=zone if isinstance(zone := stored.get("timezone"), str) and zone else "UTC",
             stored=dict(stored),
         )
 
@@ -255,12 +307,22 @@ class PlayerSettings:
             "dm_closed": self.dm_closed,
             "dm_closed_told": self.dm_closed_told,
             "language": self.language,
+            "digest": self.digest,
+            "digest_hour": self.digest_hour,
+            "timezone": self.timezone,
         }
 
     @property
     def direct(self) -> bool:
         """Whether to send this player direct messages now."""
         return self.dm and not self.dm_closed
+
+    @property
+    def digested(self) -> bool:
+        """Whether the daily digest tells this player of their games now, instead of the
+        boards' pings and all but the last reminder (not while their direct messages
+        are closed to the bot)."""
+        return self.digest and not self.dm_closed
 
 
 class SettingsStore:

@@ -57,6 +57,8 @@ class GameSetup:
     level: str | None = None
     #: Minutes each decision may take before its default is played.
     deadline_minutes: int | None = None
+    #: A player's away time stops their clock in this game (a tournament may say no).
+    away: bool = True
 
 
 @dataclass(frozen=True, slots=True)
@@ -78,12 +80,16 @@ class GameOptions:
     #: The game started from another game's record, after this many of its moves
     #: (`/play record: ply:`); None: from the usual start or a position.
     from_record: int | None = None
+    #: A player's away time stops their clock here.
+    away: bool = True
 
     @classmethod
     def of(cls, setup: GameSetup) -> Self:
         seconds = setup.deadline_minutes * 60 if setup.deadline_minutes is not None else None
         from_record = setup.ply if setup.position is not None else None
-        return cls(setup.level or ai.DEFAULT_LEVEL, seconds, from_record=from_record)
+        return cls(
+            setup.level or ai.DEFAULT_LEVEL, seconds, from_record=from_record, away=setup.away
+        )
 
     def stored(self) -> dict[str, Any]:
         """The JSON object kept in the database (the keys are the stored format)."""
@@ -100,6 +106,8 @@ class GameOptions:
             stored["resigned"] = list(self.resigned)
         if self.from_record is not None:
             stored["from_record"] = self.from_record
+        if not self.away:
+            stored["away"] = False
         return stored
 
     @classmethod
@@ -118,4 +126,5 @@ class GameOptions:
             stored.get("deadline_chosen") is True,
             tuple(u for u in resigned if isinstance(u, int)) if isinstance(resigned, list) else (),
             from_record if isinstance(from_record, int) and from_record >= 0 else None,
+            stored.get("away") is not False,
         )

@@ -247,7 +247,7 @@ class Announcer:
             told.append(Happened(t("The computer player could not move yet; it will try again.")))
         if answered.thinking:
             told.append(self._thinking_line(after))
-        pings = self._pings(change, after, earlier)
+        pings = await self.boards.pinged(self._pings(change, after, earlier))
         ending = not record.is_live and not end_told
         told_to = record.ply + (0 if record.is_live else 1)
         if in_channel:
@@ -394,7 +394,9 @@ class Announcer:
         change = Change(Kind.MOVED, answered.after, steps, asked_before=shown.state.to_act - asked)
         async with self.turn(record.id):
             told = [self._told_step(s) for s in steps]
-            pings = self.presenter.pings(answered.after, change.asked_before, set())
+            pings = await self.boards.pinged(
+                self.presenter.pings(answered.after, change.asked_before, set())
+            )
             quiet = all(h.secret for h in told) or rounds.nothing_to_post(
                 answered.after, told, pings
             )

@@ -7,6 +7,7 @@ import logging
 from collections.abc import Sequence
 
 from engine.text import Text
+from host.away.absences import Absences
 from host.links import WebLinks
 from host.model import Reply, User
 from host.play.following import Following
@@ -25,8 +26,12 @@ class Boards:
         following: Following | None,
         ratings: Ratings | None,
         links: WebLinks | None = None,
+        *,
+        absences: Absences | None = None,
     ) -> None:
         self.presenter = presenter
+        #: Who is away: a board says so where their deadline would be.
+        self.absences = absences
         #: Links to the games' web pages (None: no pages served).
         self.links = links
         #: Who follows which game (None: nobody follows).
@@ -51,7 +56,22 @@ class Boards:
         if self.following is not None and moved:
             followers, followers_direct = await self.following.audience(loaded)
         page = await self.links.game(record) if self.links is not None else ""
-        return BoardFacts(followers, followers_direct, await self._rating_line(loaded), page)
+        away = await self.away(loaded)
+        return BoardFacts(followers, followers_direct, await self._rating_line(loaded), page, away)
+
+    async def away(self, loaded: Loaded) -> dict[int, float]:
+        """The people a live game waits for who are away, with when they are back."""
+        record = loaded.record
+        if self.absences is None or record.status != "active":
+            return {}
+        waiting = [
+            record.seats[s].user.id for s in loaded.state.to_act if not record.seats[s].user.is_bot
+        ]
+        return {u: a.until for u, a in (await self.absences.of(waiting)).items()}
+
+    async def pinged(self, people: tuple[User, ...]) -> tuple[User, ...]:
+        """Those of `people` a board pings (see `Following.pinged`)."""
+        return await self.following.pinged(people) if self.following is not None else people
 
     async def _rating_line(self, loaded: Loaded) -> Text | None:
         """How a finished game moved its players' ratings, however it ended (a move, a

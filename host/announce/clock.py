@@ -12,9 +12,16 @@ from collections.abc import Awaitable, Callable, Sequence
 from data.repository import TimeKeeping
 from engine.text import speaking
 from host.announce.announcer import Announcer
+from host.away.absences import Absences
 from host.model import Channel, Direct, Reply, ServiceError, User, Where
 from host.play.live import user_of
-from host.play.timeouts import CHALLENGE_SECONDS, CloseChallenge, PlayDefaults, take_reminder
+from host.play.timeouts import (
+    CHALLENGE_SECONDS,
+    CloseChallenge,
+    PauseForAway,
+    PlayDefaults,
+    take_reminder,
+)
 from host.settings import SettingsStore
 
 log = logging.getLogger(__name__)
@@ -33,6 +40,7 @@ class Clock:
         clock: Callable[[], float],
         shards: TimeKeeping | None = None,
         tick_hooks: Sequence[TickHook] = (),
+        absences: Absences | None = None,
     ) -> None:
         self.announcer = announcer
         self.commits = announcer.commits
@@ -44,6 +52,8 @@ class Clock:
         #: own server's (None: all).
         self.shards = shards
         self.tick_hooks = tick_hooks
+        #: Who is away (None: away time is not kept).
+        self.absences = absences
 
     async def expire_due(self) -> list[tuple[Where, list[Reply]]]:
         """Send the reminders due, play the default for every decision whose deadline has
@@ -61,7 +71,8 @@ class Clock:
         for game_id in await self.repository.due_games(now, self.shards):
             try:
                 with speaking(await self._language(game_id)):
-                    posts += await self._told(game_id, PlayDefaults(now))
+                    if not await self._held(game_id):
+                        posts += await self._told(game_id, PlayDefaults(now))
             except Exception:
                 # One broken game must not hold up every other deadline.
                 log.exception("game %s: playing the default after its deadline failed", game_id)
@@ -92,6 +103,28 @@ class Clock:
             return []
         return [(Channel(record.channel_id, record.guild_id), replies)]
 
+    async def _held(self, game_id: int) -> bool:
+        """A decision past its deadline whose player is away is not late: its clock
+        stops instead, keeping the time it had (a game that forbids away time, such as a
+        tournament's that says so, runs on)."""
+        if self.absences is None:
+            return False
+        loaded = await self.announcer.live.locked_load(game_id, fresh=True)
+        record = loaded.record
+        if record.status != "active" or record.options.get("away") is False:
+            return False
+        people = [
+            record.seats[s].user.id for s in loaded.state.to_act if not record.seats[s].user.is_bot
+        ]
+        away = await self.absences.of(people, fresh=True)
+        if not away:
+            return False
+        try:
+            await self.commits.apply(game_id, PauseForAway(min(a.since for a in away.values())))
+        except ServiceError:
+            return False
+        return True
+
     async def _language(self, game_id: int) -> str:
         """The language of the server a game is played in."""
         record = await self.repository.get_game(game_id)
@@ -111,9 +144,13 @@ class Clock:
         ]
         posts: list[tuple[Where, list[Reply]]] = []
         in_channel: list[User] = []
+        away = await self.absences.of(p.id for p in people) if self.absences else {}
         for person in people:
+            if person.id in away:
+                continue  # away: their clock waits for them, and so does the reminder
             settings = await self.settings.player(person.id)
-            if not settings.reminders:
+            # With a daily digest, only the last reminder (none follows it) reaches them.
+            if not settings.reminders or (settings.digested and record.remind_at is not None):
                 continue
             if settings.direct:
                 fallback = (

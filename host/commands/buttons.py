@@ -12,8 +12,9 @@ from collections.abc import Awaitable, Callable, Mapping
 
 from data.repository import MAX_ID
 from engine.text import t
-from host import catalog
+from host import catalog, i18n
 from host.announce.announcer import Announcer
+from host.away.absences import Absences
 from host.background import OnePerUser
 from host.commands.game_lists import GameLists
 from host.commands.offers import Offers
@@ -51,8 +52,11 @@ class Buttons:
         following: Following,
         links: WebLinks | None = None,
         more: Mapping[Action, Pressed] | None = None,
+        absences: Absences | None = None,
     ) -> None:
         self.live = live
+        #: Who is away: no win is claimed against them.
+        self.absences = absences
         #: What the buttons of other parts of the house do (an event's Join), by action.
         self.more = more if more is not None else {}
         self.moves = moves
@@ -124,6 +128,21 @@ class Buttons:
         return (await self.announcer.change(payload.game_id, Resign(user)))[1]
 
     async def _claim(self, channel: Channel, user: User, payload: Payload) -> list[Reply]:
+        if self.absences is not None:
+            loaded = await self.live.locked_load(payload.game_id, fresh=True)
+            seats = loaded.record.seats
+            late = [seats[s].user for s in loaded.state.to_act if not seats[s].user.is_bot]
+            away = await self.absences.of((u.id for u in late), fresh=True)
+            for person in late:
+                if person.id in away:
+                    raise ServiceError(
+                        t(
+                            "{name} is away until {day}: their time is stopped, so there is "
+                            "no win to claim.",
+                            name=person.name,
+                            day=i18n.day(away[person.id].until),
+                        )
+                    )
         return (await self.announcer.change(payload.game_id, Claim(user, payload.ply)))[1]
 
     # --- rules ----------------------------------------------------------------------------

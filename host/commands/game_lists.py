@@ -3,16 +3,19 @@ every server and channel (`/games mine`), those waiting for the player first."""
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, replace
 from functools import partial
 
 from data.repository import GameRecord
 from engine.text import t, tn
+from host.away.absences import Absences
 from host.model import Channel, Reply, ServiceError, User
 from host.payloads import Action, Payload
 from host.play.live import LiveGames, game_of
 from host.present.lists import paged
 from host.present.presenter import Presenter
+from host.present.waiting import Turn, acting_ids, deadline_words, soonest_first, turn_of
 from host.present.words import move_number
 
 #: Games on one page of `/games mine` and `/games here`.
@@ -24,14 +27,25 @@ class _Line:
     game_id: int
     text: str
     waiting_on_you: bool
-    #: The time the decision runs out (sorts the games waiting on you).
-    deadline: float
+    #: Where the game stands for the player (sorts their lists).
+    turn: Turn
 
 
 class GameLists:
-    def __init__(self, live: LiveGames, presenter: Presenter) -> None:
+    def __init__(
+        self, live: LiveGames, presenter: Presenter, absences: Absences | None = None
+    ) -> None:
         self.live = live
         self.presenter = presenter
+        #: Who is away: a list says so where their deadline would be.
+        self.absences = absences
+
+    async def _away(self, records: Iterable[GameRecord]) -> dict[int, float]:
+        """Of the people these games wait for, those away, with when they are back."""
+        if self.absences is None:
+            return {}
+        acting = acting_ids(turn_of(r, 0) for r in records if r.status == "active")
+        return {u: a.until for u, a in (await self.absences.of(acting)).items()}
 
     async def here(
         self, channel: Channel, user: User, page: int = 0, *, edit: bool = False
@@ -40,12 +54,14 @@ class GameLists:
         ones waiting on `user` first, paged with buttons. The caller's games come from
         their own seats; the others are one page of the server's, so a busy server's list
         costs no more than a quiet one's."""
-        own = [
-            self._line(record, user=user)
+        records = [
+            record
             for record in await self.live.repository.live_games_of_user(user.id)
             if record.guild_id == channel.guild_id
         ]
-        mine = sorted((line for line in own if line.waiting_on_you), key=lambda one: one.deadline)
+        away = await self._away(records)
+        own = [self._line(record, user=user, away=away) for record in records]
+        mine = sorted((line for line in own if line.waiting_on_you), key=_order)
         start = page * PAGE_SIZE
         if channel.guild_id is None:
             every = mine + [line for line in own if not line.waiting_on_you]
@@ -60,10 +76,12 @@ class GameLists:
                 excluding=[line.game_id for line in mine],
             )
             total = len(mine) + rest
+            away = await self._away(records)
             # A game listed among the others is not the caller's to play, even if its
             # turn came to them in the moment between the two reads.
             lines = shown + [
-                replace(self._line(record, user=user), waiting_on_you=False) for record in records
+                replace(self._line(record, user=user, away=away), waiting_on_you=False)
+                for record in records
             ]
         pages = max(1, -(-total // PAGE_SIZE))
         if not 0 <= page < pages:
@@ -80,8 +98,9 @@ class GameLists:
         """Every live game `user` plays in, waiting on them first (the soonest to run out
         first), with a link to its latest board; paged with buttons."""
         records = await self.live.repository.live_games_of_user(user.id)
-        lines = [self._line(record, user=user) for record in records]
-        lines.sort(key=lambda line: (not line.waiting_on_you, line.deadline))
+        away = await self._away(records)
+        lines = [self._line(record, user=user, away=away) for record in records]
+        lines.sort(key=_order)
         pages = max(1, -(-len(lines) // PAGE_SIZE))
         if not 0 <= page < pages:
             raise ServiceError(t("That page is gone: use /games mine again."))
@@ -94,7 +113,9 @@ class GameLists:
         turn = partial(Payload, Action.MY_GAMES, user.id)
         return [paged(str(title), text, page, pages, turn, edit=edit)]
 
-    def _line(self, record: GameRecord, *, user: User) -> _Line:
+    def _line(
+        self, record: GameRecord, *, user: User, away: Mapping[int, float] | None = None
+    ) -> _Line:
         """One game's line. Whose turn it is comes from the game's stored position: no
         game is loaded, locked or replayed to list it."""
         game = game_of(record.game)
@@ -104,24 +125,26 @@ class GameLists:
         # Outside the f-string, so that the catalogue's extraction finds the word.
         label = t("board")
         board = f" · [{label}]({link})" if link else ""
+        turn = turn_of(record, user.id)
         if record.status == "challenge":
             text = t(
                 "{where} · {game}: {names} (challenge)", where=place, game=game.name, names=names
             )
-            pending = any(s.user.id == user.id and not s.accepted for s in record.seats)
-            return _Line(record.id, str(text) + board, pending, record.created_at)
-        to_act = game.from_text(record.snapshot).to_act
-        acting = {s.user.id for s in record.seats if s.seat in to_act}
-        text = t(
-            "{where} · {game}: {names} · move {n}",
-            where=place,
-            game=game.name,
-            names=names,
-            n=move_number(record),
-        )
-        clock = f" · <t:{int(record.deadline_at)}:R>" if record.deadline_at else ""
-        deadline = record.deadline_at if record.deadline_at is not None else float("inf")
-        return _Line(record.id, str(text) + clock + board, user.id in acting, deadline)
+        else:
+            text = t(
+                "{where} · {game}: {names} · move {n}",
+                where=place,
+                game=game.name,
+                names=names,
+                n=move_number(record),
+            )
+        due = deadline_words(turn, away)
+        clock = f" · {due}" if due else ""
+        return _Line(record.id, str(text) + clock + board, turn.waiting, turn)
+
+
+def _order(line: _Line) -> tuple[bool, bool, float, float]:
+    return soonest_first(line.turn)
 
 
 def _sections(lines: list[_Line]) -> str:

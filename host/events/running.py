@@ -261,6 +261,7 @@ class Running:
             event.game,
             seed=event.seed if event.format == "cup" else None,
             deadline_minutes=None if event.format == "cup" else event.deadline_minutes,
+            away=event.away,
         )
         # The bot seats the players, as it would for a rematch it was asked for.
         creator = self.service.bot_user

@@ -38,6 +38,8 @@ class EventSetup:
     deadline_minutes: int | None = None
     name: str | None = None
     table: int | None = None
+    #: Away time stops the clocks of its games (a tournament may say no).
+    away: bool = True
 
 
 class Events:
@@ -134,6 +136,7 @@ class Events:
                 deadline_minutes=setup.deadline_minutes,
                 seed=secrets.randbits(48),
                 created_by=record_of(user),
+                away=setup.away,
             ),
             self.clock(),
         )

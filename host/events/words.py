@@ -183,7 +183,7 @@ def round_post(whole: WholeEvent, round_: int, people: dict[int, User]) -> Reply
                 rounds=event.rounds or "?",
             )
         ),
-        text="\n".join(lines) + "\n\n" + _where_to_play(event),
+        text="\n".join(lines) + "\n\n" + _where_to_play(event) + _away_note(event),
         mentions=mentions,
         followers=followers,
         actions=(standings_button(event),),
@@ -202,6 +202,13 @@ def _where_to_play(event: EventRecord) -> str:
             )
         )
     return str(t("Your game is in its own thread; the deadline of each move is on its board."))
+
+
+def _away_note(event: EventRecord) -> str:
+    """Where a tournament keeps its clocks running for players away, its round says so."""
+    if event.away:
+        return ""
+    return " " + str(t("Away time does not stop this tournament's clocks."))
 
 
 def _at_most(lines: list[str]) -> list[str]:

@@ -55,6 +55,11 @@ class Following:
             (direct if wants.direct else pinged).append(follower)
         return tuple(pinged), tuple(direct)
 
+    async def pinged(self, players: tuple[User, ...]) -> tuple[User, ...]:
+        """Those of a game's `players` its board pings: not those whose daily digest
+        tells them of their games instead."""
+        return tuple([p for p in players if not (await self.settings.player(p.id)).digested])
+
     async def follow(self, loaded: Loaded, user: User, on: bool) -> Reply:
         if on and loaded.record.seats_of(user.id):
             raise ServiceError(

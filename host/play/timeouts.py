@@ -118,3 +118,44 @@ async def take_reminder(commits: Commits, game_id: int, now: float) -> Loaded | 
     if timer is None or timer.deadline_at <= now:
         return None  # too late for a reminder (the bot was down): the deadline says it
     return loaded
+
+
+@dataclass(frozen=True, slots=True)
+class PauseForAway:
+    """The clock of a decision pending for a player who is away stops, keeping the time
+    it had when they went away (`since`), or all of it if the decision came later.
+    ServiceError `NOT_DUE` if no clock runs."""
+
+    since: float
+    fresh: bool = True
+
+    async def commit(self, commits: Commits, before: Loaded) -> Change:
+        record = before.record
+        timer = running_timer(record)
+        if record.status != "active" or timer is None:
+            raise ServiceError(NOT_DUE)
+        left = timer.deadline_at - max(timer.started_at, self.since)
+        if not await commits.live.repository.pause_clock(record.id, record.ply, left):
+            raise ServiceError(NOT_DUE)
+        stopped = replace(record, deadline_at=None, remind_at=None)
+        return Change(Kind.SEEN, commits.live.remember(replace(before, record=stopped)))
+
+
+@dataclass(frozen=True, slots=True)
+class ResumeFromAway:
+    """A clock stopped for away time runs again from `now` with the `left` seconds it
+    had. ServiceError `NOT_DUE` if it is not stopped (or the game moved on)."""
+
+    now: float
+    left: float
+    fresh: bool = True
+
+    async def commit(self, commits: Commits, before: Loaded) -> Change:
+        record = before.record
+        deadline = self.now + self.left
+        remind = next_reminder(self.now, deadline, self.now, before.options.remind_before)
+        repository = commits.live.repository
+        if not await repository.resume_clock(record.id, record.ply, deadline, self.now, remind):
+            raise ServiceError(NOT_DUE)
+        running = replace(record, deadline_at=deadline, deadline_from=self.now, remind_at=remind)
+        return Change(Kind.SEEN, commits.live.remember(replace(before, record=running)))

@@ -9,8 +9,8 @@ a reply says comes from the game's declared facts (`Game.has_scores`, `Game.hint
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
 from typing import Any
 
 from data.repository import GameRecord
@@ -43,6 +43,8 @@ class BoardFacts:
     rating_line: Text | None = None
     #: The game's page on the web, if its server opened its pages.
     page: str = ""
+    #: The people it waits for who are away, with when they are back.
+    away: Mapping[int, float] = field(default_factory=dict)
 
 
 def no_link(record: GameRecord) -> str | None:
@@ -124,7 +126,7 @@ class Presenter(Notices):
             humans = [s for s in acting if not record.seats[s].user.is_bot]
             lines.append(self.waiting_line(loaded))
             if humans:
-                lines += self.clock_lines(loaded, humans)
+                lines += self.clock_lines(loaded, humans, facts.away)
             picks, actions = self._board_controls(loaded, acting, humans, private, facts.page)
         image: bytes | None = None
         gallery: tuple[tuple[str, bytes], ...] = ()

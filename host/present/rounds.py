@@ -12,7 +12,7 @@ short post whose button opens their choice privately.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Protocol
 
 from data.repository import GameRecord
@@ -44,7 +44,9 @@ class Presenter(Protocol):
 
     def waiting_line(self, loaded: Loaded) -> str: ...
 
-    def clock_lines(self, loaded: Loaded, humans: list[int]) -> list[str]: ...
+    def clock_lines(
+        self, loaded: Loaded, humans: list[int], away: Mapping[int, float] | None = None
+    ) -> list[str]: ...
 
     def footer(self, record: GameRecord) -> str: ...
 

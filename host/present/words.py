@@ -3,12 +3,14 @@ and by when, how it ended, and the refusals that name the players."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
 from data.repository import GameRecord, SeatRecord
 from data.results import Ending, GameResult
 from engine.text import Text, t
+from host import i18n
 from host.model import User
 from host.play import seats
 from host.play.live import Loaded, user_of
@@ -50,9 +52,28 @@ class Words:
             return str(t("{names} to move.", names=names))
         return str(t("Waiting for: {names}.", names=names))
 
-    def clock_lines(self, loaded: Loaded, humans: list[int]) -> list[str]:
-        """When the pending decision runs out, and what happens then."""
+    def clock_lines(
+        self, loaded: Loaded, humans: list[int], away: Mapping[int, float] | None = None
+    ) -> list[str]:
+        """When the pending decision runs out, and what happens then; for a player who is
+        away (`away`: by user id, when they are back), that their time is stopped."""
         record, state = loaded.record, loaded.state
+        gone = [
+            (record.seats[s].user.name, (away or {})[record.seats[s].user.id])
+            for s in humans
+            if record.seats[s].user.id in (away or {})
+        ]
+        if gone:
+            return [
+                str(
+                    t(
+                        "{name} is away until {day}: their time is stopped.",
+                        name=name,
+                        day=i18n.day(until),
+                    )
+                )
+                for name, until in gone
+            ]
         if record.deadline_at is not None:
             when = int(record.deadline_at)
             if any(state.timeout_move(s) is not None for s in humans):

@@ -55,6 +55,8 @@ COMMANDS = {
     "notify",
     "admin",
     "tournament",
+    "away",
+    "back",
 }
 
 

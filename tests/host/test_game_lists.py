@@ -3,12 +3,14 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from engine.text import speaking
 from host import i18n
 from host.commands.game_lists import PAGE_SIZE
-from host.model import Channel, ServiceError
+from host.model import Channel, ServiceError, User
 from host.payloads import Action
 from host.service import GameService
 from host.setup import GameSetup
@@ -119,3 +121,54 @@ async def test_here_reads_whose_turn_without_loading_any_game(service: GameServi
     [listing] = await service.list_games(HERE, ALICE)
     assert "**Your turn**\n<#1000>" in listing.text
     assert service.live.cached(game_id) is None
+
+
+async def test_mine_orders_the_games_waiting_on_you_by_their_deadlines(
+    service: GameService,
+) -> None:
+    """The games waiting on alice first, the soonest to run out first (a challenge she
+    has not answered runs out as it lapses, a day on; a solo game never does), each with
+    its deadline as a date and a time from now; then the others."""
+
+    async def begun(channel_id: int, minutes: int, first: User = ALICE) -> Channel:
+        where = Channel(channel_id=channel_id, guild_id=7)
+        setup = GameSetup("hokito", seed=1, seat="first", deadline_minutes=minutes)
+        await service.start(where, first, setup, [BOB if first == ALICE else ALICE])
+        await service.accept(where, BOB if first == ALICE else ALICE)
+        return where
+
+    await begun(601, 600)  # alice to move, ten hours
+    await service.start(Channel(602, 7), CAROL, GameSetup("hokito", seed=2), [ALICE])
+    await service.start(Channel(603, 8), ALICE, GameSetup("hillbert", seed=1))  # no deadline
+    await begun(604, 60)  # alice to move, an hour
+    await begun(605, 5, first=BOB)  # bob to move
+    await begun(606, 2 * 24 * 60)  # alice to move, two days: after the challenge
+    [mine] = await service.my_games(ALICE)
+    assert mine.title == "Your games: 5 waiting for you"
+    order = [int(n) for n in re.findall(r"<#(\d+)>", mine.text)]
+    assert order == [604, 601, 602, 606, 603, 605]
+    yours, others = mine.text.split("\n\n")
+    assert "<#605>" in others and "<#605>" not in yours
+    [hour] = [line for line in yours.splitlines() if "<#604>" in line]
+    due = re.search(r"due <t:(\d+):f> \(<t:(\d+):R>\)", hour)
+    assert due is not None and due.group(1) == due.group(2)
+    [challenge] = [line for line in yours.splitlines() if "<#602>" in line]
+    assert "(challenge) · open until <t:" in challenge
+    [solo] = [line for line in yours.splitlines() if "<#603>" in line]
+    assert "<t:" not in solo
+
+
+async def test_mine_keeps_its_order_across_pages(service: GameService) -> None:
+    """Paged, the list goes on where the first page left off: the games waiting on alice,
+    soonest first, run on into the second page."""
+    for n in range(PAGE_SIZE + 2):
+        where = Channel(channel_id=700 + n, guild_id=7)
+        # The later the channel, the sooner its deadline.
+        minutes = (PAGE_SIZE + 2 - n) * 60
+        setup = GameSetup("hokito", seed=n, seat="first", deadline_minutes=minutes)
+        await service.start(where, ALICE, setup, [BOB])
+        await service.accept(where, BOB)
+    [first] = await service.my_games(ALICE)
+    [second] = await service.press(HERE, ALICE, first.actions[1].payload)
+    order = [int(n) for n in re.findall(r"<#(\d+)>", first.text + second.text)]
+    assert order == [700 + n for n in reversed(range(PAGE_SIZE + 2))]

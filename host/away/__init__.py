@@ -1,0 +1,1 @@
+"""Away time: players' balances of away days, and their deadlines stopped while away."""
