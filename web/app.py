@@ -41,6 +41,7 @@ from web.markup import rich, time_tag, whole_dates
 from web.paths import ROOTS, here_of, page_id, root_of
 from web.streams import Laid, follow, sse
 from web.tournaments import Tournaments
+from web.turns import Turns
 
 log = logging.getLogger(__name__)
 
@@ -95,6 +96,7 @@ class Site:
         self.sign_in = SignIn(config, pages)
         self.hub = Hub()
         self.tournaments = Tournaments(self)
+        self.turns = Turns(self, self.visitor)
         self.at_once = asyncio.Semaphore(PAGES_AT_ONCE)
         self._live: dict[tuple[int, int, str, float, str, str], str] = {}
         self._panels: OrderedDict[tuple[int, int, int, tuple[str, ...], str], bytes] = OrderedDict()
@@ -519,11 +521,13 @@ def make_app(pages: WebPages, config: WebConfig) -> web.Application:
     async def start(_: web.Application) -> None:
         unsubscribe.append(pages.subscribe(site.hub.changed))
         unsubscribe.append(pages.subscribe_tournaments(site.tournaments.hub.changed))
+        unsubscribe.append(pages.subscribe_turns(site.turns.hub.changed))
 
     async def stop(_: web.Application) -> None:
         # An open stream would hold the server's shutdown up until it timed out.
         site.hub.close()
         site.tournaments.hub.close()
+        site.turns.hub.close()
         for undo in unsubscribe:
             undo()
 
@@ -548,6 +552,9 @@ def _routes(site: Site, root: str) -> list[web.AbstractRouteDef]:
         ("GET", "/s/{server}/t/{event}", page(site.tournaments.page)),
         ("GET", "/s/{server}/t/{event}/live", page(site.tournaments.live)),
         ("GET", "/s/{server}/t/{event}/events", page(site.tournaments.stream, stream=True)),
+        ("GET", "/me", page(site.turns.page)),
+        ("GET", "/me/live", page(site.turns.live)),
+        ("GET", "/me/events", page(site.turns.stream, stream=True)),
         ("GET", "/g/{game}", page(site.game)),
         ("GET", "/g/{game}/live", page(site.live)),
         ("GET", "/g/{game}/events", page(site.events, stream=True)),

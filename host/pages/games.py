@@ -4,7 +4,7 @@ record, and a server's front page of live games and recent results."""
 from __future__ import annotations
 
 from collections import OrderedDict
-from collections.abc import Hashable
+from collections.abc import Awaitable, Callable, Hashable, Mapping
 from dataclasses import replace
 from typing import Any
 
@@ -55,14 +55,21 @@ def _remember(cache: OrderedDict[Any, Any], key: Hashable, value: Any, size: int
         cache.popitem(last=False)
 
 
+#: The people a live game waits for who are away, with when they are back.
+AwayOf = Callable[[Loaded], Awaitable[dict[int, float]]]
+
+
 class GamePages:
     def __init__(
         self,
         access: Access,
         presenter: Presenter,
         ratings: Ratings | None,
+        away: AwayOf | None = None,
     ) -> None:
         self.access = access
+        #: The people a game waits for who are away (its page says so for their clock).
+        self.away = away
         self.live = access.live
         self.presenter = presenter
         self.ratings = ratings
@@ -98,21 +105,30 @@ class GamePages:
     # --- a game ------------------------------------------------------------------------------
     async def game(self, game_id: int, visitor: Visitor) -> GameView:
         server, record = await self.access.game(game_id, visitor)
-        key = (game_id, record.ply, record.status, record.updated_at, current_language())
+        away = await self.away(await self.access.loaded(record)) if self.away else {}
+        key = (
+            game_id,
+            record.ply,
+            record.status,
+            record.updated_at,
+            record.deadline_at,
+            tuple(sorted(away.items())),
+            current_language(),
+        )
         kept = self._views.get(key)
         if kept is None:
-            kept = await self.view(await self.access.loaded(record))
+            kept = await self.view(await self.access.loaded(record), away)
             _remember(self._views, key, kept, VIEWS)
         return replace(kept, server=server)
 
-    async def view(self, loaded: Loaded) -> GameView:
+    async def view(self, loaded: Loaded, away: Mapping[int, float] | None = None) -> GameView:
         """The page of a game as it stands (kept by ply and language: a page watched by
-        many is made once per move)."""
+        many is made once per move); `away`: the people it waits for who are away."""
         record = loaded.record
         card = await self.card(loaded)
         humans = [s for s in sorted(loaded.state.to_act) if not record.seats[s].user.is_bot]
         live = record.status == "active"
-        clock = self.presenter.clock_lines(loaded, humans) if live and humans else []
+        clock = self.presenter.clock_lines(loaded, humans, away) if live and humans else []
         latest = [] if loaded.deciding_together else self.presenter.reported(loaded)
         moves = await self.moves(loaded)
         return GameView(

@@ -20,6 +20,7 @@ from host.pages.play import PlayPages
 from host.pages.sessions import Sessions
 from host.pages.tables import Tables
 from host.pages.tournaments import TournamentPages
+from host.pages.turns import TurnPages
 from host.pages.views import (
     Card,
     DailyDay,
@@ -31,6 +32,7 @@ from host.pages.views import (
     ServerInfo,
     ServerView,
     TournamentView,
+    TurnsView,
     Visitor,
 )
 from host.ratings.pages import RatingPages
@@ -53,12 +55,14 @@ class WebPages:
         names the servers whose pages anyone may see, whatever their settings (the
         console's own)."""
         self.access = Access(service.live, service.settings, always_open)
-        self.games = GamePages(self.access, service.presenter, service.ratings)
+        self.games = GamePages(self.access, service.presenter, service.ratings, service.boards.away)
         self.tables = Tables(self.access, daily, ratings)
         #: Playing on the pages: the move builder, and moves made there.
         self.play = PlayPages(self.access, service.moves, service.move_away, service.presenter)
         self.changes = changes
         self.tournaments = TournamentPages(self.access, events, changes)
+        #: A player's own page: the games waiting for them.
+        self.turns = TurnPages(self.access, changes, service.absences)
         #: Who is signed in, by their cookie's token.
         self.sessions = Sessions(sessions, service.clock)
 
@@ -72,6 +76,16 @@ class WebPages:
         process, a new round's games included; `listener(None)` when changes may have been
         missed. Returns the unsubscriber."""
         return self.tournaments.subscribe(listener)
+
+    def subscribe_turns(self, listener: Callable[[int | None], None]) -> Callable[[], None]:
+        """`listener(user_id)` for each player of a game after each committed change of
+        it, in any process, a new game included; `listener(None)` when changes may have
+        been missed. Returns the unsubscriber."""
+        return self.turns.subscribe(listener)
+
+    async def your_turn(self, visitor: Visitor) -> TurnsView:
+        """The games waiting for the signed-in `visitor` (SignInNeededError: nobody)."""
+        return await self.turns.turns(visitor)
 
     async def sign_in(self, user_id: int, name: str, guild_ids: Collection[int]) -> str:
         """A new session for someone Discord vouched for, in the servers `guild_ids`; its

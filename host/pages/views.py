@@ -309,3 +309,36 @@ class TournamentView:
     #: "" for a player against themselves and a pair yet to meet).
     crosstable: tuple[tuple[str, ...], ...]
     rounds: tuple[RoundLines, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class TurnLine:
+    """A game waiting for the reader, as their own page lists it."""
+
+    id: int
+    game_name: str
+    #: The server whose game it is (its pages are ones the reader may see).
+    server: ServerInfo
+    #: The other players, as a list in the reader's language ("bob and carol").
+    opponents: str
+    #: The game's move and status, which name its latest board's picture.
+    ply: int
+    status: str
+    #: Since when it has waited for the reader, and the words for it.
+    since: float
+    since_words: str
+    #: When the decision runs out (None: it does not), and the words for it.
+    deadline_at: float | None
+    deadline_words: str
+    #: The words for the board's picture, for those who do not see it.
+    board_alt: str
+
+
+@dataclass(frozen=True, slots=True)
+class TurnsView:
+    """The signed-in reader's games waiting for them, in every server whose pages they may
+    see, the soonest to run out first."""
+
+    lines: tuple[TurnLine, ...]
+    #: The servers whose pages the reader may see, linked when nothing waits.
+    servers: tuple[ServerInfo, ...]

@@ -36,6 +36,8 @@ from tests.web.games import (
     open_pages,
     play_moves,
 )
+from web.auth import SESSION, sign
+from web.config import WebConfig
 
 
 async def a_busy_server(house: House) -> dict[str, str]:
@@ -69,6 +71,8 @@ async def a_busy_server(house: House) -> dict[str, str]:
         "daily": f"/s/{HILL}/daily",
         "tournament": f"/s/{HILL}/t/{event_id}",
         "not-found": f"/s/{UNKNOWN}",
+        # Signed in as alice from here on: her own page.
+        "me": "/me",
     }
 
 
@@ -82,6 +86,10 @@ async def test_every_page_is_readable_and_fits_the_screen(
     page = tab.page
     async with serving_pages(house.pages) as site:
         for name, path in pages.items():
+            if name == "me":
+                token = await house.pages.sessions.sign_in(ALICE.id, ALICE.name, [HILL])
+                cookie = {"name": SESSION, "value": sign(WebConfig(), token), "url": site.url}
+                await page.context.add_cookies([cookie])  # type: ignore[list-item]
             response = await page.goto(site.url + path)
             assert response is not None
             expected = 404 if name == "not-found" else 200

@@ -266,6 +266,19 @@ function followTournament(root) {
   });
 }
 
+// A player's own page follows their games: the list of games waiting for them is laid out
+// again by the site whenever one of their games changes, and its count is in the title.
+function followTurns(root) {
+  const live = document.getElementById("live");
+  const source = new EventSource(root.dataset.events);
+  source.addEventListener("turns", (event) => {
+    const data = JSON.parse(event.data);
+    live.innerHTML = data.html;
+    document.title = data.title;
+    showTimes(live);
+  });
+}
+
 function stepThrough(root) {
   const last = Number(root.dataset.last);
   const game = root.dataset.game;
@@ -305,6 +318,8 @@ document.addEventListener("DOMContentLoaded", () => {
   if (game && document.getElementById("live")) followGame(game);
   const tournament = document.querySelector(".tournament[data-events]");
   if (tournament) followTournament(tournament);
+  const turns = document.querySelector(".turns[data-events]");
+  if (turns) followTurns(turns);
   const replay = document.querySelector(".replay");
   if (replay) stepThrough(replay);
 });
