@@ -4,7 +4,6 @@ change feed told as tournaments, so that an open page follows its games."""
 
 from __future__ import annotations
 
-import asyncio
 from collections import OrderedDict
 from collections.abc import Callable, Iterable
 from dataclasses import replace
@@ -16,6 +15,7 @@ from host.events import rounds, words
 from host.events.standings import CupRow, Row, crosstable, placement_points
 from host.i18n import number
 from host.pages.access import Access, not_found
+from host.pages.following import FeedFollower
 from host.pages.views import (
     CupLine,
     RoundLines,
@@ -114,7 +114,7 @@ class TournamentPages:
         """`listener(event_id)` after each committed change of one of the tournament's
         games, in any process (a new round's games included); `listener(None)` when
         changes may have been missed. Returns the unsubscriber."""
-        follower = _Follower(self, listener)
+        follower = FeedFollower(self._known_events, self._events_of, listener)
         unsubscribe = self.changes.subscribe(follower.heard)
 
         def undo() -> None:
@@ -122,6 +122,15 @@ class TournamentPages:
             follower.stop()
 
         return undo
+
+    def _known_events(self, game_id: int) -> tuple[int, ...] | None:
+        """The game's tournament as the feed's follower wants it: none if not known."""
+        known, event_id = self.known(game_id)
+        return None if not known else (() if event_id is None else (event_id,))
+
+    async def _events_of(self, game_ids: list[int]) -> list[int]:
+        found = await self.look_up(game_ids)
+        return [event_id for event_id in found.values() if event_id is not None]
 
     def known(self, game_id: int) -> tuple[bool, int | None]:
         """Whether the game's tournament is remembered, and which it is (None: none)."""
@@ -142,51 +151,6 @@ class TournamentPages:
         while len(self._event_of) > GAMES_KNOWN:
             self._event_of.popitem(last=False)
         return events
-
-
-class _Follower:
-    """One subscriber's listener on the change feed: a change of a game whose tournament is
-    remembered is told at once; the games not known yet are looked up together, in the
-    background, and told once found."""
-
-    def __init__(self, pages: TournamentPages, listener: Callable[[int | None], None]) -> None:
-        self.pages = pages
-        self.listener = listener
-        self._unknown: dict[int, None] = {}
-        self._task: asyncio.Task[None] | None = None
-
-    def heard(self, game_id: int | None) -> None:
-        if game_id is None:
-            self.listener(None)
-            return
-        known, event_id = self.pages.known(game_id)
-        if known:
-            if event_id is not None:
-                self.listener(event_id)
-            return
-        self._unknown[game_id] = None
-        if self._task is None:
-            self._task = asyncio.get_running_loop().create_task(self._look_up())
-
-    async def _look_up(self) -> None:
-        try:
-            while self._unknown:
-                wanted, self._unknown = list(self._unknown), {}
-                try:
-                    found = await self.pages.look_up(wanted)
-                except Exception:
-                    # Unread, its tournament's pages may be out of date: they read again.
-                    self.listener(None)
-                    continue
-                for event_id in dict.fromkeys(found.values()):
-                    if event_id is not None:
-                        self.listener(event_id)
-        finally:
-            self._task = None
-
-    def stop(self) -> None:
-        if self._task is not None:
-            self._task.cancel()
 
 
 def _line(event: EventRecord) -> TournamentLine:

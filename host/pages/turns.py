@@ -4,7 +4,6 @@ that their open page follows each game they play, a new one included."""
 
 from __future__ import annotations
 
-import asyncio
 from collections import OrderedDict
 from collections.abc import Callable, Iterable, Mapping
 
@@ -14,6 +13,7 @@ from data.repository import ChangeFeed
 from engine.text import current_language, t
 from host.away.absences import Absences
 from host.pages.access import Access
+from host.pages.following import FeedFollower
 from host.pages.views import (
     PageNotFoundError,
     ServerInfo,
@@ -83,7 +83,7 @@ class TurnPages:
         """`listener(user_id)` for each player of a game after each committed change of
         it, in any process (a new game included); `listener(None)` when changes may have
         been missed. Returns the unsubscriber."""
-        follower = _Follower(self, listener)
+        follower = FeedFollower(self.known, self.look_up, listener)
         unsubscribe = self.changes.subscribe(follower.heard)
 
         def undo() -> None:
@@ -111,50 +111,6 @@ class TurnPages:
         while len(self._players_of) > GAMES_KNOWN:
             self._players_of.popitem(last=False)
         return found
-
-
-class _Follower:
-    """One subscriber's listener on the change feed: a change of a game whose players are
-    remembered is told at once; the games not known yet are read together, in the
-    background, and told once read."""
-
-    def __init__(self, pages: TurnPages, listener: Callable[[int | None], None]) -> None:
-        self.pages = pages
-        self.listener = listener
-        self._unknown: dict[int, None] = {}
-        self._task: asyncio.Task[None] | None = None
-
-    def heard(self, game_id: int | None) -> None:
-        if game_id is None:
-            self.listener(None)
-            return
-        players = self.pages.known(game_id)
-        if players is not None:
-            for user_id in players:
-                self.listener(user_id)
-            return
-        self._unknown[game_id] = None
-        if self._task is None:
-            self._task = asyncio.get_running_loop().create_task(self._look_up())
-
-    async def _look_up(self) -> None:
-        try:
-            while self._unknown:
-                wanted, self._unknown = list(self._unknown), {}
-                try:
-                    found = await self.pages.look_up(wanted)
-                except Exception:
-                    # Unread, its players' pages may be out of date: they read again.
-                    self.listener(None)
-                    continue
-                for user_id in dict.fromkeys(found):
-                    self.listener(user_id)
-        finally:
-            self._task = None
-
-    def stop(self) -> None:
-        if self._task is not None:
-            self._task.cancel()
 
 
 def _line(
