@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import hmac
+import json
 import logging
 from collections import OrderedDict
 from collections.abc import Awaitable, Callable
@@ -417,16 +418,20 @@ class Site:
         confirm never plays twice."""
         game_id = page_id(request, "game")
         check = self.check_of(request)
-        if not check or not hmac.compare_digest(check, request.headers.get(CHECK_HEADER, "")):
+        given = request.headers.get(CHECK_HEADER, "")
+        if not check or not given.isascii() or not hmac.compare_digest(check, given):
             message = str(t("Your sign-in could not be checked: load the page again."))
             return _private(web.json_response({"message": message}, status=403))
         try:
-            body = await request.json()
+            body = json.loads(await request.text(), parse_constant=_no_constant)
             ply = int(body["ply"])
             steps = body["step"]
             if not isinstance(steps, list) or not all(isinstance(x, str) for x in steps):
                 raise ValueError(steps)
-        except (ValueError, KeyError, TypeError):
+            if ply < 0:
+                # A move of no ply would pass for up to date whatever the game is at.
+                raise ValueError(ply)
+        except (ValueError, KeyError, TypeError, OverflowError, RecursionError):
             message = str(t("That was not a move: load the page again."))
             return _private(web.json_response({"message": message}, status=400))
         try:
@@ -474,6 +479,11 @@ def _private(response: web.Response) -> web.Response:
     """A player's own answer (their panel, their plan): kept by no cache on the way."""
     response.headers["Cache-Control"] = "private, no-store"
     return response
+
+
+def _no_constant(name: str) -> None:
+    """Refuses NaN and Infinity, which JSON itself does not have."""
+    raise ValueError(name)
 
 
 def _ply(text: str | None) -> int | None:

@@ -34,8 +34,9 @@ def sign(config: WebConfig, value: str) -> str:
 
 
 def unsign(config: WebConfig, signed: str | None) -> str | None:
-    """The value of a signed cookie, or None if it was not signed here."""
-    if not signed or "." not in signed:
+    """The value of a signed cookie, or None if it was not signed here (nothing signed
+    here has other characters than ASCII)."""
+    if not signed or "." not in signed or not signed.isascii():
         return None
     value, _, mac = signed.rpartition(".")
     if hmac.compare_digest(sign(config, value), f"{value}.{mac}"):
@@ -46,6 +47,9 @@ def unsign(config: WebConfig, signed: str | None) -> str | None:
 def safe_next(path: str | None) -> str:
     """Where to go after signing in: a path of this site only."""
     if not path or not path.startswith("/") or path.startswith("//") or "\\" in path:
+        return "/"
+    # A cookie holds ASCII only (a link's own other characters come %-encoded).
+    if not path.isascii():
         return "/"
     # A browser drops tabs and newlines from an address: "/\t/evil" would be "//evil".
     if any(ord(c) < 0x20 or ord(c) == 0x7F for c in path):
@@ -133,7 +137,8 @@ class SignIn:
         kept = unsign(self.config, request.cookies.get(STATE))
         state, _, target = (kept or "").partition("|")
         code = request.query.get("code")
-        if not kept or not code or not hmac.compare_digest(state, request.query.get("state", "")):
+        given = request.query.get("state", "")
+        if not kept or not code or not given.isascii() or not hmac.compare_digest(state, given):
             raise web.HTTPBadRequest(
                 text="That sign-in link is out of date or was not started here: sign in again."
             )

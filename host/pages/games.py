@@ -191,6 +191,7 @@ class GamePages:
             state_line=state_line,
             deadline_at=record.deadline_at if record.status == "active" else None,
             updated_at=record.updated_at,
+            names=tuple(self.presenter.names(loaded)),
         )
 
     async def moves(self, loaded: Loaded) -> tuple[MoveLine, ...]:

@@ -84,6 +84,8 @@ class GameCard:
     #: When the pending decision runs out (seconds since the epoch), if it does.
     deadline_at: float | None
     updated_at: float
+    #: The players' names as the game's texts say them: shown as written, never as markup.
+    names: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
