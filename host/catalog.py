@@ -260,8 +260,10 @@ for _listing in GAMES:
 
 
 def listing(game_id: str) -> Listing:
-    """The game listed as `game_id`; KeyError if there is none."""
-    return _BY_ID[game_id]
+    """The game listed as `game_id`, in any letter case and with spaces around it
+    (`HOKITO` is hokito); KeyError if there is none."""
+    found = _BY_ID.get(game_id)
+    return found if found is not None else _BY_ID[game_id.strip().lower()]
 
 
 def listing_of(state: GameState[Any]) -> Listing:

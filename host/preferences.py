@@ -57,7 +57,7 @@ class Preferences:
         game = change.game
         if game is not None:
             try:
-                catalog.listing(game)
+                change = replace(change, game=catalog.listing(game).id)
             except KeyError:
                 raise ServiceError(
                     t(

@@ -44,6 +44,7 @@ from host.daily.replays import DailyReplays
 from host.daily.results import Replayed, replay_log, size_legend, size_strip
 from host.model import SCOPES, Channel, Reply, ServiceError, Suggestion, User, offered_move
 from host.play.live import Loaded
+from host.play.seats import echoed, echoing
 from host.service import GameService
 
 log = logging.getLogger(__name__)
@@ -56,6 +57,8 @@ TOP = 10
 #: how often it looks.
 SETTLE_WAIT = 30.0
 SETTLE_POLL = 0.2
+#: The missing daily secret was warned of (once a process, however many houses it builds).
+_warned_of_no_secret = False
 
 
 class DailyService:
@@ -69,7 +72,9 @@ class DailyService:
     ) -> None:
         self.games = games
         self.daily = daily
-        if not secret:
+        global _warned_of_no_secret
+        if not secret and not _warned_of_no_secret:
+            _warned_of_no_secret = True
             log.warning("HILLTOP_DAILY_SECRET is not set: anyone can compute the daily hills")
         self.secret = secret or DEFAULT_SECRET
         self.par = DailyPar(daily, par_runner or ProcessParRunner(), self.seed_for, self.clock)
@@ -237,7 +242,7 @@ class DailyService:
                 t(
                     "{move} was offered for another board. Your run on today's hill has not "
                     "started; /daily shows it.",
-                    move=move,
+                    move=echoed(move),
                 )
             )
         state = GAME.new_state(self.seed_for(day), 1, None)
@@ -247,7 +252,7 @@ class DailyService:
             raise ServiceError(
                 t(
                     "{reason}\nYour run on today's hill has not started; /daily shows it.",
-                    reason=str(exc.text),
+                    reason=str(echoing(exc.text, move)),
                 )
             ) from None
 

@@ -91,7 +91,7 @@ class History:
         the games older than game id, ">id" for those newer), so a page deep in years of
         history costs what the first one does; `number` is its place from the newest."""
         if game is not None:
-            game_of(game)  # an unknown game is refused, naming the games
+            game = game_of(game).id  # an unknown game is refused, naming the games
         if channel.guild_id is None:
             if viewer is None:
                 raise ServiceError(t("No finished games here yet."))

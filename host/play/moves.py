@@ -51,7 +51,7 @@ class Moves:
                 t(
                     "{move} was offered for an earlier turn: you have played since, or the "
                     "game moved on. Nothing was changed; see the latest board.",
-                    move=text,
+                    move=seats.echoed(text),
                 )
             )
         seat = self.acting_seat(loaded, user)
@@ -59,7 +59,7 @@ class Moves:
             move = loaded.state.parse_move(seat, text)
             return seat, move, loaded.state.play(seat, move)
         except MoveError as exc:
-            raise ServiceError(seats.move_error(exc)) from None
+            raise ServiceError(seats.move_error(exc, text)) from None
 
     async def commit(
         self,

@@ -18,7 +18,7 @@ from typing import Any
 from data.repository import GameRecord
 from data.results import OFF_THE_BOARD, Actor, Ending, GameResult
 from engine.core import Game, Outcome
-from engine.text import Text, joined, t
+from engine.text import Text, joined, t, tn
 from host.model import User
 from host.play.live import Loaded
 
@@ -158,7 +158,7 @@ def short_line(game: Game[Any], result: GameResult, labels: Sequence[str]) -> Te
         else:
             verdict = t("{winner} won", winner=winner)
     elif game.solo:
-        verdict = t("{points} points", points=result.scores[0] if result.scores else 0)
+        verdict = tn("{n} point", "{n} points", n=result.scores[0] if result.scores else 0)
     elif result.winners:
         verdict = t("{winners} won", winners=joined([_label(labels, s) for s in result.winners]))
     else:

@@ -3,6 +3,8 @@ needs to say why it is refused, and what every reply names the seats by."""
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from data.repository import GameRecord, SeatRecord
 from engine.core import MoveError
 from engine.text import Text, t, tn
@@ -78,8 +80,32 @@ def not_challenged(record: GameRecord, user: User) -> Text:
     return t("This challenge is for {names}, not for you.", names=pending)
 
 
-def move_error(exc: MoveError) -> Text:
+def move_error(exc: MoveError, sent: str = "") -> Text:
     return t(
         "{reason}\nSee /moves for your legal moves, or use the buttons on the board.",
-        reason=str(exc.text),
+        reason=str(echoing(exc.text, sent)),
     )
+
+
+#: The most of a player's own text that a refusal repeats back to them.
+ECHO_CHARS = 40
+
+
+def echoed(text: str) -> str:
+    """`text` as a refusal repeats it: its first ECHO_CHARS characters and "…" if longer."""
+    return text if len(text) <= ECHO_CHARS else text[:ECHO_CHARS] + "…"
+
+
+def echoing(text: Text, sent: str) -> Text:
+    """A refusal of `sent` (what the player wrote) that repeats no more than ECHO_CHARS
+    characters of it: each part of `text` taken from `sent` is cut (see `echoed`)."""
+    words = " ".join(sent.split())
+
+    def cut(value: object) -> object:
+        if isinstance(value, Text):
+            return echoing(value, sent)
+        if isinstance(value, str) and len(value) > ECHO_CHARS and " ".join(value.split()) in words:
+            return echoed(value)
+        return value
+
+    return replace(text, params={key: cut(value) for key, value in text.params.items()})

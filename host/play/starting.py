@@ -16,7 +16,6 @@ from typing import Any
 
 from data.repository import GameRecord, LiveGameExistsError, NewGame, StalePlyError
 from data.results import Actor, Ending, GameResult
-from engine import ai
 from engine.core import Game, GameState, NotationError
 from engine.rng import Rng
 from engine.text import Text, t
@@ -27,7 +26,7 @@ from host.play.commit import Commits, Store
 from host.play.deadlines import first_deadline
 from host.play.live import LiveGames, Loaded, game_of, record_of, start_state, user_of
 from host.settings import SettingError, SettingsStore
-from host.setup import GameOptions, GameSetup, SeatChoice
+from host.setup import LEVELS, GameOptions, GameSetup, SeatChoice
 
 #: Draws a position once, with the players' names, raising if it cannot be shown.
 ShowCheck = Callable[[GameState[Any], Sequence[str]], Awaitable[None]]
@@ -257,12 +256,12 @@ class Starting:
             game.check_setup(len(players), setup.variant)
         except ValueError as exc:
             raise ServiceError(str(exc)) from None
-        if setup.level is not None and setup.level not in ai.LEVELS:
+        if setup.level is not None and setup.level not in LEVELS:
             raise ServiceError(
                 t(
                     "Unknown level {level!r}; levels: {known}.",
                     level=setup.level,
-                    known=", ".join(ai.LEVELS),
+                    known=", ".join(LEVELS),
                 )
             )
         if setup.deadline_minutes is not None and game.solo:

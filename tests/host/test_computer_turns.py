@@ -7,10 +7,12 @@ import asyncio
 from collections.abc import Hashable
 from typing import Any
 
+import pytest
+
 from data.storage import Storage
 from engine import ai
 from engine.core import GameState
-from host.model import Channel, Reply
+from host.model import Channel, Reply, ServiceError
 from host.service import GameService
 from host.setup import GameSetup
 from tests.host.conftest import ALICE, BOB, BOT, HERE
@@ -170,3 +172,12 @@ async def test_a_round_a_computer_sets_off_is_posted_before_the_computers_go_on(
         return not loaded.state.to_act & computer_seats
 
     await until(decided, "the computers' decision", seen=lambda: loaded.state.to_act)
+
+
+@pytest.mark.parametrize("level", ["insane", "random", "greedy"])
+async def test_an_unknown_level_is_refused_offering_the_documented_ones(
+    service: GameService, level: str
+) -> None:
+    with pytest.raises(ServiceError) as refused:
+        await service.start(HERE, ALICE, GameSetup("everest", computers=1, level=level))
+    assert str(refused.value.text) == f"Unknown level {level!r}; levels: easy, normal, hard."

@@ -736,3 +736,17 @@ async def test_a_par_search_that_failed_is_tried_again(storage: Storage, clock: 
         assert gif_frames(par_run) == 4 and len(tries) == 2
     finally:
         daily.close()
+
+
+def test_a_missing_secret_is_warned_of_once_a_process(
+    service: GameService,
+    storage: Storage,
+    caplog: pytest.LogCaptureFixture,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr("host.daily.service._warned_of_no_secret", False, raising=False)
+    with caplog.at_level("WARNING", logger="host.daily.service"):
+        for _ in range(3):
+            DailyService(service, storage.daily, par_runner=fake_par).close()
+    warned = [r for r in caplog.records if "HILLTOP_DAILY_SECRET is not set" in r.message]
+    assert len(warned) == 1

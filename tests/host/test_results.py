@@ -11,12 +11,14 @@ import pytest
 
 from data.results import Ending, GameResult
 from data.storage import Storage
+from engine import registry
 from engine.text import speaking
 from host import i18n
 from host.face import FrontEnd, ServerChange
 from host.model import Channel, Reply, ServiceError
 from host.pages.views import Visitor
 from host.payloads import Action
+from host.play.results import short_line
 from host.rating import to_rate
 from host.service import GameService
 from host.setup import GameSetup
@@ -312,3 +314,10 @@ async def test_a_direct_message_game_one_resigned_stays_theirs_to_read(
     assert "alice" in record.text
     with pytest.raises(ServiceError, match="There is no game"):
         await service.game_record(alices_dm, started.game_id or 0, viewer=BOB)
+
+
+@pytest.mark.parametrize(("score", "words"), [(1, "1 point"), (0, "0 points"), (7, "7 points")])
+def test_a_solo_score_reads_in_the_singular_or_plural(score: int, words: str) -> None:
+    hillbert = registry.get("hillbert")
+    line = short_line(hillbert, GameResult(Ending.RULES, scores=(score,)), ["alice"])
+    assert str(line) == words

@@ -100,3 +100,16 @@ def test_offered_moves_read_their_turn_and_nothing_else() -> None:
     assert offered_move("0N AN 2N @0") == ("0N AN 2N", 0)
     assert offered_move("c2-c4 @1²") == ("c2-c4 @1²", None)
     assert offered_move("c2-c4@12") == ("c2-c4@12", None)
+
+
+@pytest.mark.parametrize("game_id", GAMES)
+@pytest.mark.parametrize("sent", ["x" * 5000, "q " * 2500])
+async def test_a_long_bad_move_is_repeated_back_cut_short(
+    service: GameService, game_id: str, sent: str
+) -> None:
+    people = await start(service, game_id)
+    person, _ = await someone_to_move(service, people)
+    with pytest.raises(ServiceError) as refused:
+        await service.move(HERE, person, sent)
+    said = str(refused.value.text)
+    assert len(said) < 400 and sent[:40].strip() in said and "…" in said, said
