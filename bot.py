@@ -169,7 +169,7 @@ async def run_console(args: argparse.Namespace) -> None:
             log.warning("the console does not speak %r; it speaks English", args.locale)
         console = Console(house, args.out or Path("var") / "console", language=language)
         pages = await start_web(house, console=True)
-        if pages is not None and sys.stdin.isatty():
+        if pages is not None:
             print(f"Watch and play the games in a browser: {pages[1]}/s/1")
         # Moves made on the pages are told here as they are made.
         stop_watching = console.watch_web() if pages is not None else None

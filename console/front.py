@@ -388,22 +388,24 @@ class Console:
             self.say("  " + str(t("file: {path}", path=saved)))
         choices = [*reply.picks, *reply.actions]
         if choices:
-            listing = "  ".join(
-                f"[{i}] {c.label}" for i, c in enumerate(choices, 1) if not c.disabled
-            )
-            self.say(
-                "  "
-                + str(
-                    t(
-                        "buttons: {listing}   (press with: <user> /press <number or label>)",
-                        listing=listing,
+            # A disabled button (the page shown now) is neither listed nor pressable: the
+            # numbers shown are those /press takes.
+            enabled = [c for c in choices if not c.disabled]
+            listing = "  ".join(f"[{i}] {c.label}" for i, c in enumerate(enabled, 1))
+            if enabled:
+                self.say(
+                    "  "
+                    + str(
+                        t(
+                            "buttons: {listing}   (press with: <user> /press <number or label>)",
+                            listing=listing,
+                        )
                     )
                 )
-            )
             owner = cmd.user if reply.ephemeral else None
             try:
                 await self.memory.remember(
-                    cmd.channel, owner, [(c.payload.encode(), c.label) for c in choices]
+                    cmd.channel, owner, [(c.payload.encode(), c.label) for c in enabled]
                 )
             except ConsoleMemoryError as exc:
                 # What the command did stands; only a later /press misses these buttons.
@@ -458,15 +460,15 @@ class Console:
 
     async def run(self, lines: TextIO, interactive: bool) -> None:
         """Run the lines of `lines` until its end, or until `stop()`."""
-        if interactive:
-            self.say(
-                str(
-                    t(
-                        "Hilltop console. Type commands like `alice /play game:hokito "
-                        "opponent:bob`; /help lists them; Ctrl-D quits."
-                    )
+        # The first lines, piped input or typed.
+        self.say(
+            str(
+                t(
+                    "Hilltop console. Type commands like `alice /play game:hokito "
+                    "opponent:bob`; /help lists them; Ctrl-D quits."
                 )
             )
+        )
         source = read_lines(lines)
         try:
             while not self._stopping.is_set():

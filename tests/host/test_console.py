@@ -512,3 +512,43 @@ async def test_an_end_in_the_console_runs_the_finish_hooks_once_and_is_told_once
     await cons.house.service.announcer.cleared()
     assert await storage.games.untold(ended[0]) is None
     assert out.getvalue().count("alice played b2-b1") == 1
+
+
+async def test_game_names_are_taken_in_any_letter_case(
+    console: tuple[Console, io.StringIO, Storage],
+) -> None:
+    cons, out, storage = console
+    for line in (
+        "alice /play game:HOKITO opponent:bob seed:1",
+        "alice /rules game:Hokito",
+        "alice /ratings game:HoKiTo",
+        "alice /history game:HOKITO",
+        "root /admin settings game:MOLEHILL deadline_hours:12",
+        "#other root /admin start game:Everest player1:a player2:b",
+        "root /tournament create game:MoleHill format:swiss rounds:2",
+    ):
+        await cons.run_line(line)
+    said = out.getvalue()
+    assert "There is no game" not in said and "Unknown game" not in said, said
+    assert "Mole Hill: 12 hours per decision." in said
+    games = await storage.database.fetch("SELECT game FROM games ORDER BY id")
+    assert [row[0] for row in games] == ["hokito", "everest"]
+
+
+async def test_the_buttons_listed_are_numbered_as_press_takes_them(
+    console: tuple[Console, io.StringIO, Storage],
+) -> None:
+    cons, out, _ = console
+    await cons.run_line("alice /rules game:hokito")
+    assert "buttons: [1] How to move  [2] House rulings " in out.getvalue(), out.getvalue()
+    await cons.run_line("alice /press 1")
+    assert "Hokito: rules · How to move" in out.getvalue()
+    await cons.run_line("alice /press 2")
+    assert "Hokito: rules · House rulings" in out.getvalue()
+
+
+def test_piped_input_gets_the_banner_and_the_web_address_first(tmp_path: Path) -> None:
+    done = console_process(tmp_path, "alice /board", env=console_env(HILLTOP_WEB="127.0.0.1:0"))
+    first, second, *_ = done.stdout.splitlines()
+    assert first.startswith("Watch and play the games in a browser: http://"), done.stdout
+    assert second.startswith("Hilltop console. Type commands like"), done.stdout

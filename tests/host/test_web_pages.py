@@ -13,6 +13,7 @@ import pytest
 from aiohttp import ClientResponse, web
 from aiohttp.test_utils import TestClient, TestServer
 
+from console.front import console_front
 from data.storage import Storage
 from host import catalog
 from host.face import FrontEnd, House, HouseSettings, ServerChange, build_house
@@ -281,3 +282,17 @@ async def test_the_board_posted_links_to_its_page_once_the_pages_are_open(
         assert board.url == f"https://hilltop.example/g/{challenge.game_id}"
     finally:
         house.close()
+
+
+async def test_the_consoles_server_page_says_how_to_start_a_game_in_the_console(
+    storage: Storage,
+) -> None:
+    built = house_of(storage, front=console_front())
+    try:
+        config = replace(CONFIG, console=True)
+        async with TestClient(TestServer(make_app(built.pages, config))) as console_client:
+            page = await text(await console_client.get("/s/1"))
+    finally:
+        built.close()
+    assert "Start one in the console with /play" in page, page
+    assert "in Discord" not in page
