@@ -159,7 +159,7 @@ def on_stop_signal(stop: Callable[[], None]) -> Iterator[None]:
 async def run_console(args: argparse.Namespace) -> None:
     from console.front import Console, console_front
     from data.storage import open_storage
-    from host.face import build_house, language_of
+    from host.face import build_house, language_of, speaking, t
 
     storage = await open_storage(args.db)
     try:
@@ -171,6 +171,10 @@ async def run_console(args: argparse.Namespace) -> None:
         pages = await start_web(house, console=True)
         if pages is not None:
             print(f"Watch and play the games in a browser: {pages[1]}/s/1")
+            login = f"{pages[1]}/login"
+            with speaking(language):
+                how = t("Play in a browser: open {url} and choose who you are.", url=login)
+            print(how)
         # Moves made on the pages are told here as they are made.
         stop_watching = console.watch_web() if pages is not None else None
         try:

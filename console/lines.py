@@ -29,6 +29,7 @@ from host.face import (
     ServerChange,
     Text,
     User,
+    local_user,
     seed_from_text,
     t,
 )
@@ -240,7 +241,7 @@ def console_user(name: str) -> User:
     name = name.lstrip("@").lower()
     if name == BOT_NAME:
         return bot_user()
-    return User(seed_from_text(f"user:{name}"), name, is_bot=False, is_admin=True)
+    return local_user(name)
 
 
 def bot_user() -> User:

@@ -31,6 +31,7 @@ from host.model import (
     Where,
     unreachable_database,
 )
+from host.pages.local import local_user
 from host.pages.service import WebPages
 from host.pages.views import (
     Card,
@@ -134,6 +135,7 @@ __all__ = [
     "game_of",
     "language_of",
     "languages",
+    "local_user",
     "locale_dir",
     "seed_from_text",
     "speaking",

@@ -40,6 +40,7 @@ from web.config import WebConfig
 from web.hub import Hub
 from web.markup import rich, time_tag, whole_dates
 from web.paths import ROOTS, here_of, page_id, root_of
+from web.play_as import PlayAs
 from web.streams import Laid, follow, sse
 from web.tournaments import Tournaments
 from web.turns import Turns
@@ -95,6 +96,7 @@ class Site:
         self.config = config
         self.env = templates()
         self.sign_in = SignIn(config, pages)
+        self.play_as = PlayAs(self, self.sign_in)
         self.hub = Hub()
         self.tournaments = Tournaments(self)
         self.turns = Turns(self, self.visitor)
@@ -120,6 +122,7 @@ class Site:
                 check=self.check_of(request),
                 languages=languages(),
                 rating_games=self.pages.rating_games(),
+                play_as=self.play_as.offered(request),
                 **values,
             )
         response = web.Response(text=html, content_type="text/html", status=status)
@@ -149,7 +152,8 @@ class Site:
                     return await handler(request, visitor)
             except SignInNeededError as exc:
                 # Inside the Activity, Discord's sign-in page cannot open: it is relaunched.
-                if self.config.sign_in and not visitor.signed_in and not root_of(request):
+                offered = self.config.sign_in or self.play_as.offered(request)
+                if offered and not visitor.signed_in and not root_of(request):
                     root, here = root_of(request), here_of(request)
                     raise web.HTTPFound(f"{root}/login?next={here}") from None
                 return self.render(request, visitor, "error.html", 403, message=str(exc.text))
@@ -575,10 +579,12 @@ def _routes(site: Site, root: str) -> list[web.AbstractRouteDef]:
         ("GET", "/g/{game}/play", page(site.play_panel)),
         ("GET", "/g/{game}/play.png", page(site.play_picture)),
         ("POST", "/g/{game}/play", page(site.play_move)),
-        ("GET", "/login", site.sign_in.login),
+        ("GET", "/login", page(site.play_as.login) if site.config.console else site.sign_in.login),
         ("GET", "/auth/discord", site.sign_in.callback),
         ("POST", "/logout", site.sign_in.logout),
     ]
+    if site.config.console:
+        paths.append(("POST", "/login", page(site.play_as.choose)))
     routes: list[web.AbstractRouteDef] = [
         web.route(method, (root + path).rstrip("/") or "/", handler)
         for method, path, handler in paths

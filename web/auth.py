@@ -69,6 +69,11 @@ def _cookie(response: web.StreamResponse, config: WebConfig, name: str, value: s
     )
 
 
+def session_cookie(response: web.StreamResponse, config: WebConfig, token: str) -> None:
+    """The session cookie of a page of this site, for the session `token`."""
+    _cookie(response, config, SESSION, sign(config, token))
+
+
 def embedded_session_cookie(response: web.StreamResponse, config: WebConfig, token: str) -> None:
     """The session cookie of a page inside Discord's Activity frame, a site other than
     Discord's own: sent there only as `SameSite=None` (hence `Secure`), and kept apart

@@ -16,6 +16,7 @@ from host import catalog
 from host.daily.service import DailyService
 from host.pages.access import Access
 from host.pages.games import GamePages
+from host.pages.local import LocalPlayers
 from host.pages.play import PlayPages
 from host.pages.sessions import Sessions
 from host.pages.tables import Tables
@@ -65,6 +66,8 @@ class WebPages:
         self.turns = TurnPages(self.access, changes, service.absences)
         #: Who is signed in, by their cookie's token.
         self.sessions = Sessions(sessions, service.clock)
+        #: The console's players, who sign in on its own pages by name.
+        self.local = LocalPlayers(self.access, self.sessions)
 
     def subscribe(self, listener: Callable[[int | None], None]) -> Callable[[], None]:
         """`listener(game_id)` after each committed change of a game, in any process;
@@ -91,6 +94,15 @@ class WebPages:
         """A new session for someone Discord vouched for, in the servers `guild_ids`; its
         token, for their cookie."""
         return await self.sessions.sign_in(user_id, name, guild_ids)
+
+    async def local_players(self) -> list[str]:
+        """The names of the console's players, for its pages' "Play as" list."""
+        return await self.local.names()
+
+    async def sign_in_locally(self, name: str) -> str:
+        """A new session as the console's player `name` (ServiceError: no such name can
+        be typed in the console); its token, for the cookie."""
+        return await self.local.sign_in(name)
 
     async def sign_out(self, token: str) -> None:
         """The session `token` ends (nothing, if it had ended already)."""

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import io
 import os
+import re
 import signal
 import sqlite3
 import subprocess
@@ -23,6 +24,7 @@ from cogs.games import GamesCog
 from console.front import Console, console_front
 from console.lines import (
     NUMBER_RANGES,
+    Command,
     ConsoleInputError,
     bot_user,
     console_channel,
@@ -30,7 +32,7 @@ from console.lines import (
     parse_line,
 )
 from data.storage import Storage
-from host.model import Channel
+from host.model import Channel, Reply
 from host.service import GameService
 from host.setup import GameSetup
 from tests.houses import house_of
@@ -549,6 +551,19 @@ async def test_the_buttons_listed_are_numbered_as_press_takes_them(
 
 def test_piped_input_gets_the_banner_and_the_web_address_first(tmp_path: Path) -> None:
     done = console_process(tmp_path, "alice /board", env=console_env(HILLTOP_WEB="127.0.0.1:0"))
-    first, second, *_ = done.stdout.splitlines()
+    first, second, third, *_ = done.stdout.splitlines()
     assert first.startswith("Watch and play the games in a browser: http://"), done.stdout
-    assert second.startswith("Hilltop console. Type commands like"), done.stdout
+    assert re.fullmatch(
+        r"Play in a browser: open http://\S+/login and choose who you are\.", second
+    ), done.stdout
+    assert third.startswith("Hilltop console. Type commands like"), done.stdout
+
+
+async def test_a_pictures_caption_is_not_run_into_its_path(
+    console: tuple[Console, io.StringIO, Storage],
+) -> None:
+    shell, out, _ = console
+    step = Reply(title="Everest · round 2", gallery=(("alice played e6-d6.", b"\x89PNG"),))
+    await shell.show(Command("general", "alice", "board", {}), step)
+    [line] = [line for line in out.getvalue().splitlines() if "alice played" in line]
+    assert line.startswith("  alice played e6-d6: ") and line.endswith(".png")
