@@ -376,7 +376,8 @@ class Console:
             path = self.out_dir / f"{self._stem(cmd.channel, reply)}-{slug}.png"
             self.out_dir.mkdir(parents=True, exist_ok=True)
             path.write_bytes(png)
-            self.say(f"  {caption}: {path}")
+            # A caption is a sentence; before the picture's path it loses its full stop.
+            self.say(f"  {caption.rstrip('.')}: {path}")
         if reply.image is not None:
             path = self._save_image(cmd.channel, reply)
             self.say("  " + str(t("image: {path}", path=path)))
