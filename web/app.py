@@ -33,7 +33,7 @@ from host.face import (
     t,
     tn,
 )
-from web import language
+from web import language, streams
 from web.activity import activity_routes, shell
 from web.auth import SignIn
 from web.config import WebConfig
@@ -41,7 +41,7 @@ from web.hub import Hub
 from web.markup import rich, time_tag, whole_dates
 from web.paths import ROOTS, here_of, page_id, root_of
 from web.play_as import PlayAs
-from web.streams import Laid, follow, sse
+from web.streams import Gate, Laid, follow, sse
 from web.tournaments import Tournaments
 from web.turns import Turns
 
@@ -54,6 +54,9 @@ HERE = Path(__file__).parent
 PAGES_AT_ONCE = 4
 #: Laid-out live parts of game pages kept, by game, move and language.
 LIVE_KEPT = 512
+#: Seconds a connection may take to send a request's headers (and may stay idle between
+#: requests) before it is closed: a client that sends half a request holds nothing long.
+HEADERS_TIMEOUT = 10.0
 
 #: The header a page sends its move with: `Site.check_of`.
 CHECK_HEADER = "X-Hilltop-Check"
@@ -101,6 +104,7 @@ class Site:
         self.tournaments = Tournaments(self)
         self.turns = Turns(self, self.visitor)
         self.at_once = asyncio.Semaphore(PAGES_AT_ONCE)
+        self.gate = Gate()
         self._live: dict[tuple[int, int, str, float, str, str], str] = {}
         self._panels: OrderedDict[tuple[int, int, int, tuple[str, ...], str], bytes] = OrderedDict()
 
@@ -137,11 +141,16 @@ class Site:
     def page(self, handler: PageHandler, *, stream: bool = False) -> Handler:
         """`handler` with the visitor found, and refusals shown as pages: a page that is
         not there (or not for this visitor) is the same 404 whatever the reason. Pages are
-        made `PAGES_AT_ONCE` at a time; an event `stream` is not counted."""
+        made `PAGES_AT_ONCE` at a time; an event `stream` is not counted there, but against
+        the caps of open streams (each visitor's, by session or address, and all)."""
 
         async def serve(request: web.Request) -> web.StreamResponse:
             if stream:
-                return await made(request)
+                who = self.sign_in.token(request) or request.remote or ""
+                with self.gate.opening(who) as allowed:
+                    if not allowed:
+                        return refused(request)
+                    return await made(request)
             async with self.at_once:
                 return await made(request)
 
@@ -479,6 +488,17 @@ class Site:
         return layout
 
 
+def refused(request: web.Request) -> web.Response:
+    """A stream above the caps: refused for now, with when to ask again."""
+    with speaking(language.chosen(request)):
+        message = str(t("Hilltop cannot be reached right now; try again in a moment."))
+    return web.Response(
+        status=503,
+        text=message,
+        headers={"Retry-After": str(streams.RETRY_AFTER), "Cache-Control": "no-store"},
+    )
+
+
 def _private(response: web.Response) -> web.Response:
     """A player's own answer (their panel, their plan): kept by no cache on the way."""
     response.headers["Cache-Control"] = "private, no-store"
@@ -595,9 +615,15 @@ def _routes(site: Site, root: str) -> list[web.AbstractRouteDef]:
 
 async def serve(pages: WebPages, config: WebConfig) -> web.AppRunner:
     """Start serving the site on the configured address (in the running event loop)."""
-    # A reader who leaves ends their request's handler (their event stream, at once).
+    # A reader who leaves ends their request's handler (their event stream, at once). A
+    # connection waiting for its request (one that sent only part of its headers, or an
+    # idle kept-alive one) is closed after `HEADERS_TIMEOUT`.
     runner = web.AppRunner(
-        make_app(pages, config), access_log=None, shutdown_timeout=5.0, handler_cancellation=True
+        make_app(pages, config),
+        access_log=None,
+        shutdown_timeout=5.0,
+        handler_cancellation=True,
+        keepalive_timeout=HEADERS_TIMEOUT,
     )
     await runner.setup()
     await web.TCPSite(runner, config.host, config.port).start()

@@ -6,7 +6,9 @@ from __future__ import annotations
 
 import asyncio
 import json
-from collections.abc import Awaitable, Callable
+from collections import Counter
+from collections.abc import Awaitable, Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
@@ -17,6 +19,39 @@ from web.hub import CLOSING, Hub
 
 #: A comment sent down an idle event stream, so that proxies keep it open.
 KEEPALIVE = 25.0
+#: How long one write may wait for a reader who stopped reading before the stream is closed.
+WRITE_TIMEOUT = 30.0
+#: How many streams one visitor (their session, or their address) may have open at once...
+PER_VISITOR = 8
+#: ...and all visitors together; those above are refused (503), told to come back later.
+IN_ALL = 2000
+#: The seconds a refused stream is told to wait (`Retry-After`).
+RETRY_AFTER = 30
+
+
+class Gate:
+    """Counts the open streams, each visitor's and all together, against the caps above."""
+
+    def __init__(self) -> None:
+        self._open: Counter[str] = Counter()
+        self._total = 0
+
+    @contextmanager
+    def opening(self, visitor: str) -> Iterator[bool]:
+        """Whether `visitor` may open one more stream; if so, it is counted until the block
+        ends."""
+        if self._total >= IN_ALL or self._open[visitor] >= PER_VISITOR:
+            yield False
+            return
+        self._open[visitor] += 1
+        self._total += 1
+        try:
+            yield True
+        finally:
+            self._total -= 1
+            self._open[visitor] -= 1
+            if not self._open[visitor]:
+                del self._open[visitor]
 
 
 @dataclass(frozen=True, slots=True)
@@ -72,13 +107,13 @@ async def follow(
         seen = request.headers.get("Last-Event-ID") or request.query.get("since", "")
         key = shown.key
         if seen and seen != key:
-            await response.write(shown.body)
-        await response.write(b": open\n\n")
+            await send(request, response, shown.body)
+        await send(request, response, b": open\n\n")
         while True:
             try:
                 generation = await asyncio.wait_for(queue.get(), KEEPALIVE)
             except TimeoutError:
-                await response.write(b": still here\n\n")
+                await send(request, response, b": still here\n\n")
                 continue
             if generation == CLOSING:
                 break
@@ -89,9 +124,20 @@ async def follow(
             await allowed(laid.server)
             if laid.key != key:
                 key = laid.key
-                await response.write(laid.body)
+                await send(request, response, laid.body)
     except (ConnectionResetError, PageNotFoundError, SignInNeededError):
         pass
     finally:
         hub.leave(watched, queue)
     return response
+
+
+async def send(request: web.Request, response: web.StreamResponse, data: bytes) -> None:
+    """Writes `data` down the stream; a reader who has not taken it within `WRITE_TIMEOUT`
+    (their socket is full: they stopped reading) loses the connection."""
+    try:
+        await asyncio.wait_for(response.write(data), WRITE_TIMEOUT)
+    except TimeoutError:
+        if request.transport is not None:
+            request.transport.abort()
+        raise ConnectionResetError("the reader stopped reading") from None

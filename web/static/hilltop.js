@@ -17,6 +17,20 @@ function showTimes(root) {
   }
 }
 
+// A page's stream of changes, each event of `kind` handed to `on(event, source)`. The
+// browser reconnects a stream that broke by itself, but gives up on one the site refused
+// (too many open: it answers 503, Retry-After); such a stream is asked for again a while
+// later. A stream the page closed itself stays closed.
+const REOPEN_MS = 30000;
+
+function follow(url, kind, on) {
+  const source = new EventSource(url);
+  source.addEventListener(kind, (event) => on(event, source));
+  source.addEventListener("error", () => {
+    if (source.readyState === EventSource.CLOSED) setTimeout(() => follow(url, kind, on), REOPEN_MS);
+  });
+}
+
 // The moves made since this browser last showed the game are marked, and said so.
 function markNew(root, seen) {
   const moves = Array.from(root.querySelectorAll("[data-ply]")).map((li) => [li, Number(li.dataset.ply)]);
@@ -53,8 +67,7 @@ function followGame(root) {
   remember(game, moves.length ? Math.max(...moves) : 0);
   if (!root.dataset.events) return;
   const playing = root.dataset.player ? playOn(root) : null;
-  const source = new EventSource(root.dataset.events);
-  source.addEventListener("game", (event) => {
+  follow(root.dataset.events, "game", (event, source) => {
     const data = JSON.parse(event.data);
     live.innerHTML = data.html;
     if (playing) {
@@ -256,8 +269,7 @@ function playOn(root) {
 function followTournament(root) {
   const live = document.getElementById("live");
   const state = document.getElementById("state");
-  const source = new EventSource(root.dataset.events);
-  source.addEventListener("tournament", (event) => {
+  follow(root.dataset.events, "tournament", (event, source) => {
     const data = JSON.parse(event.data);
     live.innerHTML = data.html;
     if (state.textContent !== data.state) state.textContent = data.state;
@@ -270,8 +282,7 @@ function followTournament(root) {
 // again by the site whenever one of their games changes, and its count is in the title.
 function followTurns(root) {
   const live = document.getElementById("live");
-  const source = new EventSource(root.dataset.events);
-  source.addEventListener("turns", (event) => {
+  follow(root.dataset.events, "turns", (event) => {
     const data = JSON.parse(event.data);
     live.innerHTML = data.html;
     document.title = data.title;
