@@ -156,7 +156,9 @@ def build_house(storage: Storage, settings: HouseSettings, front: FrontEnd) -> H
     buttons[Action.EVENT_JOIN] = events.pressed_join
     buttons[Action.EVENT_STANDINGS] = events.pressed_standings
     assert service.ratings is not None  # the house keeps ratings
-    ratings = RatingPages(service.ratings, storage.daily, entered(storage.events))
+    ratings = RatingPages(
+        service.ratings, storage.daily, entered(storage.events), service.live.repository
+    )
     pages = WebPages(
         service, daily, ratings, storage.changes, storage.web, storage.events, front.open_pages
     )

@@ -139,6 +139,9 @@ class Reply:
     #: Posted there rather than where the command was used (a tournament's round, in
     #: its channel and its games' threads; a player's own news, as a direct message).
     where: Channel | Direct | None = None
+    #: The people's names its texts quote: theirs, not the service's, so a front-end that
+    #: reads markup shows them as written.
+    names: tuple[str, ...] = ()
 
 
 class ServiceError(Exception):

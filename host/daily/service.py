@@ -10,9 +10,8 @@ the spread of the day's runs.
 
 A run counts for the day it started on. Its hill closes at 01:00 UTC the day after: a run
 still going at midnight can be finished until then, and a run not over by then is scored
-as it stood at the close (moves made later do not count), marked unfinished, and its
-player is told once. It is recorded the next time the player uses /daily or anybody
-looks at a leaderboard or stats, whichever comes first.
+as it stood at the close (later moves do not count), marked unfinished, and its player is
+told once; it is recorded when the player next uses /daily or anybody reads the tables.
 """
 
 from __future__ import annotations
@@ -187,6 +186,7 @@ class DailyService:
                 title=str(title),
                 text="\n".join(lines),
                 footer=str(t("Ranking {where}.", where=where)),
+                names=tuple(row.name for row in (*rows, *([mine] if mine else []))),
             )
         ]
 

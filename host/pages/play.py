@@ -196,6 +196,7 @@ class PlayPages:
                 and options.complete is not None
                 and not loaded.game.confirm_moves
             ),
+            names=tuple(self.presenter.names(loaded)),
         )
 
 

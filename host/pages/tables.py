@@ -10,7 +10,7 @@ from engine.text import current_language
 from host import catalog
 from host.daily.service import PERIODS, DailyService
 from host.history.finished import finished_page
-from host.model import ServiceError, User
+from host.model import Reply, ServiceError, User
 from host.pages.access import Access, not_found, where
 from host.pages.games import history_row, visitor_user
 from host.pages.views import Card, DailyDay, HistoryView, ServerInfo, Visitor
@@ -76,14 +76,14 @@ class Tables:
         if period not in PERIODS:
             raise not_found()
         reply = (await self.daily.leaderboard(where(server), self._reader(visitor), period))[0]
-        return Card(server, reply.title, reply.text, reply.fields, reply.footer)
+        return card_of(server, reply)
 
     async def ratings_table(self, guild_id: int, visitor: Visitor, game: str) -> Card:
         server = await self.access.server(guild_id, visitor)
         if game not in {g for g, _ in self.ratings.game_choices()}:
             raise not_found()
         reply = (await self.ratings.table(where(server), self._reader(visitor), game))[0]
-        return Card(server, reply.title, reply.text, reply.fields, reply.footer)
+        return card_of(server, reply)
 
     async def profile(self, guild_id: int, visitor: Visitor, user_id: int) -> Card:
         """A player's profile as `/profile` shows it, for a player seen in this server
@@ -105,7 +105,7 @@ class Tables:
         who = User(user_id, name)
         reader = self._reader(visitor)
         reply = (await self.ratings.profile(where(server), reader, who, None))[0]
-        return Card(server, reply.title, reply.text, reply.fields, reply.footer)
+        return card_of(server, reply)
 
     def closed_days(self) -> list[str]:
         return [day.isoformat() for day in self.daily.replays.closed_days()]
@@ -153,3 +153,8 @@ class Tables:
     @staticmethod
     def _reader(visitor: Visitor) -> User:
         return visitor_user(visitor) or NOBODY
+
+
+def card_of(server: ServerInfo, reply: Reply) -> Card:
+    """A post as a page: its words, with the names it quotes kept as written."""
+    return Card(server, reply.title, reply.text, reply.fields, reply.footer, reply.names)

@@ -149,4 +149,5 @@ def _line(
                 n=move_number(record),
             )
         ),
+        names=tuple(s.user.name for s in record.seats),
     )

@@ -165,6 +165,8 @@ class Card:
     text: str
     fields: tuple[tuple[str, str], ...] = ()
     footer: str = ""
+    #: The people's names its texts quote: shown as written, never as markup.
+    names: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -214,6 +216,8 @@ class MovePanel:
     #: What is chosen is a whole move that is played as soon as it is chosen, as the
     #: board's buttons play it (games that confirm their moves show `confirm` instead).
     plays_at_once: bool = False
+    #: The players' names its lines quote: shown as written, never as markup.
+    names: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -334,6 +338,8 @@ class TurnLine:
     deadline_words: str
     #: The words for the board's picture, for those who do not see it.
     board_alt: str
+    #: The players' names its words quote: shown as written, never as markup.
+    names: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)

@@ -15,20 +15,28 @@ from typing import Any
 
 from data.daily import DailyRepository
 from data.ratings import GLOBAL, Standing
+from data.repository import GameRecord, GameRepository
+from data.results import OFF_THE_BOARD, Ending, GameResult
 from engine.core import Game
 from engine.hillbert import GAME as HILLBERT
 from engine.hillbert import rows_text
 from engine.text import Text, t, tn
-from host import catalog
+from host import catalog, i18n
 from host.daily.calendar import streak_now, utc_day
+from host.history.finished import finished_page
 from host.model import SCOPES, Channel, Reply, ServiceError, User
 from host.play.live import game_of
+from host.play.results import list_names, short_line
 from host.rating import Ratings, shown
 
 log = logging.getLogger(__name__)
 
 #: Places in a ratings table.
 TOP = 10
+#: A profile's most recent games, listed.
+RECENT = 5
+#: Discord's limit for a field's text.
+FIELD_LIMIT = 1024
 
 
 #: The tournaments a player entered (in one server, or anywhere), newest first, as lines.
@@ -37,13 +45,19 @@ Entered = Callable[[int, int | None], Awaitable[list[str]]]
 
 class RatingPages:
     def __init__(
-        self, ratings: Ratings, daily: DailyRepository, entered: Entered | None = None
+        self,
+        ratings: Ratings,
+        daily: DailyRepository,
+        entered: Entered | None = None,
+        games: GameRepository | None = None,
     ) -> None:
         self.ratings = ratings
         self.repository = ratings.repository
         self.daily = daily
         #: The tournaments a player entered (None: none kept).
         self.entered = entered
+        #: The finished games, rated or not, summed up on a profile (None: not shown).
+        self.games = games
 
     def game_choices(self) -> list[tuple[str, str]]:
         """(id, name) of every game that has ratings (those played by two or more)."""
@@ -91,6 +105,7 @@ class RatingPages:
             Reply(
                 title=str(t("{game} ratings: {place}", game=game.name, place=place)),
                 text="\n".join(lines),
+                names=tuple(row.name for row in (*rows, *([mine] if mine else []))),
                 footer=str(
                     t(
                         "? marks a provisional rating (fewer than 5 rated games). Games "
@@ -114,14 +129,25 @@ class RatingPages:
             )
         where = channel.guild_id or GLOBAL
         await self._settle()
-        fields = [await self._game_field(s, where) for s in await self._standings(who, where)]
+        #: The people's names the profile quotes: shown as written wherever it is read.
+        quoted = [who.name] + ([opponent.name] if opponent else [])
+        standings = await self._standings(who, where)
+        fields = [await self._game_field(s, where, quoted) for s in standings]
+        rated = bool(fields)
+        played = await self._played_field(channel, user, who, quoted)
+        if played is not None:
+            fields.append(played)
         if opponent is not None:
             fields.append(await self._head_to_head(who, opponent, where))
         fields.append(await self._daily_field(who))
         tournaments = await self.entered(who.id, channel.guild_id) if self.entered else []
         if tournaments:
             fields.append((str(t("Tournaments")), "\n".join(tournaments)))
-        if len(fields) == 1 + (opponent is not None) + bool(tournaments):
+        if not rated and played is not None:
+            text = t(
+                "No rated game yet: games between people are rated, /play one with an opponent."
+            )
+        elif not rated:
             text = t(
                 "{name} has no rated game here yet. Games between people count: /play one "
                 "with an opponent.",
@@ -136,6 +162,7 @@ class RatingPages:
                 title=str(t("Profile: {name}", name=who.name)),
                 text=str(text),
                 fields=tuple(fields),
+                names=tuple(quoted),
             )
         ]
 
@@ -147,10 +174,62 @@ class RatingPages:
         except Exception:
             log.exception("rating the finished games failed")
 
+    async def _played_field(
+        self, channel: Channel, reader: User, who: User, quoted: list[str]
+    ) -> tuple[str, str] | None:
+        """Every finished game of `who` here, rated or not, summed up from the newest page
+        of their history (the one /history reads): their record, and the most recent
+        games as /history lists them. None: no games, or none the reader may see (a
+        direct-message game belongs to its players alone)."""
+        if self.games is None or (channel.guild_id is None and reader.id != who.id):
+            return None
+        records, _, more = await finished_page(
+            self.games, channel.guild_id, who.id, None, (None, None)
+        )
+        if not records:
+            return None
+        wins = draws = losses = played = 0
+        for record in records:
+            outcome = _outcome_of(record, who.id)
+            if outcome is None:
+                continue
+            played += 1
+            wins += outcome == "win"
+            draws += outcome == "draw"
+            losses += outcome == "loss"
+        lines = [
+            str(
+                played_text(played, wins, draws, losses)
+                if more
+                else record_text(played, wins, draws, losses)
+            )
+        ]
+        for record in records[:RECENT]:
+            game = game_of(record.game)
+            names = list_names(game, record)
+            quoted += names
+            result = record.result or GameResult(Ending.RULES)
+            line = t(
+                "`#{id}` {date} · **{game}** · {players}: {result}",
+                id=record.id,
+                date=i18n.day(record.finished_at or record.updated_at),
+                game=game.name,
+                players=" vs ".join(names),
+                result=short_line(game, result, names),
+            )
+            lines.append(str(line))
+        # A field holds so much: the oldest games listed give way first.
+        while len(lines) > 2 and len("\n".join(lines)) > FIELD_LIMIT:
+            lines.pop()
+        title = t("Games here") if channel.guild_id is not None else t("Games in direct messages")
+        return str(title), "\n".join(lines)[:FIELD_LIMIT]
+
     async def _standings(self, who: User, where: int) -> list[Standing]:
         return await self.repository.standings_of(who.id, where)
 
-    async def _game_field(self, standing: Standing, where: int) -> tuple[str, str]:
+    async def _game_field(
+        self, standing: Standing, where: int, quoted: list[str]
+    ) -> tuple[str, str]:
         name = catalog.listing(standing.game).game.name
         head = t("**{rating}** · #{place}", rating=rating_text(standing), place=standing.place)
         lines = [str(head)]
@@ -170,6 +249,7 @@ class RatingPages:
         best = await self.repository.best_win(standing.user_id, where, standing.game)
         if best is not None:
             known = await self.repository.names(best.others)
+            quoted += known.values()
             names = ", ".join(known.get(u, "?") for u in best.others)
             # A game's number is shown only in its own server's profile: the global one
             # would name the games of other servers.
@@ -238,6 +318,28 @@ class RatingPages:
 
 
 _OUTCOMES = ("win", "draw", "loss")
+
+
+def _outcome_of(record: GameRecord, user_id: int) -> str | None:
+    """ "win", "draw" or "loss" of a finished game for a player in it (one who resigned
+    lost it); None for a game without one (aborted, a solo game, a challenge closed)."""
+    result = record.result
+    if result is None or result.aborted or len(record.seats) < 2:
+        return None
+    if result.ending not in (*OFF_THE_BOARD, Ending.RULES):
+        return None
+    seats = {
+        s.seat
+        for s in record.seats
+        if s.user.id == user_id or (s.left is not None and s.left.id == user_id)
+    }
+    if not seats:
+        return None
+    if not result.winners:
+        return "draw"
+    return "win" if seats & set(result.winners) else "loss"
+
+
 _OUTCOME_WORDS = {"win": t("a win"), "draw": t("a draw"), "loss": t("a loss")}
 
 
@@ -271,6 +373,18 @@ def record_text(games: int, wins: int, draws: int, losses: int) -> Text:
     return t(
         "{games}: {wins}, {draws}, {losses}",
         games=tn("{n} game", "{n} games", n=games),
+        wins=tn("{n} win", "{n} wins", n=wins),
+        draws=tn("{n} draw", "{n} draws", n=draws),
+        losses=tn("{n} loss", "{n} losses", n=losses),
+    )
+
+
+def played_text(played: int, wins: int, draws: int, losses: int) -> Text:
+    """A record over the newest games only (the older ones are not read for a profile)."""
+    return tn(
+        "Of the last {n} game: {wins}, {draws}, {losses}",
+        "Of the last {n} games: {wins}, {draws}, {losses}",
+        n=played,
         wins=tn("{n} win", "{n} wins", n=wins),
         draws=tn("{n} draw", "{n} draws", n=draws),
         losses=tn("{n} loss", "{n} losses", n=losses),

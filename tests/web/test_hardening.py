@@ -73,6 +73,7 @@ async def test_a_link_in_a_name_is_no_link_on_any_page(house: House) -> None:
         f"/s/{HILL}",
         f"/s/{HILL}/history",
         f"/s/{HILL}/u/{LINKED.id}",
+        f"/s/{HILL}/ratings/hokito",
         *_game_pages(live),
         *_game_pages(done),
     ]
