@@ -170,6 +170,8 @@ async def run_console(args: argparse.Namespace) -> None:
         console = Console(house, args.out or Path("var") / "console", language=language)
         pages = await start_web(house, console=True)
         if pages is not None:
+            # The posts link to the pages this console serves, its own server's open.
+            house.service.links.serve_at(pages[1], house.pages.access.always_open)
             print(f"Watch and play the games in a browser: {pages[1]}/s/1")
             login = f"{pages[1]}/login"
             with speaking(language):

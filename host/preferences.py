@@ -73,9 +73,10 @@ class Preferences:
             raise ServiceError(exc.text) from None
         if new != current:
             await self.settings.save_server(channel.guild_id, new)
-        text = server_text(new, changed=new != current)
         served = self.links is not None and bool(self.links.base)
-        if new.web != "off" and served:
+        always = served and self.links is not None and channel.guild_id in self.links.always_open
+        text = server_text(new, changed=new != current, always_open=always)
+        if (new.web != "off" or always) and served:
             assert self.links is not None
             text += "\n" + str(t("The pages: {url}", url=await self.links.server(channel.guild_id)))
         elif new.web != "off":
@@ -153,7 +154,9 @@ class Preferences:
         return [Reply(title=str(t("Direct messages")), text=str(text), ephemeral=True)]
 
 
-def server_text(settings: ServerSettings, *, changed: bool) -> str:
+def server_text(settings: ServerSettings, *, changed: bool, always_open: bool = False) -> str:
+    """A server's settings in words; `always_open`: its pages are served open to all
+    whatever `web` says (the console's own server, by the console)."""
     lines = [str(t("Saved.")) if changed else str(t("Nothing changed; as they stand:"))]
     for listing in catalog.all_listings():
         game = listing.game
@@ -208,7 +211,9 @@ def server_text(settings: ServerSettings, *, changed: bool) -> str:
         )
     )
     lines.append(
-        {
+        str(t("Web pages: open to anyone who can reach this computer, whatever web: says."))
+        if always_open
+        else {
             "off": str(t("Web pages: off (games are seen only here).")),
             "public": str(t("Web pages: open to anyone with the address.")),
             "members": str(t("Web pages: open to this server's members, signed in with Discord.")),
