@@ -1,12 +1,36 @@
 """What every page must be, checked in the browser on the page as laid out: pictures with
 words for those who cannot see them, text people can read (WCAG 2's contrast), a layout
-that fits a phone's width, and every picture actually loaded."""
+that fits a phone's width, every picture actually loaded, and nothing axe-core finds
+against WCAG 2.0 and 2.1 (levels A and AA) or its best practices."""
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
+import pytest
 from playwright.async_api import Page
+
+#: axe-core's script, installed with the Activity's packages: its version is the one
+#: web/activity/package-lock.json pins, so that a page passing today passes tomorrow.
+AXE = Path(__file__).resolve().parents[2] / "web" / "activity" / "node_modules" / "axe-core"
+AXE_SCRIPT = AXE / "axe.min.js"
+#: The rules axe-core runs: those of WCAG 2.0 and 2.1 at levels A and AA, and its best
+#: practices.
+AXE_TAGS = ("wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "best-practice")
+#: axe-core run on the whole page; what it found, each rule with the elements it failed.
+AXE_RUN = """
+async (tags) => {
+  const result = await axe.run(document, { runOnly: { type: "tag", values: tags } });
+  return result.violations.map((v) => ({
+    id: v.id,
+    impact: v.impact,
+    help: v.help,
+    helpUrl: v.helpUrl,
+    nodes: v.nodes.map((n) => ({ target: n.target, summary: n.failureSummary })),
+  }));
+}
+"""
 
 #: Every `<img>` without words for it: its source.
 IMAGES_WITHOUT_ALT = """
@@ -147,3 +171,33 @@ async def contrast_failures(page: Page) -> list[dict[str, Any]]:
 async def overflow(page: Page, width: int) -> dict[str, Any]:
     found: dict[str, Any] = await page.evaluate(OVERFLOW, width)
     return found
+
+
+async def axe_violations(page: Page) -> list[dict[str, Any]]:
+    """What axe-core finds wrong with the page as it is now (see `AXE_TAGS`): each rule
+    broken, with its impact, what it asks for, and the elements that break it. A page
+    without axe-core yet is given it first. Without axe-core installed the test fails,
+    saying how to install it: the check is never skipped."""
+    if not AXE_SCRIPT.is_file():
+        pytest.fail(
+            f"axe-core is not installed ({AXE_SCRIPT} is missing): run `make test`, which "
+            "installs the Activity's packages (npm ci in web/activity) before the tests.",
+            pytrace=False,
+        )
+    if not await page.evaluate("() => typeof window.axe === 'object'"):
+        await page.add_script_tag(path=AXE_SCRIPT)
+    found: list[dict[str, Any]] = await page.evaluate(AXE_RUN, list(AXE_TAGS))
+    return found
+
+
+def said(violations: list[dict[str, Any]], where: str) -> list[str]:
+    """axe-core's findings as lines to read: the rule and its impact, what it asks for,
+    and each element that breaks it, by its selector."""
+    lines = []
+    for v in violations:
+        lines.append(f"{where}: {v['id']} ({v['impact']}): {v['help']} <{v['helpUrl']}>")
+        for node in v["nodes"]:
+            target = " ".join(" >>> ".join(t) if isinstance(t, list) else t for t in node["target"])
+            summary = " ".join(str(node["summary"] or "").split())
+            lines.append(f"    {target}: {summary}")
+    return lines

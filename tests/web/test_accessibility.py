@@ -1,6 +1,7 @@
 """Every page, at a phone's width and a desktop's: each picture has words for those who
 cannot see it and has loaded, text is readable against what is behind it (WCAG 2's
-contrast), the page is laid out for the device's width and nothing sticks out sideways.
+contrast), the page is laid out for the device's width and nothing sticks out sideways,
+and axe-core finds nothing against WCAG 2.0 and 2.1 (A and AA) or its best practices.
 A screenshot of each is kept to look at: in `HILLTOP_SCREENS` when it is set, as the play
 tests keep theirs, else in the test's own temporary directory."""
 
@@ -17,9 +18,11 @@ from tests.web.audit import (
     BROKEN_PICTURES,
     IMAGES_WITHOUT_ALT,
     VIEWPORT_META,
+    axe_violations,
     contrast_failures,
     load_every_picture,
     overflow,
+    said,
 )
 from tests.web.browser import PHONE, Tab, open_tab, serving_pages
 from tests.web.games import (
@@ -39,6 +42,11 @@ from tests.web.games import (
 from web.auth import SESSION, sign
 from web.config import WebConfig
 
+#: The first page of `a_busy_server` seen signed in.
+SIGNED_IN = "me"
+#: The pages that are refusals, and their status; every other one is 200.
+REFUSALS = {"not-found": 404, "signed-in-needed": 403}
+
 
 async def a_busy_server(house: House) -> dict[str, str]:
     """A server with finished games, games in play of two kinds, ratings, and a round
@@ -48,7 +56,8 @@ async def a_busy_server(house: House) -> dict[str, str]:
     finished = await finished_hokito(service, HERE, moves=8)
     await finished_hokito(service, HERE, moves=4, first=CAROL, second=ALICE)
     live = await hokito(service, BESIDE)
-    await play_moves(service, BESIDE, [ALICE, BOB], 3)
+    # Four moves: the fifth is alice's, and her page of the game offers it to her.
+    await play_moves(service, BESIDE, [ALICE, BOB], 4)
     [everest] = await service.start(HERE, BOB, GameSetup("everest", seed=2, computers=1), [CAROL])
     await service.accept(HERE, CAROL)
     assert everest.game_id is not None
@@ -71,8 +80,10 @@ async def a_busy_server(house: House) -> dict[str, str]:
         "daily": f"/s/{HILL}/daily",
         "tournament": f"/s/{HILL}/t/{event_id}",
         "not-found": f"/s/{UNKNOWN}",
-        # Signed in as alice from here on: her own page.
-        "me": "/me",
+        "signed-in-needed": "/me",
+        # Signed in as alice from here on: her own page, and her move on the game's.
+        SIGNED_IN: "/me",
+        "game-your-move": f"/g/{live}",
     }
 
 
@@ -86,17 +97,19 @@ async def test_every_page_is_readable_and_fits_the_screen(
     page = tab.page
     async with serving_pages(house.pages) as site:
         for name, path in pages.items():
-            if name == "me":
+            if name == SIGNED_IN:
                 token = await house.pages.sessions.sign_in(ALICE.id, ALICE.name, [HILL])
                 cookie = {"name": SESSION, "value": sign(WebConfig(), token), "url": site.url}
                 await page.context.add_cookies([cookie])  # type: ignore[list-item]
             response = await page.goto(site.url + path)
             assert response is not None
-            expected = 404 if name == "not-found" else 200
+            expected = REFUSALS.get(name, 200)
             if response.status != expected:
                 problems.append(f"{path}: status {response.status}, not {expected}")
                 continue
             await load_every_picture(page)
+            if name == "game-your-move" and not await page.locator("#play").is_visible():
+                problems.append(f"{path}: alice's move is not offered to her")
             await page.screenshot(path=screens / f"{name}-{tab.width}.png", full_page=True)
 
             for src in await page.evaluate(IMAGES_WITHOUT_ALT):
@@ -115,6 +128,7 @@ async def test_every_page_is_readable_and_fits_the_screen(
                         f"{path}: {wide['scrollWidth']} px wide on a {tab.pixels} px screen: "
                         + "; ".join(wide["beyond"])
                     )
+            problems += said(await axe_violations(page), f"{path} ({name})")
     assert problems == [], "\n".join(problems)
 
 
