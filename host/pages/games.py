@@ -17,6 +17,7 @@ from host.history.finished import Frame, frames_of
 from host.history.records import shown_moves, write_record
 from host.model import User
 from host.pages.access import Access, not_found
+from host.pages.movelist import move_table
 from host.pages.views import (
     FrameView,
     GameCard,
@@ -131,6 +132,12 @@ class GamePages:
         clock = self.presenter.clock_lines(loaded, humans, away) if live and humans else []
         latest = [] if loaded.deciding_together else self.presenter.reported(loaded)
         moves = await self.moves(loaded)
+        names = self.presenter.names(loaded)
+        labels = [self.presenter.seat_label(loaded, s.seat) for s in record.seats]
+        to_move = ""
+        if live and loaded.state.to_act:
+            acting = ", ".join(names[s] for s in sorted(loaded.state.to_act) if s < len(names))
+            to_move = str(t("{names} to move", names=acting))
         return GameView(
             server=ServerInfo(record.guild_id or 0, "", ""),
             card=card,
@@ -145,6 +152,8 @@ class GamePages:
             ),
             shown_ply=record.ply,
             live=live or record.status == "challenge",
+            table=move_table(moves, labels, loaded.game.told_in_rounds),
+            to_move=to_move,
         )
 
     async def card(self, loaded: Loaded, *, ratings: bool = True) -> GameCard:
@@ -195,8 +204,15 @@ class GamePages:
         )
 
     async def moves(self, loaded: Loaded) -> tuple[MoveLine, ...]:
-        """Every move everyone may see, in words; kept by game, ply and language."""
-        key = (loaded.id, loaded.record.ply, loaded.record.status, current_language())
+        """Every move everyone may see, in words; kept by game, ply, language and who
+        sits where (a forgotten player's seats pass to a former player)."""
+        key = (
+            loaded.id,
+            loaded.record.ply,
+            loaded.record.status,
+            current_language(),
+            tuple(s.user.id for s in loaded.record.seats),
+        )
         kept = self._words.get(key)
         if kept is not None:
             return kept
@@ -213,7 +229,7 @@ class GamePages:
         names = self.presenter.names(loaded)
         labels = [self.presenter.seat_label(loaded, s.seat) for s in record.seats]
         secret = game.secret_decisions
-        told_key = (loaded.id, current_language())
+        told_key = (loaded.id, current_language(), tuple(labels))
         told = self._told_so_far.get(told_key)
         if told is not None and len(told[0]) <= len(moves):
             lines, states = list(told[0]), list(told[1])
@@ -225,16 +241,18 @@ class GamePages:
                 if len(states) > 1:
                     states.pop()
                 took = t("{name} took back a move.", name=name)
-                lines.append(MoveLine(ply, str(took), undo=True))
+                lines.append(
+                    MoveLine(ply, str(took), undo=True, seat=entry.seat, frame=len(states) - 1)
+                )
                 continue
             before = states[-1]
             move = before.parse_move(entry.seat, entry.text)
             after = before.play(entry.seat, move)
             states.append(after)
+            played = before.move_text(move)
             if secret and len(before.to_act) > 1:
                 text = t("{name} has made their choice.", name=name)
             else:
-                played = before.move_text(move)
                 effect = before.view(None).move_effect(move)
                 text = (
                     t("{name} played {move}.", name=name, move=played)
@@ -242,7 +260,21 @@ class GamePages:
                     else t("{name} played {move}: {effect}.", name=name, move=played, effect=effect)
                 )
             report = after.view(None).report(before.view(None), names)
-            lines.append(MoveLine(ply, str(text), tuple(str(x) for x in report)))
+            # Only decisions already taken are told (`shown_moves`): a secret plan's
+            # notation is shown once every plan of its decision is in and revealed.
+            waits = len(before.to_act) > 1 and bool(after.to_act) and after.to_act < before.to_act
+            lines.append(
+                MoveLine(
+                    ply,
+                    str(text),
+                    tuple(str(x) for x in report),
+                    seat=entry.seat,
+                    notation=played,
+                    round=before.round_number if game.told_in_rounds else None,
+                    frame=len(states) - 1,
+                    waits=waits,
+                )
+            )
         _remember(self._told_so_far, told_key, (tuple(lines), tuple(states)), WORDS)
         return tuple(lines)
 

@@ -67,6 +67,54 @@ class MoveLine:
     notes: tuple[str, ...] = ()
     #: A takeback: the move before it is undone.
     undo: bool = False
+    #: Who moved, and the move in the notation the engines write ("" for a takeback).
+    seat: int = 0
+    notation: str = ""
+    #: The round the move was made in, for games told a round at a time (else None).
+    round: int | None = None
+    #: The position the move reached (after a takeback: the one it went back to), as the
+    #: replay's frames count them.
+    frame: int = 0
+    #: Made in a decision several seats take together that still waits for others after
+    #: it: the position to show for it is the one reached once the decision is taken.
+    waits: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class MoveEntry:
+    """One move in a list of moves: its notation, the sentence telling it, and the frame
+    of the position to show for it (None: a move taken back, whose position is gone)."""
+
+    ply: int
+    notation: str
+    words: str
+    frame: int | None
+
+
+@dataclass(frozen=True, slots=True)
+class MoveRow:
+    """A row of a game's list of moves: a move number (a round's number for games told a
+    round at a time) and each column's moves in it; or a takeback, told in `note`."""
+
+    number: int
+    cells: tuple[tuple[MoveEntry, ...], ...]
+    note: str = ""
+    #: The takeback's own move number, when the row is one.
+    ply: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class MoveTable:
+    """Every move everyone may see, compactly: a column per player, a row per move
+    number (per round in games told a round at a time)."""
+
+    columns: tuple[str, ...] = ()
+    rows: tuple[MoveRow, ...] = ()
+    by_round: bool = False
+    #: The move that reached the position on the board now (0: none).
+    newest: int = 0
+    #: The frame of the position on the board now.
+    frame: int = 0
 
 
 @dataclass(frozen=True, slots=True)
@@ -105,6 +153,10 @@ class GameView:
     #: The ply of the board shown (the latest everyone may see).
     shown_ply: int
     live: bool
+    #: The moves as a table of their notation, beside the board.
+    table: MoveTable = field(default_factory=MoveTable)
+    #: Who is to move, for the tab's title ("alice to move"; "": nobody).
+    to_move: str = ""
 
 
 @dataclass(frozen=True, slots=True)

@@ -57,26 +57,103 @@ function lastSeen(game) {
   } catch (e) { return null; }
 }
 
+// The board of a game's page shows the game live, or a past position picked from the list
+// of moves (its replay frame) until the reader goes back. Meanwhile what the stream says
+// is kept, not shown: the reader is told that the game has moved on.
+function boardView(root) {
+  const board = document.getElementById("board");
+  const spots = document.getElementById("spots");
+  const past = document.getElementById("past");
+  const what = document.getElementById("past-what");
+  const news = document.getElementById("past-news");
+  const base = document.body.dataset.root || "";
+  let live = { src: board.getAttribute("src"), alt: board.alt };
+  let shown = null;
+
+  function marked() {
+    for (const b of document.querySelectorAll("#live .mv[data-frame]")) {
+      b.classList.toggle("shown", shown !== null && b.dataset.ply === shown.ply);
+    }
+  }
+  function back() {
+    if (shown === null) return;
+    shown = null;
+    board.src = live.src;
+    board.alt = live.alt;
+    spots.hidden = false;
+    past.hidden = true;
+    news.hidden = true;
+    marked();
+  }
+  function pick(button) {
+    const frame = button.dataset.frame;
+    // The position on the board now is the live game itself.
+    const list = document.querySelector("#live .movelist");
+    if (list && list.dataset.frame === frame) { back(); return; }
+    shown = { ply: button.dataset.ply, frame };
+    const words = button.title || button.textContent.trim();
+    board.src = `${base}/g/${root.dataset.game}/frames/${frame}.png`;
+    board.alt = `${words} · ${past.dataset.alt.replace("{n}", frame)}`;
+    spots.hidden = true;
+    past.hidden = false;
+    what.textContent = words;
+    marked();
+    // On a phone the list is below the board: the board is brought into view.
+    const box = past.getBoundingClientRect();
+    if (box.top < 0 || box.top > window.innerHeight / 2) past.scrollIntoView({ block: "start" });
+  }
+  document.getElementById("back-live").addEventListener("click", back);
+  document.getElementById("live").addEventListener("click", (event) => {
+    const button = event.target.closest("button.mv[data-frame]");
+    if (button) pick(button);
+  });
+  document.addEventListener("keydown", (event) => {
+    if (event.key === "Escape" && shown !== null) back();
+  });
+  return {
+    back,
+    // The live board changed: shown at once, unless a past position is being looked at.
+    live(src, alt) {
+      if (src === live.src && alt === live.alt) return;
+      live = { src, alt };
+      if (shown === null) { board.src = src; board.alt = alt; } else { news.hidden = false; }
+    },
+    // The list was laid out again: the position looked at stays marked.
+    relisted: marked,
+  };
+}
+
+// The tab's title says whose turn it is: "Your turn" to the player the game waits for.
+function showTurn(root) {
+  const told = document.getElementById("to-move");
+  const base = root.dataset.title;
+  if (!told || !base) return;
+  const acting = (told.dataset.acting || "").split(" ").filter(Boolean);
+  const whose = root.dataset.me && acting.includes(root.dataset.me) ? root.dataset.yourTurn : told.textContent.trim();
+  document.title = whose ? `${whose} · ${base}` : base;
+}
+
 function followGame(root) {
   const live = document.getElementById("live");
-  const board = document.getElementById("board");
   const game = root.dataset.game;
   const seen = lastSeen(game);
   const moves = Array.from(live.querySelectorAll("[data-ply]")).map((li) => Number(li.dataset.ply));
+  const view = boardView(root);
   markNew(live, seen);
   remember(game, moves.length ? Math.max(...moves) : 0);
   if (!root.dataset.events) return;
-  const playing = root.dataset.player ? playOn(root) : null;
+  const playing = root.dataset.player ? playOn(root, view) : null;
   follow(root.dataset.events, "game", (event, source) => {
     const data = JSON.parse(event.data);
     live.innerHTML = data.html;
     if (playing) {
       playing.changed(data);
     } else {
-      board.src = data.board;
-      board.alt = data.alt;
+      view.live(data.board, data.alt);
     }
     showTimes(live);
+    showTurn(root);
+    view.relisted();
     markNew(live, seen);
     const now = Array.from(live.querySelectorAll("[data-ply]")).map((li) => Number(li.dataset.ply));
     remember(game, now.length ? Math.max(...now) : 0);
@@ -88,13 +165,12 @@ function followGame(root) {
 // with the buttons, as the board's buttons build it on Discord; each choice asks the site
 // for the next ones, naming the move the page was drawn at, and the move is sent once
 // confirmed. A page the game has left behind is told so and shown the game as it is.
-function playOn(root) {
+function playOn(root, view) {
   const game = root.dataset.game;
   const base = document.body.dataset.root || "";
   const check = document.body.dataset.check || "";
   const panel = document.getElementById("play");
   const spots = document.getElementById("spots");
-  const board = document.getElementById("board");
   const told = document.getElementById("told");
   let prefix = [];
   // The public board at the latest move heard of, shown when nothing is to be chosen.
@@ -116,7 +192,7 @@ function playOn(root) {
     if (!next) return;
     if (publicBoard && next.ply < publicBoard.ply) return;
     publicBoard = next;
-    if (panel.hidden) { board.src = next.board; board.alt = next.alt; }
+    if (panel.hidden) view.live(next.board, next.alt);
   }
 
   // An answer that carries no panel (a refusal of the request itself) changes nothing
@@ -127,7 +203,7 @@ function playOn(root) {
       panel.innerHTML = "";
       spots.innerHTML = "";
       prefix = [];
-      if (publicBoard) { board.src = publicBoard.board; board.alt = publicBoard.alt; }
+      if (publicBoard) view.live(publicBoard.board, publicBoard.alt);
       return;
     }
     if (!data.panel) return;
@@ -136,8 +212,7 @@ function playOn(root) {
     panel.dataset.ply = String(data.ply);
     panel.innerHTML = data.panel;
     spots.innerHTML = data.spots;
-    board.src = data.picture;
-    board.alt = data.alt;
+    view.live(data.picture, data.alt);
     prefix = data.prefix || [];
     // Keyboards and screen readers carry on from the new choices' heading.
     if (focused) panel.querySelector("h2")?.focus();
@@ -228,6 +303,8 @@ function playOn(root) {
     const button = event.target.closest("[data-choose], [data-play]");
     if (!button || root.dataset.working) return;
     event.preventDefault();
+    // A choice is made on the game as it is now: the board shows it again.
+    view.back();
     root.dataset.working = "1";
     try {
       // A click while the page asks about a change is answered once the page knows it,
