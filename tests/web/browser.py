@@ -25,7 +25,15 @@ from typing import Any
 
 import pytest
 from aiohttp import web
-from playwright.async_api import Browser, Locator, Page, Request, Response, async_playwright
+from playwright.async_api import (
+    Browser,
+    Locator,
+    Page,
+    Request,
+    Response,
+    async_playwright,
+    expect,
+)
 
 from host.face import WebPages
 from web.app import HUB, make_app
@@ -85,6 +93,9 @@ WIDTHS: dict[str, dict[str, Any]] = {
 #: How long `expect` waits for what a page is to show: only a guard against a page that
 #: never shows it, far past what a loaded machine takes (every wait ends with the event).
 WAIT_MS = 60_000
+# The same guard for what a test expects of a page (Playwright's own is 5 s, which a busy
+# machine can pass while the page is on its way).
+expect.set_options(timeout=WAIT_MS)
 #: Seconds Chromium may take to start and say where it listens.
 START_SECONDS = 60
 #: Chromium's line saying where its DevTools protocol listens.
