@@ -31,6 +31,11 @@ MIN_RAMP_STEPS = 6
 PALETTE_SIZE = 256
 #: Outline width of stroked text, in pixels.
 STROKE_WIDTH = 2
+#: How wide a board picture shows on a 360 px phone: the page's 8 px margins and the
+#: picture's 1 px border taken off each side (Discord shows it a little wider).
+PHONE_SHOWN = 342
+#: The smallest type a board picture may show on that phone, in CSS px.
+PHONE_TYPE = 12
 #: zlib level of the PNGs: beyond 3 encoding takes twice as long for a quarter less size.
 COMPRESS_LEVEL = 3
 
@@ -282,6 +287,12 @@ def edit(layer: Image.Image, palette: Palette) -> tuple[Image.Image, BoardDraw]:
     return image, BoardDraw(image, palette)
 
 
+def readable(width: int) -> int:
+    """The smallest font size for a picture `width` px wide: `PHONE_TYPE` px when the
+    picture is shown `PHONE_SHOWN` px wide."""
+    return math.ceil(PHONE_TYPE * width / PHONE_SHOWN)
+
+
 @lru_cache(maxsize=64)
 def font(size: int, bold: bool = False) -> ImageFont.FreeTypeFont:
     name = "DejaVuSans-Bold.ttf" if bold else "DejaVuSans.ttf"
@@ -315,6 +326,23 @@ def fit_text(text: str, fnt: ImageFont.FreeTypeFont, width: int) -> str:
     while text and fnt.getlength(text + "…") > width:
         text = text[:-1]
     return text + "…"
+
+
+def flow(
+    parts: Iterable[str], fnt: ImageFont.FreeTypeFont, width: int, most: int, gap: str = "   "
+) -> list[str]:
+    """`parts` joined by `gap` into at most `most` lines of `width` pixels, a part never
+    split; what does not fit is shortened with an ellipsis."""
+    lines: list[str] = []
+    for part in parts:
+        joined = f"{lines[-1]}{gap}{part}" if lines else part
+        if lines and text_length(joined, fnt) <= width:
+            lines[-1] = joined
+        else:
+            lines.append(part)
+    if len(lines) > most:
+        lines[most - 1 :] = [gap.join(lines[most - 1 :])]
+    return [fit_text(line, fnt, width) for line in lines]
 
 
 def fitting_font(

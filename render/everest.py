@@ -69,6 +69,7 @@ from render.core import (
     fit_text,
     font,
     new_canvas,
+    readable,
     text_center,
     text_length,
     theme_colours,
@@ -117,17 +118,6 @@ class Grid:
         return readable(self.width)
 
 
-#: Discord shows a picture about 360 px wide on a phone: every word, number, coin and
-#: die is drawn at least 12 px high there.
-PHONE = 360
-
-
-def readable(width: int) -> int:
-    """The font size (and the die size) that stands 12 px high when a picture `width`
-    px wide is shown `PHONE` px wide."""
-    return math.ceil(12 * width / PHONE)
-
-
 #: The main board, 760 px wide: every word and coin is written at least `READABLE` px
 #: high (12 px on a phone).
 BOARD = Grid(86, 36, 88)
@@ -164,7 +154,7 @@ OPTIONS_TITLE_LINE = 34
 #: title, the board, then lines of words under it, large enough to read at 550 px.
 CHOICE_BOARD_BOTTOM = BOARD.bottom + 36
 CHOICE_LINE = 32
-CHOICE_FONT = 26
+CHOICE_FONT = max(26, READABLE)
 
 #: Shades of snow per height: low slopes grey-blue, the peak almost white.
 LEVELS: dict[int, Color] = {
@@ -317,7 +307,7 @@ def _draw_mountain(draw: BoardDraw, grid: Grid, labels: bool, theme: Theme) -> N
             draw.label(
                 (box[0] + 4, box[1] + 1),
                 str(HEIGHTS[sq]),
-                font(round(cell * 0.3), bold=True),
+                font(max(round(cell * 0.3), grid.readable), bold=True),
                 STEP_EDGE,
             )
     # Edges between neighbours: thick for cliffs, thin for steps.
@@ -557,7 +547,8 @@ def _draw_yeti(
         if not letters:
             continue
         initial = _token_text(_seat_name(ctx, seat))
-        text_center(draw, (cx, cy), initial, font(round(cell * 0.3), bold=True), WHITE)
+        initial_font = font(max(round(cell * 0.3), grid.readable), bold=True)
+        text_center(draw, (cx, cy), initial, initial_font, WHITE)
         if damage is not None and damage[seat]:
             # At the disc's top right, inside the square: a number as large as any word.
             size = grid.readable
@@ -875,7 +866,13 @@ def _step_chips(events: Sequence[Event], players: int, ctx: RenderContext) -> Ch
 
 def _render_step(scene: StepScene, players: int, ctx: RenderContext) -> Image.Image:
     theme = ctx.theme
-    log = _step_log(scene.events, ctx)
+    line_font = font(LOG_FONT)
+    # A long line of the log goes on over the next lines rather than being cut.
+    log = [
+        (colour if index == 0 else None, part)
+        for colour, line in _step_log(scene.events, ctx)
+        for index, part in enumerate(_wrap(line, line_font, STEP_WIDTH - 44, 3))
+    ]
     chips = _step_chips(scene.events, players, ctx)
     log_top = chips.bottom + 10
     height = log_top + len(log) * LOG_LINE + 10
@@ -894,12 +891,11 @@ def _render_step(scene: StepScene, players: int, ctx: RenderContext) -> Image.Im
         fitted = fit_text(note, font(LOG_FONT), int(STEP_WIDTH - x - 12))
         draw.label((x, 14), fitted, font(LOG_FONT), theme.muted)
     _draw_chips(draw, chips, ctx)
-    line_font = font(LOG_FONT)
     for i, (colour, line) in enumerate(log):
         y = log_top + i * LOG_LINE + LOG_LINE / 2
-        draw.ellipse((14, y - 6, 26, y + 6), fill=colour)
-        fitted = fit_text(line, line_font, STEP_WIDTH - 44)
-        draw.label((34, y), fitted, line_font, theme.ink, "lm")
+        if colour is not None:
+            draw.ellipse((14, y - 6, 26, y + 6), fill=colour)
+        draw.label((34, y), line, line_font, theme.ink, "lm")
     return image
 
 

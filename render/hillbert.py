@@ -47,14 +47,21 @@ from render.core import (
     Theme,
     edit,
     fit_text,
+    flow,
     font,
     new_canvas,
+    readable,
     text_center,
+    text_length,
     theme_colours,
 )
 
-IMAGE_WIDTH = 700
 BOARD_X = 44
+#: The board and its row numbers, no wider: the figures go under it, so that the picture
+#: is narrow and its words stand large on a phone.
+IMAGE_WIDTH = BOARD_X + 7 * 66 + 14
+#: Every word and number is written at least this large: 12 px on a 360 px phone.
+READABLE = readable(IMAGE_WIDTH)
 #: The title line; the board (or the strip of scrolled rows) starts below it.
 HEADER = 68
 #: The height of one scrolled row in the strip above the board.
@@ -62,7 +69,10 @@ GHOST_ROW_PX = 26
 BOARD_PX_HEIGHT = 462
 #: Below the board: the column letters and a margin.
 FOOTER = 56
-PANEL_X = 520
+#: The panel under the board: three columns of figures, two rows of them, then the key.
+PANEL_X = 24
+PANEL_COLUMN = (IMAGE_WIDTH - PANEL_X - 8) // 3
+PANEL_ROW = 86
 
 HILL: Color = (208, 226, 176)
 HILL_ALT: Color = (196, 216, 162)
@@ -127,7 +137,8 @@ class _Layout:
         self.board_w = self.cell * WIDTH
         self.board_y = HEADER + scrolled * GHOST_ROW_PX
         # As tall for every board, so that a taller board's picture is the usual size.
-        self.height = self.board_y + BOARD_PX_HEIGHT + FOOTER
+        self.panel_y = self.board_y + BOARD_PX_HEIGHT + FOOTER
+        self.height = self.panel_y + PANEL_H
 
     def x(self, col: float) -> float:
         return BOARD_X + col * self.cell
@@ -181,7 +192,7 @@ def _draw_pieces(
     """Food, stones and logs of one row; boulders only as this row's slice (the board
     draws whole boulders itself)."""
     pad = max(3, cell // 11)
-    letter_font = font(max(12, min(24, int(height * 0.42))), bold=True)
+    letter_font = font(max(READABLE, min(24, int(height * 0.42))), bold=True)
     col = 0
     while col < WIDTH:
         ch = row_text[col]
@@ -234,7 +245,7 @@ def _layout(theme: Theme, rows: int, scrolled: int, titles: tuple[str, ...]) -> 
     (shared: copy it, never draw on it)."""
     lay = _Layout(rows, scrolled)
     image, draw = new_canvas(IMAGE_WIDTH, lay.height, palette(theme), theme.background)
-    label_font = font(22, bold=True)
+    label_font = font(max(22, READABLE), bold=True)
     bottom = lay.board_y + lay.board_h
     for c in range(WIDTH):
         text_center(draw, (lay.x(c) + lay.cell / 2, bottom + 22), COLUMNS[c], label_font, theme.ink)
@@ -242,10 +253,30 @@ def _layout(theme: Theme, rows: int, scrolled: int, titles: tuple[str, ...]) -> 
         text_center(
             draw, (BOARD_X - 22, lay.y(r) + lay.cell / 2), str(r + 1), label_font, theme.ink
         )
-    label = font(18)
-    for (y, _), title in zip(PANEL_TITLES, titles, strict=True):
-        draw.label((PANEL_X, lay.board_y + y), title, label, theme.muted)
+    label = font(READABLE)
+    for (column, y, _), title in zip(PANEL_TITLES, titles, strict=True):
+        if title:
+            where = (PANEL_X + column * PANEL_COLUMN, lay.panel_y + y)
+            draw.label(where, fit_text(title, label, PANEL_COLUMN - 8), label, theme.muted)
+    _draw_legend(draw, lay, theme)
     return image
+
+
+def _draw_legend(draw: BoardDraw, lay: _Layout, theme: Theme) -> None:
+    """The key to the letters S, M and B, under the panel."""
+    label = font(READABLE)
+    letter = font(READABLE, bold=True)
+    chip = READABLE + 6
+    # In the first two columns: the third holds the last turn.
+    width = 2 * PANEL_COLUMN - chip - 16
+    y = lay.panel_y + LEGEND_TOP
+    draw.label((PANEL_X, y), str(t("Obstacles")), label, theme.muted)
+    for i, (mark, colour, name) in enumerate(LEGEND):
+        top = y + READABLE + 6 + i * (chip + 2)
+        draw.rounded_rectangle((PANEL_X, top, PANEL_X + chip, top + chip), radius=4, fill=colour)
+        text_center(draw, (PANEL_X + chip / 2, top + chip / 2), mark, letter, OBSTACLE_TEXT)
+        where = (PANEL_X + chip + 8, top + chip / 2)
+        draw.label(where, fit_text(str(name), label, width), label, theme.ink, "lm")
 
 
 def _draw_board(state: HillbertState, lay: _Layout, theme: Theme) -> Image.Image:
@@ -338,15 +369,24 @@ def _draw_path(draw: BoardDraw, report: TurnReport, lay: _Layout, colour: Color)
         draw.line([(x - arm, y + arm), (x + arm, y - arm)], fill=colour, width=7)
 
 
-#: The panel's titles above each figure, by height from the top of the board (put in
-#: the reader's language when drawn).
-PANEL_TOP = -6
-PANEL_TITLES: tuple[tuple[int, Text], ...] = (
-    (PANEL_TOP, t("Score")),
-    (PANEL_TOP + 82, t("Size")),
-    (PANEL_TOP + 144, t("Hungry turns")),
-    (PANEL_TOP + 204, t("Starves in")),
-    (PANEL_TOP + 266, t("Jump")),
+#: The panel's titles above each figure, by column and height from the top of the panel
+#: (put in the reader's language when drawn).
+JUMP_TITLE = t("Jump")
+PANEL_TITLES: tuple[tuple[int, int, Text], ...] = (
+    (0, 0, t("Score")),
+    (1, 0, t("Size")),
+    (2, 0, t("Hungry turns")),
+    (0, PANEL_ROW, t("Starves in")),
+    (1, PANEL_ROW, JUMP_TITLE),
+)
+#: The key to the obstacles' letters, below the panel: each letter on its obstacle's
+#: colour, its size beside it (the board's labels' size, so it reads as they do).
+LEGEND_TOP = 2 * PANEL_ROW - 8
+PANEL_H = LEGEND_TOP + 4 * (READABLE + 8) + 6
+LEGEND: tuple[tuple[str, Color, Text], ...] = (
+    ("S", STONE, t("small, 1×1")),
+    ("M", LOG, t("medium, 1×2")),
+    ("B", BOULDER, t("big, 2×2")),
 )
 
 
@@ -358,47 +398,53 @@ def _draw_panel(
     lay: _Layout,
 ) -> None:
     theme = ctx.theme
-    x = PANEL_X
-    width = IMAGE_WIDTH - PANEL_X - 14
-    label = font(18)
+    width = PANEL_COLUMN - 8
+    label = font(READABLE)
     big = font(44, bold=True)
-    value = font(22, bold=True)
-    y = lay.board_y + PANEL_TOP
-    draw.label((x, y + 20), str(state.score), big, theme.ink)
-    y += 82
+    value = font(max(21, READABLE), bold=True)
+    top = lay.panel_y + READABLE + 4
+
+    def column(index: int) -> int:
+        return PANEL_X + index * PANEL_COLUMN
+
+    draw.label((column(0), top - 4), str(state.score), big, theme.ink)
     size = str(t("{size} {side}×{side}", size=SIZE_NAMES[state.size], side=state.size))
-    draw.label((x, y + 22), size, value, theme.ink)
-    y += 62
+    draw.label((column(1), top + 4), fit_text(size, value, width), value, theme.ink)
     pip = 26
     for i in range(HUNGER_LIMIT):
-        left = x + i * (pip + 8)
+        left = column(2) + i * (pip + 8)
         filled = i < state.hungry
         draw.ellipse(
-            (left, y + 26, left + pip, y + 26 + pip),
+            (left, top + 6, left + pip, top + 6 + pip),
             fill=theme.path if filled else theme.background,
             outline=theme.ink,
             width=2,
         )
-    y += 60
+    top += PANEL_ROW
     left_turns = state.turns_to_starve
     starve = str(t("starved") if state.is_over else tn("{n} turn", "{n} turns", n=left_turns))
     colour = theme.path if left_turns <= 1 else theme.ink
-    draw.label((x, y + 22), fit_text(starve, value, width), value, colour)
-    y += 62
-    jump, colour = (t("ready"), theme.good) if state.can_jump else (t("next turn"), theme.muted)
-    draw.label((x, y + 22), fit_text(str(jump), value, width), value, colour)
-    y += 62
+    draw.label((column(0), top + 4), fit_text(starve, value, width), value, colour)
+    if not state.is_over:  # a run that is over has no jump to come
+        ready = state.can_jump
+        jump, colour = (t("ready"), theme.good) if ready else (t("next turn"), theme.muted)
+        draw.label((column(1), top + 4), fit_text(str(jump), value, width), value, colour)
+    # The last turn: its number, the turn itself, what it did (down the third column,
+    # into the key's rows, which leave that column free).
+    x, y = column(2), lay.panel_y + PANEL_ROW
     draw.label((x, y), str(t("Turn {turn}", turn=state.turns)), label, theme.muted)
     if last is not None:
         move, report = last
-        draw.label((x, y + 22), fit_text(str(move), value, width), value, theme.path)
+        draw.label((x, y + READABLE + 8), fit_text(str(move), value, width), value, theme.path)
         notes = [str(tn("+{n} row", "+{n} rows", n=report.scrolled))]
         if report.eaten:
             # What he ate, counted (the food is not named in English).
             notes.append(str(tn("ate {n}", "ate {n}", n=len(report.eaten))))
-        draw.label((x, y + 50), fit_text(" · ".join(notes), label, width), label, theme.ink)
         if report.stops:
-            draw.label((x, y + 72), str(t("stopped")), label, theme.path)
+            notes.append(str(t("stopped")))
+        for index, note in enumerate(flow(notes, label, width, 3, " · ")):
+            where = (x, y + 2 * READABLE + 22 + index * (READABLE + 6))
+            draw.label(where, note, label, theme.ink)
 
 
 def _draw_scrolled_rows(
@@ -426,8 +472,9 @@ def _draw_scrolled_rows(
             fill=paint(HILL if i % 2 == 0 else HILL_ALT),
         )
         _draw_pieces(draw, "".join(cells), top, GHOST_ROW_PX, lay.cell, BOARD_X, paint, False)
+    # Over the strip's right end, above it: the title line leaves it room.
     note = str(t("scrolled away"))
-    draw.label((right + 10, lay.y(-report.scrolled)), note, font(15), SCROLLED_NOTE)
+    draw.label((right, lay.y(-report.scrolled) - 4), note, font(READABLE), SCROLLED_NOTE, "rd")
 
 
 def _layout_of(state: HillbertState, last: tuple[Turn, TurnReport] | None) -> _Layout:
@@ -441,7 +488,8 @@ def render(state: HillbertState, ctx: RenderContext) -> Image.Image:
     last = _last_turn(state, ctx)
     scrolled = last[1].scrolled if last is not None else 0
     lay = _layout_of(state, last)
-    titles = tuple(str(title) for _, title in PANEL_TITLES)
+    over = state.is_over
+    titles = tuple("" if over and ti is JUMP_TITLE else str(ti) for _, _, ti in PANEL_TITLES)
     image, draw = edit(_layout(theme, lay.rows, scrolled, titles), palette(theme))
     right = BOARD_X + lay.board_w
     board_y = lay.board_y
@@ -450,11 +498,16 @@ def render(state: HillbertState, ctx: RenderContext) -> Image.Image:
     title = font(28, bold=True)
     name = ctx.name(0, "Hillbert")
     header = name if name == "Hillbert" else f"{name} · Hillbert"
-    draw.label((BOARD_X, 14), fit_text(header, title, PANEL_X - BOARD_X), title, theme.ink)
+    room = right - BOARD_X
+    small = font(READABLE)
     if ctx.caption:
-        small = font(18)
-        caption = fit_text(ctx.caption, small, IMAGE_WIDTH - PANEL_X - 14)
-        draw.label((PANEL_X, 20), caption, small, theme.muted)
+        # The caption on the title's line, at its right; the title takes what is left.
+        caption = fit_text(ctx.caption, small, room // 2)
+        draw.label((right, 22), caption, small, theme.muted, "ra")
+        room -= int(text_length(caption, small)) + 12
+    if scrolled:
+        room -= int(text_length(str(t("scrolled away")), small)) + 12
+    draw.label((BOARD_X, 14), fit_text(header, title, room), title, theme.ink)
 
     if last is not None and scrolled and isinstance(ctx.previous, HillbertState):
         _draw_scrolled_rows(draw, ctx.previous, last[1], lay, theme.background)
@@ -472,7 +525,13 @@ def render(state: HillbertState, ctx: RenderContext) -> Image.Image:
         draw.rectangle((BOARD_X, mid - 56, right, mid + 56), fill=BANNER)
         text_center(draw, (centre, mid - 18), str(t("Game over")), font(40, bold=True), WHITE)
         summary = str(result_text(state.score, state.turns))
-        text_center(draw, (centre, mid + 30), summary, font(24), WHITE)
+        text_center(
+            draw,
+            (centre, mid + 30),
+            fit_text(summary, font(24), right - BOARD_X - 8),
+            font(24),
+            WHITE,
+        )
     return image
 
 

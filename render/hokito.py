@@ -31,20 +31,26 @@ from render.core import (
     Theme,
     edit,
     fit_text,
-    fitting_font,
+    flow,
     font,
     new_canvas,
+    readable,
     text_center,
     text_length,
     theme_colours,
 )
 
 WIDTH = 720
-HEIGHT = 820
+#: Every word and number is written at least this large: 12 px on a 360 px phone.
+READABLE = readable(WIDTH)
+LINE = READABLE + 8
 CELL = 104
 BOARD_X = 56
-BOARD_Y = 134
+#: The players, then up to two lines of status, then the board.
+STATUS_Y = 96
+BOARD_Y = STATUS_Y + 2 * LINE + 12
 BOARD_PX = CELL * SIZE
+HEIGHT = BOARD_Y + BOARD_PX + 56 + LINE
 RADIUS = 36
 #: At most this many rings are drawn beneath a top pawn; the badge gives the exact height.
 MAX_RINGS = 4
@@ -138,7 +144,7 @@ def _draw_header(draw: BoardDraw, state: HokitoState, ctx: RenderContext) -> Non
     scores = state.scores()
     outcome = state.outcome()
     name_font = font(26, bold=True)
-    score_font = font(24)
+    score_font = font(READABLE)
     half = WIDTH // 2
     sides = [str(side) for side in SEAT_TITLES]  # in the reader's language
     for seat in (0, 1):
@@ -191,19 +197,14 @@ def _draw_header(draw: BoardDraw, state: HokitoState, ctx: RenderContext) -> Non
                 stuck=stuck,
             )
         )
-    # The result sentence is long; shrink it before cutting it, so the score stays legible.
-    status_font = font(22, bold=outcome is not None)
-    for size in (20, 18):
-        if text_length(status, status_font) <= WIDTH - 30:
-            break
-        status_font = font(size, bold=outcome is not None)
-    text_center(
-        draw,
-        (WIDTH // 2, 110),
-        fit_text(status, fitting_font(status, int(status_font.size), WIDTH - 30), WIDTH - 30),
-        fitting_font(status, int(status_font.size), WIDTH - 30),
-        theme.ink,
-    )
+    # The result sentence is long: it takes a second line rather than a smaller type.
+    status_font = font(READABLE, bold=outcome is not None)
+    lines = flow(status.split(" "), status_font, WIDTH - 30, 2, " ")
+    # One line stands in the middle of the room for two.
+    top = STATUS_Y + (2 - len(lines)) * LINE // 2
+    for index, line in enumerate(lines):
+        centre = (WIDTH // 2, top + LINE // 2 + index * LINE)
+        text_center(draw, centre, line, status_font, theme.ink)
 
 
 def _draw_path(draw: BoardDraw, path: tuple[int, ...], ctx: RenderContext) -> None:
@@ -239,10 +240,16 @@ def _draw_stack(draw: BoardDraw, square: int, stack: tuple[int, ...]) -> None:
     )
     if len(stack) > 1:
         label = f"×{len(stack)}"
-        badge_font = font(20, bold=True)
+        badge_font = font(READABLE, bold=True)
         left, top_px, _, _ = _square_box(square)
-        width = int(text_length(label, badge_font)) + 12
-        box = (left + CELL - width - 3, top_px + 3, left + CELL - 3, top_px + 29)
+        width = int(text_length(label, badge_font)) + 10
+        # Bottom right, over the rings: the pawn's number stays clear.
+        box = (
+            left + CELL - width - 3,
+            top_px + CELL - READABLE - 7,
+            left + CELL - 3,
+            top_px + CELL - 3,
+        )
         draw.rounded_rectangle(box, radius=8, fill=BADGE)
         text_center(
             draw, ((box[0] + box[2]) / 2, (box[1] + box[3]) / 2 + 1), label, badge_font, BADGE_TEXT
@@ -263,10 +270,10 @@ def render(state: HokitoState, ctx: RenderContext) -> Image.Image:
         if stack:
             _draw_stack(draw, square, stack)
     if ctx.caption and state.outcome() is not None:
-        cap_font = font(20)
+        cap_font = font(READABLE)
         text_center(
             draw,
-            (WIDTH // 2, HEIGHT - 16),
+            (WIDTH // 2, HEIGHT - LINE // 2 - 4),
             fit_text(ctx.caption, cap_font, WIDTH - 30),
             cap_font,
             theme.muted,

@@ -36,20 +36,31 @@ from render.core import (
     edit,
     fit_text,
     fitting_font,
+    flow,
     font,
     new_canvas,
+    readable,
     text_center,
     theme_colours,
 )
 
-WIDTH, HEIGHT = 760, 516
+WIDTH = 760
+#: Every word and number is written at least this large: 12 px on a 360 px phone.
+READABLE = readable(WIDTH)
+LINE = READABLE + 8
 CELL = 124
-TOWN_X, TOWN_Y = 44, 92
-PANEL_X, PANEL_W = 444, 300
-MARKET_Y, ROW_H = 92, 62
-BANK_Y = MARKET_Y + 3 * ROW_H + 8
-PLAYERS_Y = BANK_Y + 52
-FOOTER_Y = TOWN_Y + 3 * CELL + 14
+TOWN_X, TOWN_Y = 44, 98
+PANEL_X, PANEL_W = 430, 316
+MARKET_Y, ROW_H = 98, 76
+BANK_Y = MARKET_Y + 3 * ROW_H + 4
+BANK_H = 48
+BANK_MIDDLE = BANK_Y + (BANK_H - 6) // 2
+PLAYERS_Y = BANK_Y + BANK_H + 10
+PLAYER_H = 118
+#: Under the town and the panel: the footer's lines.
+FOOTER_Y = PLAYERS_Y + PLAYER_H + 12
+FOOTER_LINES = 3
+HEIGHT = FOOTER_Y + FOOTER_LINES * LINE + 6
 
 EMPTY_CELL: Color = (226, 218, 200)
 TILE_COLOURS: tuple[Color, ...] = ((214, 186, 150), (246, 214, 120), (156, 204, 112))
@@ -227,7 +238,8 @@ def _token(draw: BoardDraw, cx: float, cy: float, r: float, seat: int, colour: C
     """A character: a coloured disc with its initial."""
     draw.ellipse((cx - r + 3, cy - r + 4, cx + r + 3, cy + r + 4), fill=SHADOW)
     draw.ellipse((cx - r, cy - r, cx + r, cy + r), fill=colour, outline=WHITE, width=3)
-    text_center(draw, (cx, cy + 1), SEATS[seat][0], font(int(r * 1.1), bold=True), WHITE)
+    initial = font(max(READABLE, int(r * 1.1)), bold=True)
+    text_center(draw, (cx, cy + 1), SEATS[seat][0], initial, WHITE)
 
 
 def _as_move(obj: object) -> HollowtownMove | None:
@@ -255,7 +267,7 @@ def _row_box(ty: int) -> tuple[int, int, int, int]:
     return PANEL_X, y, PANEL_X + PANEL_W, y + ROW_H - 6
 
 
-BANK_BOX = (PANEL_X, BANK_Y, PANEL_X + PANEL_W, BANK_Y + 42)
+BANK_BOX = (PANEL_X, BANK_Y, PANEL_X + PANEL_W, BANK_Y + BANK_H - 6)
 #: The titles of the Market, its prices and the Bank (put in the reader's language when
 #: drawn).
 TITLES: tuple[Text, Text, Text] = (t("Market"), t("price"), t("Bank"))
@@ -269,12 +281,12 @@ def _layout(theme: Theme, titles: tuple[str, ...]) -> Image.Image:
     market, price, bank = titles
     image, draw = new_canvas(WIDTH, HEIGHT, palette(theme), theme.background)
     draw.line((20, 50, WIDTH - 20, 50), fill=theme.grid, width=2)
-    label = font(18, True)
+    label = font(READABLE, True)
     for i in range(3):
-        text_center(draw, (TOWN_X + i * CELL + CELL / 2, TOWN_Y - 16), "ABC"[i], label, theme.ink)
-        text_center(draw, (TOWN_X - 18, TOWN_Y + i * CELL + CELL / 2), str(i + 1), label, theme.ink)
-    draw.label((PANEL_X, MARKET_Y - 30), market, font(20, True), theme.ink)
-    draw.label((PANEL_X + PANEL_W, MARKET_Y - 27), price, font(15), theme.muted, "ra")
+        text_center(draw, (TOWN_X + i * CELL + CELL / 2, TOWN_Y - 20), "ABC"[i], label, theme.ink)
+        text_center(draw, (TOWN_X - 20, TOWN_Y + i * CELL + CELL / 2), str(i + 1), label, theme.ink)
+    draw.label((PANEL_X, MARKET_Y - 6), market, font(READABLE, True), theme.ink, "ld")
+    draw.label((PANEL_X + PANEL_W, MARKET_Y - 6), price, font(READABLE), theme.muted, "rd")
     draw.rounded_rectangle(BANK_BOX, radius=8, fill=BANK, outline=theme.grid, width=1)
     draw.polygon(
         [
@@ -286,7 +298,7 @@ def _layout(theme: Theme, titles: tuple[str, ...]) -> Image.Image:
         fill=SACK,
         outline=SACK_EDGE,
     )
-    draw.label((PANEL_X + 60, BANK_Y + 9), bank, font(19, True), theme.ink)
+    draw.label((PANEL_X + 60, BANK_MIDDLE), bank, font(READABLE, True), theme.ink, "lm")
     return image
 
 
@@ -326,7 +338,7 @@ def render(state: HollowtownState, ctx: RenderContext) -> Image.Image:
         else:
             header = t("Round {round}: {name} to act", round=state.round, name=who[acting])
         colour = seat_colours[acting]
-    head_font = fitting_font(str(header), 24, WIDTH - 40, bold=True)
+    head_font = fitting_font(str(header), READABLE + 1, WIDTH - 40, bold=True, smallest=READABLE)
     draw.label((20, 14), fit_text(str(header), head_font, WIDTH - 40), head_font, colour)
 
     # --- the town ---------------------------------------------------------------------------
@@ -340,11 +352,6 @@ def render(state: HollowtownState, ctx: RenderContext) -> Image.Image:
         house_colour = seat_colours[kind - HOUSE] if HOUSE <= kind < EMPTY else theme.grid
         x0, y0, x1, y1 = _cell_box(c)
         image.paste(_cell_image(kind, house_colour, theme), (x0, y0))
-        if HOUSE <= kind < EMPTY:
-            owner = SEATS[kind - HOUSE]
-            # A house's owner, under it: "Hollow's".
-            whose = str(t("{owner}'s", owner=owner))
-            text_center(draw, (x0 + CELL / 2, y1 - 13), whose, font(14, True), theme.ink)
         pile = state.piles[c]
         if pile:
             shown = min(pile, 6)
@@ -352,10 +359,11 @@ def render(state: HollowtownState, ctx: RenderContext) -> Image.Image:
                 bx = x0 + 20 + (k % 3) * 22
                 by = y1 - 36 + (k // 3) * 20 - (10 if shown > 3 else 0)
                 _button(draw, bx, by, 10)
-            draw.ellipse((x1 - 44, y1 - 44, x1 - 8, y1 - 8), fill=theme.ink)
-            text_center(draw, (x1 - 26, y1 - 26), str(pile), font(20, True), WHITE)
+            draw.ellipse((x1 - 48, y1 - 48, x1 - 6, y1 - 6), fill=theme.ink)
+            text_center(draw, (x1 - 27, y1 - 27), str(pile), font(READABLE, True), WHITE)
         if c in gains:
-            text_center(draw, (x1 - 26, y0 + 20), f"+{gains[c]}", font(20, True), HARVEST, WHITE)
+            gain = f"+{gains[c]}"
+            text_center(draw, (x1 - 30, y0 + 22), gain, font(READABLE, True), HARVEST, WHITE)
     for i in range(4):
         x, y = TOWN_X + i * CELL, TOWN_Y + i * CELL
         draw.line((x, TOWN_Y, x, TOWN_Y + 3 * CELL), fill=theme.grid, width=2)
@@ -375,6 +383,7 @@ def render(state: HollowtownState, ctx: RenderContext) -> Image.Image:
         _token(draw, x0 + CELL * 0.7, y0 + CELL * 0.32, 24, seat, seat_colours[seat])
 
     # --- the Market -----------------------------------------------------------------------------
+    figure = font(READABLE + 6, True)  # the prices and the Bank's count
     touched = (
         move.tile if move is not None and move.action in ("inc", "dec", "steal", "beg") else -1
     )
@@ -389,27 +398,26 @@ def render(state: HollowtownState, ctx: RenderContext) -> Image.Image:
             outline=theme.highlight if ty == touched else theme.grid,
             width=4 if ty == touched else 1,
         )
-        _icon(draw, ty, PANEL_X + 30, y + 28, 44)
-        draw.label((PANEL_X + 60, y + 6), str(TYPE_LABELS[ty]), font(19, True), theme.ink)
+        # The name beside its icon, how many tiles are left under both; the price right.
+        _icon(draw, ty, PANEL_X + 26, y + 20, 32)
+        name = fit_text(str(TYPE_LABELS[ty]), font(READABLE, True), PANEL_W - 100)
+        draw.label((PANEL_X + 50, y + 4), name, font(READABLE, True), theme.ink)
         sub = tn("{n} tile left", "{n} tiles left", n=left) if left else t("no tiles: Thief's pot")
-        draw.label((PANEL_X + 60, y + 31), str(sub), font(15), theme.ink)
-        price = state.prices[ty]
-        for k in range(min(price, 4)):
-            _button(draw, PANEL_X + 196 + (k % 2) * 20, y + 17 + (k // 2) * 20, 9)
-        text_center(draw, (PANEL_X + PANEL_W - 24, y + 28), str(price), font(28, True), theme.ink)
+        sub_text = fit_text(str(sub), font(READABLE), PANEL_W - 20)
+        draw.label((PANEL_X + 10, y + 4 + LINE), sub_text, font(READABLE), theme.ink)
+        price = str(state.prices[ty])
+        text_center(draw, (PANEL_X + PANEL_W - 26, y + 24), price, figure, theme.ink)
 
     # --- the Bank ---------------------------------------------------------------------------------
     if move is not None and move.action == "beg" and move.tile < 0:
         draw.rounded_rectangle(BANK_BOX, radius=8, outline=theme.highlight, width=4)
-    text_center(
-        draw, (PANEL_X + PANEL_W - 24, BANK_Y + 21), str(state.bank), font(28, True), theme.ink
-    )
+    text_center(draw, (PANEL_X + PANEL_W - 26, BANK_MIDDLE), str(state.bank), figure, theme.ink)
 
     # --- the players ----------------------------------------------------------------------------
     half = (PANEL_W - 10) // 2
     for seat in (0, 1):
         x = PANEL_X + seat * (half + 10)
-        box = (x, PLAYERS_Y, x + half, PLAYERS_Y + 118)
+        box = (x, PLAYERS_Y, x + half, PLAYERS_Y + PLAYER_H)
         on_turn = seat == acting
         won = outcome is not None and seat in outcome.winners
         draw.rounded_rectangle(
@@ -419,14 +427,15 @@ def render(state: HollowtownState, ctx: RenderContext) -> Image.Image:
             outline=theme.highlight if on_turn or won else theme.grid,
             width=5 if on_turn or won else 1,
         )
-        _token(draw, x + 28, PLAYERS_Y + 30, 18, seat, seat_colours[seat])
-        draw.label((x + 52, PLAYERS_Y + 10), SEATS[seat], font(17, True), seat_colours[seat])
+        # The character's name in its colour, the player's under it.
+        character = fit_text(SEATS[seat], font(READABLE, True), half - 20)
+        draw.label((x + 10, PLAYERS_Y + 8), character, font(READABLE, True), seat_colours[seat])
         if names[seat] != SEATS[seat]:
-            player = fit_text(names[seat], font(15), half - 58)
-            draw.label((x + 52, PLAYERS_Y + 32), player, font(15), theme.ink)
-        _button(draw, x + 30, PLAYERS_Y + 86, 14)
+            player = fit_text(names[seat], font(READABLE), half - 20)
+            draw.label((x + 10, PLAYERS_Y + 8 + LINE), player, font(READABLE), theme.ink)
+        _button(draw, x + 30, PLAYERS_Y + 92, 14)
         text_center(
-            draw, (x + 84, PLAYERS_Y + 86), str(state.supplies[seat]), font(36, True), theme.ink
+            draw, (x + 84, PLAYERS_Y + 92), str(state.supplies[seat]), font(36, True), theme.ink
         )
 
     # --- the footer: last action and Harvest -------------------------------------------------
@@ -446,14 +455,10 @@ def render(state: HollowtownState, ctx: RenderContext) -> Image.Image:
         paid = ", ".join(f"+{n} {CELL_NAMES[c]}" for c, n in sorted(gains.items()))
         lines.append(t("Harvest {gains}", gains=paid))
     # A game that ended off the board says how, before what the last move did.
-    footer = ctx.caption or "   ·   ".join(str(line) for line in lines)
-    if footer:
-        draw.label(
-            (20, FOOTER_Y + 6),
-            fit_text(footer, font(18, True), WIDTH - 40),
-            font(18, True),
-            theme.ink,
-        )
+    parts = [ctx.caption] if ctx.caption else [str(line) for line in lines]
+    words = font(READABLE, True)
+    for index, line in enumerate(flow(parts, words, WIDTH - 40, FOOTER_LINES)):
+        draw.label((20, FOOTER_Y + index * LINE), line, words, theme.ink)
     return image
 
 

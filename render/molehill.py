@@ -43,18 +43,28 @@ from render.core import (
     edit,
     fit_text,
     fitting_font,
+    flow,
     font,
     new_canvas,
+    readable,
     text_center,
-    text_length,
     theme_colours,
 )
 
 CELL = 76
-BOARD_X = 40
-BOARD_Y = 120
-WIDTH = BOARD_X + COLS * CELL + 36
-HEIGHT = BOARD_Y + ROWS * CELL + 72
+BOARD_X = 34
+WIDTH = BOARD_X + COLS * CELL + 14
+#: Every word and number is written at least this large: 12 px on a 360 px phone.
+READABLE = readable(WIDTH)
+LINE = READABLE + 8
+#: The status line, then one box per round (who is mole, the score), then the board.
+ROUND_TOP = 12 + LINE + 6
+ROUND_H = 2 * LINE + 8
+BOARD_Y = ROUND_TOP + 2 * (ROUND_H + 8) + 6
+#: Under the board: the files, then the footer's lines.
+FOOTER_Y = BOARD_Y + ROWS * CELL + LINE + 10
+FOOTER_LINES = 2
+HEIGHT = FOOTER_Y + FOOTER_LINES * LINE + 8
 
 LAWN: tuple[Color, Color] = ((124, 176, 92), (112, 164, 82))
 GRID: Color = (72, 112, 56)
@@ -98,8 +108,8 @@ COLOURS: tuple[Color, ...] = (
 #: Sized to read at the ~550 px Discord shows a board at (this one is 760 px wide). The
 #: flower sits in its square's top-left corner, turned so that no petal points at the
 #: middle of the square: the number on a piece there stays clear of it.
-_FLOWER_AT = 16
-_PETALS = ((9, 1), (1, 9), (-8, 4), (-6, -6), (4, -8))
+_FLOWER_AT = 13
+_PETALS = ((8, 1), (1, 8), (-7, 3), (-5, -5), (3, -7))
 _PETAL = 8
 
 
@@ -213,25 +223,16 @@ def _header(
         status = t("{name} (mole) moves: may jump anywhere", name=mole)
     else:
         status = t("{name} (mole) moves", name=mole)
-    bold = font(24, bold=True)
     room = WIDTH - 2 * BOARD_X
-    if last is not None and not preview:
-        # The last move in words, right-aligned beside the status (a preview's caption
-        # takes the whole line).
-        small_bold = font(18, bold=True)
-        said = str(t("Last: {move}", move=str(last)))
-        draw.label((WIDTH - BOARD_X, 32), said, small_bold, theme.muted, "rs")
-        room -= int(text_length(said, small_bold)) + 16
     shown = ctx.caption or str(status)
-    bold = fitting_font(shown, int(bold.size), room, bold=True)
-    draw.label((BOARD_X, 10), fit_text(shown, bold, room), bold, theme.ink)
-    box_w = (WIDTH - 2 * BOARD_X - 12) // 2
-    small, score_font = font(16), font(19, bold=True)
+    bold = fitting_font(shown, READABLE + 2, room, bold=True, smallest=READABLE)
+    draw.label((BOARD_X, 12), fit_text(shown, bold, room), bold, theme.ink)
+    words, score_font = font(READABLE), font(READABLE, bold=True)
     for index in range(2):
-        x0 = BOARD_X + index * (box_w + 12)
+        y0 = ROUND_TOP + index * (ROUND_H + 8)
         current = state.round_no == index + 1 and outcome is None
         draw.rounded_rectangle(
-            (x0, 46, x0 + box_w, 106),
+            (BOARD_X, y0, WIDTH - BOARD_X, y0 + ROUND_H),
             radius=8,
             fill=WHITE,
             outline=theme.highlight if current else theme.muted,
@@ -244,8 +245,7 @@ def _header(
             mole=round_mole,
             gardener=round_gardener,
         )
-        line_font = fitting_font(str(line), int(small.size), box_w - 20)
-        draw.label((x0 + 10, 52), fit_text(str(line), line_font, box_w - 20), line_font, theme.ink)
+        draw.label((BOARD_X + 10, y0 + 6), fit_text(str(line), words, room - 20), words, theme.ink)
         if index == 0:
             score = state.first_score if state.round_no == 2 else state.round_score()
             done = state.round_no == 2
@@ -260,8 +260,8 @@ def _header(
         else:
             text = tn("{name}: {n} so far", "{name}: {n} so far", n=score, name=round_mole)
         draw.label(
-            (x0 + 10, 76),
-            fit_text(str(text), score_font, box_w - 20),
+            (BOARD_X + 10, y0 + 6 + LINE),
+            fit_text(str(text), score_font, room - 20),
             score_font,
             theme.ink if score >= 0 else theme.muted,
         )
@@ -285,13 +285,14 @@ def _lawn(theme: Theme) -> Image.Image:
     draw.rectangle((BOARD_X - 2, BOARD_Y - 2, x1 + 2, y1 + 2), outline=ROD_EDGE, width=3)
     cx, cy = _centre(CENTRE)
     draw.ellipse((cx - 31, cy - 31, cx + 31, cy + 31), outline=SOIL_RIM, width=3)
-    label = font(18, bold=True)
+    label = font(READABLE, bold=True)
     for col in range(COLS):
-        text_center(draw, (BOARD_X + col * CELL + CELL // 2, y1 + 16), FILES[col], label, theme.ink)
+        centre = (BOARD_X + col * CELL + CELL // 2, y1 + 6 + LINE // 2)
+        text_center(draw, centre, FILES[col], label, theme.ink)
     for row in range(ROWS):
         text_center(
             draw,
-            (BOARD_X // 2, BOARD_Y + (ROWS - 1 - row) * CELL + CELL // 2),
+            ((BOARD_X - 3) // 2, BOARD_Y + (ROWS - 1 - row) * CELL + CELL // 2),
             str(row + 1),
             label,
             theme.ink,
@@ -316,15 +317,10 @@ def _draw(
 
     visited = set(state.path)
     here = state.path[-1] if state.path else -1
-    y1 = BOARD_Y + ROWS * CELL
     for square in range(COLS * ROWS):
         if cut_off >> square & 1:
             x0, y0, x1, y1_cell = _cell_box(square)
             draw.rectangle((x0 + 1, y0 + 1, x1 - 1, y1_cell - 1), fill=CUT_OFF)
-    if CENTRE not in visited:
-        cx, cy = _centre(CENTRE)
-        text_center(draw, (cx, cy + 25), str(t("jump")), font(13, bold=True), WHITE)
-
     # Where the mole may go next.
     if state.phase == "m" and state.path:
         jump = state.can_jump
@@ -352,13 +348,13 @@ def _draw(
         if square in visited:
             _badge(draw, square)
 
-    number = font(22, bold=True)
+    number = font(READABLE, bold=True)
     for index, square in enumerate(state.path):
         piece = ORANGE_PIECE if index < ORANGE else DARK_PIECE
         xy = _centre(square)
         if square == here:
             continue
-        _disc(draw, xy, 21, piece, ROD_EDGE)
+        _disc(draw, xy, 24, piece, ROD_EDGE)
         text_center(draw, xy, str(index + 1), number, ROD_EDGE if index < ORANGE else WHITE)
 
     if here >= 0:
@@ -367,12 +363,10 @@ def _draw(
             draw.rectangle((bx0 + 2, by0 + 2, bx1 - 2, by1 - 2), outline=theme.highlight, width=5)
         piece = ORANGE_PIECE if len(state.path) <= ORANGE else DARK_PIECE
         xy = _centre(here)
-        _disc(draw, xy, 29, piece, ROD_EDGE)
-        _disc(draw, xy, 21, MOLE, ROD_EDGE)
-        text_center(draw, (xy[0], xy[1] - 4), str(state.pieces_left), font(19, bold=True), WHITE)
-        # Under the number of pieces left in the stack (the word may agree with it).
-        left_word = str(tn("left", "left", n=state.pieces_left))
-        text_center(draw, (xy[0], xy[1] + 12), left_word, font(10, bold=True), WHITE)
+        _disc(draw, xy, 32, piece, ROD_EDGE)
+        _disc(draw, xy, 25, MOLE, ROD_EDGE)
+        # The pieces left in the stack (the footer says so in words).
+        text_center(draw, xy, str(state.pieces_left), number, WHITE)
 
     # Flowers above the pieces, in the corner, so that both stay visible.
     for square in state.red:
@@ -392,26 +386,28 @@ def _draw(
 
     # Footer: the stack and the gardener's supply, or what a proposed rod shows.
     orange = tn("{n} orange", "{n} orange", n=state.orange_left)
-    footer = "   ".join(
-        (
-            str(
-                tn(
-                    "Stack: {n} left ({orange})",
-                    "Stack: {n} left ({orange})",
-                    n=state.pieces_left,
-                    orange=orange,
-                )
-            ),
-            str(t("Rods placed: {n}", n=state.rods_placed)),
-            str(t("Flowers: red +2, white +1")),
-        )
-    )
+    parts = [
+        str(
+            tn(
+                "Stack: {n} left ({orange})",
+                "Stack: {n} left ({orange})",
+                n=state.pieces_left,
+                orange=orange,
+            )
+        ),
+        str(t("Rods placed: {n}", n=state.rods_placed)),
+        str(t("Flowers: red +2, white +1")),
+    ]
+    if last is not None and proposed < 0:
+        parts.append(str(t("Last: {move}", move=str(last))))
     if proposed >= 0:
-        footer = str(t("Blue: the rod you chose, not placed yet"))
+        parts = [str(t("Blue: the rod you chose, not placed yet"))]
         if cut_off:
-            footer = str(t("{blue}   Grey: what it cuts off", blue=footer))
-    small = fitting_font(footer, 16, WIDTH - 2 * BOARD_X)
-    draw.label((BOARD_X, y1 + 34), fit_text(footer, small, WIDTH - 2 * BOARD_X), small, theme.ink)
+            parts.append(str(t("Grey: what it cuts off")))
+    small = font(READABLE)
+    lines = flow(parts, small, WIDTH - 2 * BOARD_X, FOOTER_LINES)
+    for index, line in enumerate(lines):
+        draw.label((BOARD_X, FOOTER_Y + index * LINE), line, small, theme.ink)
     return image
 
 

@@ -487,7 +487,11 @@ def test_one_roll_off_outcome_at_the_boards_size(number: int, moved: tuple[str, 
     image = render_options(CONFLICT, 1, ("pick", str(number)), ctx)
     assert image is not None and image.width == 760
     red, blue = moved
-    assert near(pixel(image, centre(red)), RED, 20) and near(pixel(image, centre(blue)), BLUE, 20)
+    # Under the yeti's initial, inside its disc.
+    (rx, ry), (bx, by) = centre(red), centre(blue)
+    assert near(pixel(image, (rx, ry + 16)), RED, 20) and near(
+        pixel(image, (bx, by + 16)), BLUE, 20
+    )
     # What changed is framed; where the yeti stood, a ring in its colour.
     assert near(pixel(image, frame_probe(red)), PEAK_GOLD, 20)
     assert near(pixel(image, frame_probe(blue)), PEAK_GOLD, 20)

@@ -21,10 +21,10 @@ from tests.render.support import (
 
 GAME = registry.get("hillbert")
 #: The picture with no scrolled rows above the board; each scrolled row adds GHOST_ROW.
-SIZE = (700, 586)
+SIZE = (520, 864)
 CELL, BOARD_X, BOARD_Y, GHOST_ROW = 66, 44, 68, 26
 #: The board of the "move" scene, under the two rows its turn scrolled off.
-MOVED_SIZE, MOVED_Y = (700, 586 + 2 * 26), 68 + 2 * 26
+MOVED_SIZE, MOVED_Y = (520, 864 + 2 * 26), 68 + 2 * 26
 TAIL = " score={score} turns={turns} hungry={hungry} facing={facing} jumped={jumped} seed=0"
 
 STONE, LOG, BOULDER = (150, 152, 156), (150, 96, 52), (74, 76, 92)

@@ -19,8 +19,8 @@ from tests.render.support import (
 )
 
 GAME = registry.get("hokito")
-SIZE = (720, 820)
-CELL, BOARD_X, BOARD_Y = 104, 56, 134
+SIZE = (720, 890)
+CELL, BOARD_X, BOARD_Y = 104, 56, 176
 BLACK_PAWN, WHITE_PAWN = (34, 32, 30), (250, 248, 242)
 DARK, LIGHT = (214, 184, 134), (236, 214, 170)
 
@@ -97,7 +97,7 @@ def test_empty_square_and_moved_pieces() -> None:
     x, y = centre("e5")
     assert state.board[4 + 6 * 4][-1] == 3 and len(state.board[4 + 6 * 4]) == 6
     assert near(pixel(image, (x - 26, y - 12)), BLACK_PAWN)
-    assert near(pixel(image, (x + 46, y - 36)), (46, 92, 168))
+    assert near(pixel(image, (x + 44, y + 40)), (46, 92, 168))
 
 
 def test_last_move_path_is_drawn() -> None:

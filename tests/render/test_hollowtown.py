@@ -18,7 +18,7 @@ from tests.render.support import (
 )
 
 GAME = registry.get("hollowtown")
-CELL, TOWN_X, TOWN_Y = 124, 44, 92
+CELL, TOWN_X, TOWN_Y = 124, 44, 98
 HOLLOW_RED, DOOKY_BLUE = DEFAULT_THEME.seats[0], DEFAULT_THEME.seats[1]
 
 MID = GAME.from_text(
@@ -61,11 +61,11 @@ def scenes() -> dict[str, tuple[HollowtownState, RenderContext]]:
 def test_size_and_mode() -> None:
     tiles = ((214, 186, 150), (246, 214, 120), (156, 204, 112), (226, 218, 200))
     colours = (*tiles, (112, 62, 156), HOLLOW_RED, DOOKY_BLUE, DEFAULT_THEME.background)
-    assert_renders_in_palette_at(render, scenes().values(), (760, 516), colours)
+    assert_renders_in_palette_at(render, scenes().values(), (760, 629), colours)
 
 
 def test_png_is_small_and_deterministic() -> None:
-    assert_small_deterministic_png(*scenes()["harvest"], (760, 516))
+    assert_small_deterministic_png(*scenes()["harvest"], (760, 629))
 
 
 def test_probes_at_known_cells() -> None:

@@ -21,8 +21,8 @@ from tests.render.support import (
 )
 
 GAME = registry.get("molehill")
-SIZE = (760, 724)
-CELL, BOARD_X, BOARD_Y = 76, 40, 120
+SIZE = (732, 878)
+CELL, BOARD_X, BOARD_Y = 76, 34, 226
 FLOWERS = "e1,a4,i4,e7/b2,h2,b6,h6"
 LAWN_EVEN, LAWN_ODD = (124, 176, 92), (112, 164, 82)
 SOIL = (150, 108, 66)
@@ -98,9 +98,9 @@ def test_lawn_centre_and_flowers() -> None:
     assert near(pixel(image, (x0 + 6, y0 + 6)), SOIL)
     # The red flower of a4: yellow eye, red petal above it; no visited badge yet.
     x0, y0, _, _ = box("a4")
-    assert near(pixel(image, (x0 + 17, y0 + 17)), EYE)
-    assert near(pixel(image, (x0 + 17, y0 + 10)), RED)
-    assert not near(pixel(image, (x0 + 17, y0 + 29)), BADGE)
+    assert near(pixel(image, (x0 + 13, y0 + 13)), EYE)
+    assert near(pixel(image, (x0 + 16, y0 + 6)), RED)
+    assert not near(pixel(image, (x0 + 13, y0 + 29)), BADGE)
 
 
 def test_pieces_stack_targets_and_rods() -> None:
@@ -125,7 +125,7 @@ def test_pieces_stack_targets_and_rods() -> None:
     assert not near(pixel(image, ((x0 + x1) // 2, y0 + CELL)), DEFAULT_THEME.highlight)
     # e1 (red flower) was visited: its badge rings the flower, beside the piece.
     ex0, ey0, _, _ = box("e1")
-    assert near(pixel(image, (ex0 + 3, ey0 + 30)), BADGE)
+    assert near(pixel(image, (ex0 + 1, ey0 + 27)), BADGE)
 
 
 def test_last_step_is_highlighted_and_targets_hidden() -> None:
@@ -152,13 +152,16 @@ def test_current_round_box_is_marked_while_running() -> None:
     assert not near(pixel(over, (BOARD_X + 346 + 1, 76)), DEFAULT_THEME.highlight)
 
 
-def test_last_move_is_written_top_right() -> None:
+def test_last_move_is_written_in_the_footer() -> None:
     state, ctx = scenes()["mole"]
     with_move = render(state, ctx)
     without = render(state, RenderContext(names=ctx.names))
-    diff = ImageChops.difference(with_move, without).crop((BOARD_X, 0, SIZE[0], 40))
-    bbox = diff.getbbox()
-    assert bbox is not None and bbox[0] > SIZE[0] // 2
+    bbox = ImageChops.difference(with_move.convert("RGB"), without.convert("RGB")).getbbox()
+    # Only the footer under the board's files changes (the rod's highlight aside).
+    footer = ImageChops.difference(with_move.convert("RGB"), without.convert("RGB")).crop(
+        (0, BOARD_Y + 7 * CELL + 40, SIZE[0], SIZE[1])
+    )
+    assert bbox is not None and footer.getbbox() is not None
 
 
 def test_text_last_move_draws_like_a_move_object() -> None:

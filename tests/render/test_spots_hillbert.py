@@ -18,7 +18,7 @@ from render.hillbert import RENDERER, render
 from tests.render.support import count_colour, pixel
 
 GAME = registry.get("hillbert")
-WIDTH = 700
+WIDTH = 520
 CELL, BOARD_X, BOARD_Y, GHOST_ROW = 66, 44, 68, 26
 HILL, HILL_ALT, FRAME = (208, 226, 176), (196, 216, 162), (86, 104, 62)
 BODY, STONE = (245, 150, 30), (150, 152, 156)
@@ -283,5 +283,5 @@ def test_after_a_turn_the_spots_are_on_the_board_under_the_scrolled_rows() -> No
     below = cell("e", 3, board_y)[:2] + cell("f", 3, board_y)[2:]
     panel = RENDERER.panel(after.view(0), 0, (), ("d",), ctx)
     assert Image.open(io.BytesIO(panel.png)).size == (panel.width, panel.height)
-    assert (panel.width, panel.height) == (WIDTH, BOARD_Y + 2 * GHOST_ROW + 462 + 56)
+    assert (panel.width, panel.height) == (WIDTH, BOARD_Y + 2 * GHOST_ROW + 462 + 56 + 278)
     assert panel.spots == (Spot("d", below),)

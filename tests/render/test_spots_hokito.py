@@ -17,8 +17,8 @@ from render.hokito import RENDERER, render
 from tests.render.support import count_colour, pixel
 
 GAME = registry.get("hokito")
-SIZE = (720, 820)
-CELL, BOARD_X, BOARD_Y = 104, 56, 134
+SIZE = (720, 890)
+CELL, BOARD_X, BOARD_Y = 104, 56, 176
 BLACK_PAWN, WHITE_PAWN = (34, 32, 30), (250, 248, 242)
 DARK, LIGHT, FRAME = (214, 184, 134), (236, 214, 170), (112, 82, 50)
 HIGHLIGHT = DEFAULT_THEME.highlight

@@ -18,8 +18,8 @@ from render.molehill import RENDERER, render, render_options
 from tests.render.support import count_colour
 
 GAME = registry.get("molehill")
-SIZE = (760, 724)
-CELL, BOARD_X, BOARD_Y = 76, 40, 120
+SIZE = (732, 878)
+CELL, BOARD_X, BOARD_Y = 76, 34, 226
 FILES = "abcdefghi"
 LAWN_EVEN, LAWN_ODD, SOIL = (124, 176, 92), (112, 164, 82), (150, 108, 66)
 TARGET, MOLE, RED_FLOWER = (255, 236, 120), (104, 70, 46), (214, 36, 44)
@@ -187,11 +187,11 @@ def test_boxes_at_known_places() -> None:
     ctx = RenderContext()
     squares = {s.token: s.box for s in spots_of(state, 1, (), ("a1", "i7", "e4"), ctx)}
     assert squares == {
-        "a1": (40, 576, 116, 652),
-        "i7": (648, 120, 724, 196),
-        "e4": (344, 348, 420, 424),
+        "a1": (34, 682, 110, 758),
+        "i7": (642, 226, 718, 302),
+        "e4": (338, 454, 414, 530),
     }
-    x0, y0 = 40 + 2 * 76, 120 + 4 * 76  # c3
+    x0, y0 = 34 + 2 * 76, 226 + 4 * 76  # c3
     pinned = {s.token: s.box for s in spots_of(state, 1, (), ("c3n", "c3e", "c3s", "c3w"), ctx)}
     assert pinned == {
         "c3n": (x0, y0, x0 + 51, y0 + 25),
