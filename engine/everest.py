@@ -1448,6 +1448,8 @@ class EverestState(GameState[Move]):
             )
         else:
             where = t("on {square}, height {height}", square=square_name(end), height=HEIGHTS[end])
+        if _meets_step_up(seat, actions, after):
+            where = t("{where} (a step up costs 2)", where=where)
         return t(
             "{plan}: if nobody gets in the way, your yeti ends {where}.", plan=plan, where=where
         )
@@ -1501,6 +1503,8 @@ class EverestState(GameState[Move]):
             where = t(
                 "ends on {square}, height {height}", square=square_name(end), height=HEIGHTS[end]
             )
+        if _meets_step_up(seat, actions, after):
+            where = t("{where} (a step up costs 2)", where=where)
         taken = after.damage[seat] - self.damage[seat]
         if not taken:
             return where
@@ -1776,6 +1780,29 @@ def _occupant(pos: Sequence[int], sq: int) -> int | None:
         if p == sq:
             return seat
     return None
+
+
+def _meets_step_up(seat: int, actions: Sequence[int], preview: PlanPreview) -> bool:
+    """Whether a move of `seat`'s plan, as `preview` carries it out, goes up a step (2
+    points, RULES 3(b)8) or stops at one for want of them: where a plan's preview must say
+    what a step up costs, or its end square reads as a miscount."""
+    for a, events in zip(actions, preview.steps, strict=False):
+        if a & SNOW or not a >> 3:
+            continue
+        for event in events:
+            if not isinstance(event, Moved) or event.seat != seat:
+                continue
+            here, used = event.start, 0
+            while here != event.end:
+                ahead = NEXT[here][event.direction]
+                rise = HEIGHTS[ahead] - HEIGHTS[here]
+                if rise == 1:
+                    return True
+                used, here = used + 1, ahead
+            ahead = NEXT[here][event.direction]
+            if ahead != OFF and HEIGHTS[ahead] - HEIGHTS[here] == 1 and used < a >> 3:
+                return True
+    return False
 
 
 def _move(
@@ -2246,6 +2273,9 @@ class _Work:
             self.events.append(WentHome(seat, origin[seat], home))
         self.endq = [EndChoice.NONE] * self.players
         self.chosen = [0] * self.players
+        # The round's damage is settled (coins set aside, or every coin back): none is
+        # left to show, on the last board too (RULES 3(b)18-21).
+        self.damage = [0] * self.players
         on_peak = [s for s in range(self.players) if self.pos[s] in PEAK]
         if self.peak is not None and on_peak == [self.peak]:
             self.winner = self.peak

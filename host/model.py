@@ -144,6 +144,15 @@ class Reply:
     names: tuple[str, ...] = ()
 
 
+#: The most of a player's own text that a refusal repeats back to them.
+ECHO_CHARS = 40
+
+
+def echoed(text: str) -> str:
+    """`text` as a refusal repeats it: its first ECHO_CHARS characters and "…" if longer."""
+    return text if len(text) <= ECHO_CHARS else text[:ECHO_CHARS] + "…"
+
+
 class ServiceError(Exception):
     """A user's request was refused; `text` says what was wrong and how to do it right.
     Nothing was changed."""

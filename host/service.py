@@ -226,8 +226,8 @@ class GameService:
 
     # --- playing --------------------------------------------------------------------------
     async def move(self, channel: Channel, user: User, text: str) -> list[Reply]:
-        """`/move text:<move>`."""
-        loaded = await self.live.started_in(channel)
+        """`/move text:<move>`: in the channel's game, else in the user's daily run."""
+        loaded = await self.live.started_for(channel, user)
         return await self.move_in(loaded.id, user, text)
 
     async def move_in(self, game_id: int, user: User, text: str) -> list[Reply]:
@@ -431,8 +431,8 @@ class GameService:
     async def legal_moves(
         self, channel: Channel, user: User, start: str | None = None
     ) -> list[Reply]:
-        """`/moves [from]`: the caller's legal moves, one per line, privately."""
-        loaded = await self.live.started_in(channel)
+        """`/moves [from]`: the caller's legal moves (of their daily run here), privately."""
+        loaded = await self.live.started_for(channel, user)
         seat = self.moves.acting_seat(loaded, user)
         return [move_list(loaded, seat, start)]
 
@@ -441,7 +441,7 @@ class GameService:
         those starting with it first; empty for anyone who is not to act. Served from
         memory: Discord wants the choices within 3 s and a player types fast."""
         try:
-            loaded = await self.live.started_in(channel)
+            loaded = await self.live.started_for(channel, user)
         except ServiceError:
             return []
         # Ranking Everest's plans the first time from a square takes a few tenths of a

@@ -123,7 +123,7 @@ class DailyReplays:
             title=str(t("Daily Hillbert {day}: par", day=hill.isoformat())),
             text=str(
                 t(
-                    "The par run, a careful player's on this hill: {result}.",
+                    "The par run, as a careful player plays this hill: {result}.",
                     result=result_text(end.scores()[0], len(moves)),
                 )
             ),

@@ -41,6 +41,7 @@ from host.daily.calendar import (
 from host.daily.par import DailyPar, ParRunner, ProcessParRunner
 from host.daily.replays import DailyReplays
 from host.daily.results import Replayed, replay_log, size_legend, size_strip
+from host.daily.runs import open_game, own_games
 from host.model import SCOPES, Channel, Reply, ServiceError, Suggestion, User, offered_move
 from host.play.live import Loaded
 from host.play.seats import echoed, echoing
@@ -81,6 +82,7 @@ class DailyService:
         self.replays = DailyReplays(games, daily, self.par, self._settle_closed)
         #: Runs of days before this one have all been recorded (by this process).
         self._settled_before: date | None = None
+        games.live.own_game = own_games(daily, self.clock)
 
     def close(self) -> None:
         self.par.close()
@@ -135,11 +137,8 @@ class DailyService:
         return [await self.games.board_of(game_id, headline)]
 
     async def suggest(self, channel: Channel, user: User, typed: str) -> list[Suggestion]:
-        now = self.clock()
-        for run in await self.daily.pending_runs(user.id):
-            if run.finished_at is None and now < closes_at(date.fromisoformat(run.day)):
-                return await self.games.suggest_in(run.game_id, user, typed)
-        return []
+        game_id = await open_game(self.daily, self.clock, user)
+        return [] if game_id is None else await self.games.suggest_in(game_id, user, typed)
 
     async def leaderboard(
         self, channel: Channel, user: User, period: str = "today", scope: str = "server"

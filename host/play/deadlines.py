@@ -1,8 +1,10 @@
 """When a pending decision runs out, and when its player is reminded.
 
-Every game but a solo one gives a person's decision a time: the minutes chosen at
-set-up, else the server's default for that game, else the game's own
-(`Game.decision_seconds`), else `DEFAULT_SECONDS`. Computers have no deadlines. The
+Every game with two people or more gives a person's decision a time: the minutes chosen
+at set-up, else the server's default for that game, else the game's own
+(`Game.decision_seconds`), else `DEFAULT_SECONDS`. A solo game, and one person against
+computers, wait for their person unless minutes were chosen for the game (a solo game
+refuses them). Computers have no deadlines. The
 player to act is reminded when half the time is gone and again `remind_before` seconds
 before the end. What happens when the time is out is in `host.play.timeouts`: the game's
 documented default where it has one (`GameState.timeout_move`), else the others may
@@ -55,6 +57,14 @@ def can_claim(state: GameState[Any], players: Sequence[User]) -> bool:
     )
 
 
+def one_person(players: Sequence[User]) -> bool:
+    """Whether nobody but one person (and computers) plays: nobody is there to be waited
+    for or to claim the win, so unless a deadline was chosen for the game it waits for its
+    person as a solo game does, however many computers it has (README: every game with
+    another person in it has a time per decision)."""
+    return sum(not p.is_bot for p in players) < 2
+
+
 def first_deadline(
     game: Game[Any],
     state: GameState[Any],
@@ -64,10 +74,12 @@ def first_deadline(
 ) -> Timer | None:
     """A new clock for the decision pending in `state`, if a person must make one and
     something can happen when it runs out: a default to play, or a person to claim the
-    win (a game against the computer alone waits, as a solo game does)."""
+    win (a game of one person against computers waits, as a solo game does, unless a
+    deadline was chosen for it: then the game's defaults are played when it runs out)."""
     seconds = decision_seconds(game, options)
     waiting = [s for s in state.to_act if not players[s].is_bot]
-    if not seconds or not waiting:
+    alone = one_person(players) and not options.deadline_chosen
+    if not seconds or not waiting or alone:
         return None
     if not any(state.timeout_move(s) is not None for s in waiting) and not can_claim(
         state, players

@@ -14,7 +14,7 @@ import asyncio
 import logging
 import weakref
 from collections import OrderedDict
-from collections.abc import Hashable, Sequence
+from collections.abc import Awaitable, Callable, Hashable, Sequence
 from dataclasses import dataclass, field, replace
 from functools import lru_cache
 from typing import Any
@@ -23,15 +23,22 @@ from data.repository import GameRecord, GameRepository, UserRecord
 from engine.core import Game, GameState
 from engine.text import t
 from host import catalog
-from host.model import Channel, ServiceError, User
+from host.model import Channel, ServiceError, User, echoed
 from host.setup import GameOptions
 
 log = logging.getLogger(__name__)
+
+#: The game a user plays away from every channel (their daily run), for a command of a
+#: channel that has no game of its own; None where they have none.
+OwnGame = Callable[[User], Awaitable[int | None]]
 
 #: The log entry of a takeback: the move before it no longer stands.
 UNDO = "undo"
 #: The mover recorded for an undo entry (no seat moved).
 UNDONE = -1
+
+#: The refusal of a command that needs the channel's game, where there is none.
+NO_GAME = t("No game is being played in this channel. Start one with /play.")
 
 #: Live games kept replayed in memory; the least recently used beyond this are dropped
 #: (and replayed from the database when next used).
@@ -146,7 +153,7 @@ def game_of(game_id: str) -> Game[Any]:
     except KeyError:
         known = ", ".join(listing.id for listing in catalog.all_listings())
         raise ServiceError(
-            t("There is no game {id!r}. Games: {known}.", id=game_id, known=known)
+            t("There is no game {id!r}. Games: {known}.", id=echoed(game_id), known=known)
         ) from None
 
 
@@ -205,6 +212,9 @@ class LiveGames:
         self._cache: OrderedDict[int, Loaded] = OrderedDict()
         #: The live game of each channel whose game is cached.
         self._channels: dict[int, int] = {}
+        #: Where `/move` and `/moves` in a channel without a game look next (the daily
+        #: run, whose board is shown privately in any channel); None: nowhere.
+        self.own_game: OwnGame | None = None
 
     def lock(self, game_id: int) -> asyncio.Lock:
         """One writer per game: held to read a game and commit to it, never for long."""
@@ -348,14 +358,26 @@ class LiveGames:
         if game_id is None:
             record = await self.repository.live_game_in_channel(channel.channel_id)
             if record is None:
-                raise ServiceError(
-                    t("No game is being played in this channel. Start one with /play.")
-                )
+                raise ServiceError(NO_GAME)
             game_id = record.id
         loaded = await self.locked_load(game_id)
         if not loaded.record.is_live:
-            raise ServiceError(t("No game is being played in this channel. Start one with /play."))
+            raise ServiceError(NO_GAME)
         return loaded
+
+    async def started_for(self, channel: Channel, user: User) -> Loaded:
+        """The channel's started game; in a channel with none, the game `user` plays
+        away from channels (their daily run, whose board they see in any channel) if
+        they have one."""
+        try:
+            return await self.started_in(channel)
+        except ServiceError as refused:
+            if refused.text is not NO_GAME or self.own_game is None:
+                raise
+            game_id = await self.own_game(user)
+            if game_id is None:
+                raise
+        return await self.locked_load(game_id)
 
     async def started_in(self, channel: Channel) -> Loaded:
         """The channel's game, which must have started (not a challenge)."""

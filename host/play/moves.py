@@ -15,7 +15,7 @@ from typing import Any
 from data.repository import DatabaseUnavailableError, GameRecord, StalePlyError, Timer
 from engine.core import GameState, MoveError
 from engine.text import t
-from host.model import ServiceError, User, offered_move
+from host.model import ServiceError, User, echoed, offered_move
 from host.play import seats
 from host.play.deadlines import next_deadline
 from host.play.live import LiveGames, Loaded
@@ -51,7 +51,7 @@ class Moves:
                 t(
                     "{move} was offered for an earlier turn: you have played since, or the "
                     "game moved on. Nothing was changed; see the latest board.",
-                    move=seats.echoed(text),
+                    move=echoed(text),
                 )
             )
         seat = self.acting_seat(loaded, user)

@@ -8,7 +8,8 @@ from dataclasses import replace
 from data.repository import GameRecord, SeatRecord
 from engine.core import MoveError
 from engine.text import Text, t, tn
-from host.model import User
+from host.model import ECHO_CHARS, User
+from host.model import echoed as echoed  # told here too, beside `echoing`
 from host.play.live import Loaded
 
 #: The computer's levels as players read them.
@@ -85,15 +86,6 @@ def move_error(exc: MoveError, sent: str = "") -> Text:
         "{reason}\nSee /moves for your legal moves, or use the buttons on the board.",
         reason=str(echoing(exc.text, sent)),
     )
-
-
-#: The most of a player's own text that a refusal repeats back to them.
-ECHO_CHARS = 40
-
-
-def echoed(text: str) -> str:
-    """`text` as a refusal repeats it: its first ECHO_CHARS characters and "…" if longer."""
-    return text if len(text) <= ECHO_CHARS else text[:ECHO_CHARS] + "…"
 
 
 def echoing(text: Text, sent: str) -> Text:

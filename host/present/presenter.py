@@ -23,7 +23,7 @@ from host.play.results import short_line
 from host.present import rounds
 from host.present.notices import Notices
 from host.present.painting import BoardImages, Painter
-from host.present.words import Happened, move_number
+from host.present.words import Happened, board_title
 from render.core import RenderContext
 
 #: Discord allows 25 options in a select menu and 25 buttons on a message.
@@ -138,7 +138,7 @@ class Presenter(Notices):
             image = images.board
             gallery = await self._gallery(earlier, images)
         return Reply(
-            title=str(t("{game} · move {n}", game=game.name, n=move_number(record))),
+            title=str(board_title(loaded)),
             text="\n".join(lines),
             image=image,
             gallery=gallery,

@@ -39,6 +39,16 @@ def move_number(record: GameRecord) -> int:
     return record.ply + (start or 0)
 
 
+def board_title(loaded: Loaded) -> Text:
+    """A board's title: the move the game is at ("Hokito · move 5"), or for a game told
+    a round at a time the round ("Everest · round 1"): its moves are plans made together
+    in secret, so counting them would number a first board by the computers' plans."""
+    number = loaded.state.round_number if loaded.game.told_in_rounds else None
+    if number:
+        return t("{game} · round {round}", game=loaded.game.name, round=number)
+    return t("{game} · move {n}", game=loaded.game.name, n=move_number(loaded.record))
+
+
 class Words:
     """Sentences about a game, from its record and state alone."""
 

@@ -353,12 +353,13 @@ def test_the_builder_preview_says_where_the_yeti_ends() -> None:
     state = position("a2,h5")
     one = state.move_options(0, ("4E",))
     assert str(one.preview) == (
-        "move 4 east: if nobody gets in the way, your yeti ends on c2, height 3."
+        "move 4 east: if nobody gets in the way, your yeti ends on c2, height 3 "
+        "(a step up costs 2)."
     )
     done = state.move_options(0, ("4E", "2N", "sW"))
     assert str(done.preview) == (
         "move 4 east, then move 2 north, then snowball west: if nobody gets in the way, "
-        "your yeti ends on c3, height 4."
+        "your yeti ends on c3, height 4 (a step up costs 2)."
     )
     assert state.move_options(0).preview is None
     off = state.move_options(0, ("AW", "2N", "sW"))
@@ -1171,7 +1172,10 @@ def test_plans_are_offered_best_climb_first_and_say_where_the_yeti_ends() -> Non
     assert first == ["4E 2N 3E", "4E 3N 2E"]
     assert str(plans[0]) == "0N AN 2N"  # the engine's own order starts with roars
     said = [str(state.move_description(0, plans[i])) for i in order[:2]]
-    assert said == ["ends on the peak, e3", "ends on the peak, d4"]
+    assert said == [
+        "ends on the peak, e3 (a step up costs 2)",
+        "ends on the peak, d4 (a step up costs 2)",
+    ]
     # The order is the computer player's: climbs valued as `_climbs` values them.
     values = dict((climb, value) for value, climb in _climbs(state.pos[0], ALL_COINS))
     ranked = []

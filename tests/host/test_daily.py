@@ -647,7 +647,7 @@ async def test_the_par_run_replays_the_stored_line(storage: Storage, clock: Cloc
         line = greedy_line(daily.seed_for(date.fromisoformat(DAY)), 6)
         assert par_run.title == f"Daily Hillbert {DAY}: par"
         assert par_run.text == (
-            f"The par run, a careful player's on this hill: {line.score} rows in 6 turns."
+            f"The par run, as a careful player plays this hill: {line.score} rows in 6 turns."
         )
         assert gif_frames(par_run) == 7  # the start and each turn
         assert await daily.daily.par_line(DAY) == line.moves

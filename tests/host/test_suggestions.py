@@ -86,8 +86,8 @@ async def test_everest_offers_the_best_climbs_first_and_filters_by_what_is_typed
     first = await service.suggest_moves(HERE, ALICE, "")
     # Alice's yeti stands on a2 (height 1); two plans climb to the peak this round.
     assert [s.label for s in first[:2]] == [
-        "4E 2N 3E: ends on the peak, e3",
-        "4E 3N 2E: ends on the peak, d4",
+        "4E 2N 3E: ends on the peak, e3 (a step up costs 2)",
+        "4E 3N 2E: ends on the peak, d4 (a step up costs 2)",
     ]
     moves = [described(s)[0] for s in first]
     assert len(moves) == MAX_CHOICES and moves != sorted(moves)
@@ -95,7 +95,7 @@ async def test_everest_offers_the_best_climbs_first_and_filters_by_what_is_typed
     assert len(typed) == MAX_CHOICES
     assert all(described(s)[0].startswith("5E ") for s in typed)
     # 5 east stops on d2 (height 3); 1 west to c2, then 2 north climbs to c3.
-    assert typed[0].label == "5E AW 2N: ends on c3, height 4"
+    assert typed[0].label == "5E AW 2N: ends on c3, height 4 (a step up costs 2)"
 
 
 async def test_each_pick_of_a_roll_off_names_the_outcome_it_leads_to(
