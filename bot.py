@@ -107,6 +107,22 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
         "have no games yet, then check that every table arrived whole; exit 1 if not",
     )
     parser.add_argument(
+        "--export-user",
+        metavar="USER_ID",
+        type=int,
+        default=None,
+        help="write everything stored about this user to a JSON file (--out, else "
+        "./hilltop-data-USER_ID.json), then exit; exit 2 if nothing is",
+    )
+    parser.add_argument(
+        "--forget-user",
+        metavar="USER_ID",
+        type=int,
+        default=None,
+        help="forget this user as /mydata forget does (a deleted account), then exit; "
+        "exit 2 if nothing is stored about them",
+    )
+    parser.add_argument(
         "--healthcheck",
         action="store_true",
         help="exit 0 if the bot is connected: its heartbeat file ($HILLTOP_HEARTBEAT) is "
@@ -541,6 +557,20 @@ def unusable_database_said(doing: str) -> Iterator[None]:
         raise SystemExit(f"{doing}: {exc}.") from None
 
 
+async def privacy_request(args: argparse.Namespace) -> int:
+    """--export-user or --forget-user: the operator's /mydata; the exit code."""
+    from data.storage import open_storage
+    from host.privacy.operator import export_user, forget_user
+
+    storage = await open_storage(args.db)
+    try:
+        if args.export_user is not None:
+            return await export_user(storage, args.export_user, args.out)
+        return await forget_user(storage, args.forget_user)
+    finally:
+        await storage.close()
+
+
 def main(argv: Sequence[str] | None = None) -> None:
     args = parse_args(argv)
     if args.healthcheck:
@@ -552,6 +582,10 @@ def main(argv: Sequence[str] | None = None) -> None:
             raise SystemExit(f"--copy-to copies an SQLite file: there is none at {source}")
         with unusable_database_said("Nothing was copied"):
             raise SystemExit(asyncio.run(copy_to_postgresql(source, args.copy_to)))
+    if args.export_user is not None or args.forget_user is not None:
+        setup_logging(args.log_level, True)
+        with unusable_database_said("Nothing was changed"):
+            raise SystemExit(asyncio.run(privacy_request(args)))
     if args.recompute_ratings:
         setup_logging(args.log_level, True)
         with unusable_database_said("The ratings were not recomputed"):

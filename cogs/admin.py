@@ -148,6 +148,17 @@ class AdminCog(commands.GroupCog, group_name="admin"):
             public=False,
         )
 
+    @app_commands.command(name="forget-server")
+    async def forget_server(self, interaction: discord.Interaction[Any]) -> None:
+        """Delete everything this server has stored, after a confirmation naming what goes."""
+        await respond(
+            interaction,
+            lambda: self.bot.house.servers.forget_server(
+                channel_of(interaction), user_of(interaction)
+            ),
+            public=False,
+        )
+
 
 async def setup(bot: HilltopBot) -> None:
     await bot.add_cog(AdminCog(bot))

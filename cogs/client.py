@@ -376,6 +376,36 @@ class HilltopBot(commands.AutoShardedBot):
             len(self.guilds),
         )
 
+    async def on_shard_ready(self, shard_id: int) -> None:
+        """A shard is connected anew (at the start, or after Discord ended its session)
+        and has every server of its own, those only unavailable for now among them: they
+        are compared with the servers stored as that shard's, and one the bot was removed
+        from while it was away stops, as on a removal seen live."""
+        if self._house is None:
+            return
+        shard = Shards((shard_id,), self.shard_count or 1)
+        here = [guild.id for guild in self.guilds if shard.owns(guild.id)]
+        try:
+            removed = await self.house.servers.connected(here, shard)
+        except Exception:
+            if not self.is_closed():  # closing: the database may be gone already
+                log.exception("the servers the bot is in could not be noted")
+            return
+        if removed:
+            log.info("removed from %d servers while away", len(removed))
+
+    async def on_guild_remove(self, guild: discord.Guild) -> None:
+        """The bot was removed from a server (kicked, banned, or the server deleted): it
+        stops now, and its data goes later unless the bot is invited back. A server only
+        unavailable (an outage: `on_guild_unavailable`) changes nothing."""
+        if self._house is not None:
+            await self.house.servers.left(guild.id)
+
+    async def on_guild_join(self, guild: discord.Guild) -> None:
+        """The bot was invited to a server: a deletion pending for it is called off."""
+        if self._house is not None:
+            await self.house.servers.joined(guild.id)
+
     async def on_tree_error(
         self, interaction: discord.Interaction[Any], error: app_commands.AppCommandError
     ) -> None:

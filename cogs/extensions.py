@@ -7,6 +7,7 @@ EXTENSIONS = (
     "cogs.admin",
     "cogs.events",
     "cogs.away",
+    "cogs.mydata",
     "cogs.timers",
     "cogs.telling",
 )

@@ -250,6 +250,7 @@ class Console:
             ),
             "admin end": lambda: svc.admin_end(channel, user),
             "admin settings": lambda: svc.server_settings(channel, user, server_change(o)),
+            "admin forget-server": lambda: self.house.servers.forget_server(channel, user),
             "daily": lambda: self.daily.play(channel, user, o.get("move") or None),
             "leaderboard": lambda: self.daily.leaderboard(
                 channel, user, o.get("period") or "today", o.get("scope") or "server"
@@ -296,6 +297,8 @@ class Console:
                 channel, user, number(o, "days"), o.get("until") or None
             ),
             "back": lambda: self.house.away.back(channel, user),
+            "mydata export": lambda: self.house.privacy.mydata_export(channel, user),
+            "mydata forget": lambda: self.house.privacy.mydata_forget(channel, user),
             "press": lambda: self.press(cmd, channel, user),
             "help": lambda: _ready(
                 [*svc.help(), Reply(title=str(t("Commands")), text=help_text(self.names))]

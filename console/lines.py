@@ -95,6 +95,7 @@ COMMANDS: dict[str, tuple[str, ...]] = {
         "away_monthly",
         "away_max",
     ),
+    "admin forget-server": (),
     "daily": ("move",),
     "leaderboard": ("period", "scope"),
     "stats": ("user",),
@@ -113,6 +114,8 @@ COMMANDS: dict[str, tuple[str, ...]] = {
     "tournament export": ("file", "id"),
     "away": ("days", "until"),
     "back": (),
+    "mydata export": (),
+    "mydata forget": (),
     "press": ("button",),
     "help": (),
 }
@@ -141,7 +144,7 @@ NUMBER_RANGES: dict[str, tuple[int, int]] = {
     "hour": (0, 23),
 }
 #: Commands of two words: a group and one of its commands.
-GROUPS = ("admin", "games", "tournament")
+GROUPS = ("admin", "games", "tournament", "mydata")
 
 #: ASCII digits only: int() would also take other scripts' digits, `_` and spaces.
 WHOLE_NUMBER = re.compile(r"-?[0-9]+")

@@ -57,6 +57,8 @@ TABLES = (
     "event_seats",
     "digests",
     "away",
+    "guilds",
+    "forgetting",
 )
 #: Rows read, sent and compared at a time: what the copy and the comparison hold in memory.
 BATCH_ROWS = 5000

@@ -19,6 +19,7 @@ from data.digests import Digests
 from data.events import EventRepository
 from data.migrations import Backend
 from data.postgresql.db import PgDatabase, is_postgres_url
+from data.privacy import PrivacyRepository
 from data.ratings import RatingRepository
 from data.repository import (
     ChangeFeed,
@@ -28,6 +29,7 @@ from data.repository import (
     Shards,
     ShardsLost,
 )
+from data.servers import ServerRepository
 from data.web import WebSessionRepository
 from data.web_sessions import WebSessions
 
@@ -54,6 +56,10 @@ class Storage:
     #: Away time: balances, absences, and the clocks stopped for them.
     away: AwayRepository
     console: ConsoleRepository
+    #: The servers the bot is in or left, and deleting everything of one.
+    servers: ServerRepository
+    #: What is stored about a person: its copy, and forgetting it.
+    privacy: PrivacyRepository
     #: The sign-in sessions of the web pages.
     web: WebSessionRepository
     #: Committed changes to games, from every process on the database.
@@ -103,7 +109,9 @@ async def open_storage(target: str | Path | None = None) -> Storage:
         from data.postgresql.events import PgEventRepository
         from data.postgresql.feed import PgChangeFeed
         from data.postgresql.games import PgGameRepository
+        from data.postgresql.privacy import PgPrivacyRepository
         from data.postgresql.ratings import PgRatingRepository
+        from data.postgresql.servers import PgServerRepository
 
         pg = await PgDatabase.open(where)
         return Storage(
@@ -116,6 +124,8 @@ async def open_storage(target: str | Path | None = None) -> Storage:
             digests=Digests(pg),
             away=PgAwayRepository(pg),
             console=PgConsoleRepository(pg),
+            servers=PgServerRepository(pg),
+            privacy=PgPrivacyRepository(pg),
             web=WebSessions(pg),
             changes=PgChangeFeed(where),
             database=pg,
@@ -126,7 +136,9 @@ async def open_storage(target: str | Path | None = None) -> Storage:
     from data.sqlite.db import Database
     from data.sqlite.events import SqliteEventRepository
     from data.sqlite.games import SqliteGameRepository
+    from data.sqlite.privacy import SqlitePrivacyRepository
     from data.sqlite.ratings import SqliteRatingRepository
+    from data.sqlite.servers import SqliteServerRepository
 
     db = await Database.open(where)
     return Storage(
@@ -139,6 +151,8 @@ async def open_storage(target: str | Path | None = None) -> Storage:
         digests=Digests(db),
         away=SqliteAwayRepository(db),
         console=SqliteConsoleRepository(db),
+        servers=SqliteServerRepository(db),
+        privacy=SqlitePrivacyRepository(db),
         web=WebSessions(db),
         changes=db.changes,
         database=db,

@@ -32,7 +32,9 @@ from host.payloads import Action
 from host.play.ai_turns import ComputerPlayers
 from host.present.painting import Painter
 from host.present.presenter import no_link
+from host.privacy.service import Privacy
 from host.ratings.pages import RatingPages
+from host.servers import Servers
 from host.service import GameService
 
 
@@ -97,6 +99,10 @@ class House:
     events: Events
     #: Away time.
     away: AwayTime
+    #: Servers the bot is removed from, and deleting everything of one.
+    servers: Servers
+    #: `/mydata`: a person's copy of their data, and forgetting them.
+    privacy: Privacy
 
     def close(self) -> None:
         """Stop the house's workers (computers, painter, par search)."""
@@ -153,6 +159,12 @@ def build_house(storage: Storage, settings: HouseSettings, front: FrontEnd) -> H
             storage.digests, service.live, service.settings, service.presenter, service.links
         )
         tick_hooks.append(digests.tick)
+    servers = Servers(
+        storage.servers, service.commits, storage.events, service.settings, settings.clock
+    )
+    # Servers the bot left long enough ago lose their data; an admin's deletion goes on.
+    tick_hooks.append(servers.tick)
+    buttons[Action.FORGET_SERVER] = servers.pressed_forget
     buttons[Action.EVENT_JOIN] = events.pressed_join
     buttons[Action.EVENT_STANDINGS] = events.pressed_standings
     assert service.ratings is not None  # the house keeps ratings
@@ -160,9 +172,36 @@ def build_house(storage: Storage, settings: HouseSettings, front: FrontEnd) -> H
         service.ratings, storage.daily, entered(storage.events), service.live.repository
     )
     pages = WebPages(
-        service, daily, ratings, storage.changes, storage.web, storage.events, front.open_pages
+        service,
+        daily,
+        ratings,
+        storage.changes,
+        storage.web,
+        storage.events,
+        front.open_pages,
+        gone=servers.is_gone,
     )
-    return House(service, daily, ratings, ConsoleMemory(storage.console), pages, events, away)
+    privacy = Privacy(
+        storage.privacy,
+        storage.games,
+        service.announcer.change,
+        settings.clock,
+        drop=service.live.forget,
+    )
+    # Forgettings a stopped process left midway are finished.
+    tick_hooks.append(privacy.tick)
+    buttons[Action.FORGET_ME] = privacy.pressed_forget
+    return House(
+        service,
+        daily,
+        ratings,
+        ConsoleMemory(storage.console),
+        pages,
+        events,
+        away,
+        servers=servers,
+        privacy=privacy,
+    )
 
 
 async def _own_channel(parent: Channel, name: str) -> Channel:

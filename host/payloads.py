@@ -76,6 +76,11 @@ class Action(StrEnum):
     EVENT_JOIN = "join"
     #: A page of a tournament's standings (game: the event's id; ply: the page).
     EVENT_STANDINGS = "table"
+    #: Delete everything of a server, confirmed by an admin (game: the server's id; ply:
+    #: the minute the confirmation was shown in).
+    FORGET_SERVER = "forget!"
+    #: Forget everything stored about the person pressing, confirmed (game: their id).
+    FORGET_ME = "forget-me!"
 
 
 #: A payload on the wire; the named groups are the fields of `Payload`. Only the known

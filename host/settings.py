@@ -347,6 +347,10 @@ class SettingsStore:
         keep_bounded(self._servers, guild_id, (self.clock() + self.TTL, settings))
         return settings
 
+    def forget_server(self, guild_id: int) -> None:
+        """Drop the server's settings from memory (it was removed, or its data deleted)."""
+        self._servers.pop(guild_id, None)
+
     async def save_server(self, guild_id: int, settings: ServerSettings) -> None:
         """Store what `settings` changed of the settings it was made from, key by key."""
         changes = changed_keys(ServerSettings.from_stored(settings.stored), settings)

@@ -45,6 +45,7 @@ from host.daily.runs import open_game, own_games
 from host.model import SCOPES, Channel, Reply, ServiceError, Suggestion, User, offered_move
 from host.play.live import Loaded
 from host.play.seats import echoed, echoing
+from host.privacy.names import shown_name
 from host.service import GameService
 
 log = logging.getLogger(__name__)
@@ -185,7 +186,7 @@ class DailyService:
                 title=str(title),
                 text="\n".join(lines),
                 footer=str(t("Ranking {where}.", where=where)),
-                names=tuple(row.name for row in (*rows, *([mine] if mine else []))),
+                names=tuple(shown_name(row.name) for row in (*rows, *([mine] if mine else []))),
             )
         ]
 
@@ -476,7 +477,7 @@ class DailyService:
         )
 
     def _row_text(self, row: BoardRow, period: str, me: bool) -> str:
-        name = f"**{row.name}**" if me else row.name
+        name = f"**{shown_name(row.name)}**" if me else shown_name(row.name)
         if period == "today":
             return str(
                 t(

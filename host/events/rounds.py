@@ -24,6 +24,7 @@ from host.events.standings import (
 )
 from host.events.tables import swiss_tables
 from host.play.live import Loaded
+from host.privacy.names import shown_name
 
 #: Rounds a Swiss may be given at most.
 MAX_ROUNDS = 20
@@ -32,7 +33,10 @@ MAX_ENTRANTS = 1000
 
 
 def entrants_of(whole: WholeEvent) -> list[Entrant]:
-    return [Entrant(e.user.id, e.user.name, e.entry, e.state == "in") for e in whole.entrants]
+    return [
+        Entrant(e.user.id, shown_name(e.user.name), e.entry, e.state == "in")
+        for e in whole.entrants
+    ]
 
 
 def results_of(whole: WholeEvent) -> tuple[list[TableResult], list[Bye]]:
@@ -64,7 +68,7 @@ def table_standings(whole: WholeEvent) -> list[Row]:
 
 def cup_table(whole: WholeEvent) -> list[CupRow]:
     """A cup's standings: every entrant's run by its score, turns and finish."""
-    names = {e.user.id: e.user.name for e in whole.entrants}
+    names = {e.user.id: shown_name(e.user.name) for e in whole.entrants}
     runs = []
     seen: set[int] = set()
     for table in whole.tables:
@@ -75,7 +79,7 @@ def cup_table(whole: WholeEvent) -> list[CupRow]:
             CupRun(seat.user_id, names.get(seat.user_id, "?"), seat.score, seat.turns, finished)
         )
     runs += [
-        CupRun(e.user.id, e.user.name, None, None, None)
+        CupRun(e.user.id, shown_name(e.user.name), None, None, None)
         for e in whole.entrants
         if e.user.id not in seen
     ]

@@ -22,6 +22,7 @@ from host.i18n import number
 from host.model import Choice, Reply, User
 from host.payloads import Action, Payload
 from host.play.live import game_of
+from host.privacy.names import shown_name
 
 #: Standings rows on one page of a post.
 ROWS = 20
@@ -119,7 +120,7 @@ def standings_button(event: EventRecord, page: int = 0, label: str | None = None
 def announcement(whole: WholeEvent, *, edit: bool = False, note: Text | None = None) -> Reply:
     """The event as it fills: how it is played, who is in, and how to join."""
     event = whole.event
-    entered = [e.user.name for e in whole.entrants]
+    entered = [shown_name(e.user.name) for e in whole.entrants]
     lines = [_what(event, len(entered))]
     if note is not None:
         lines.insert(0, str(note))
@@ -255,7 +256,7 @@ def _name(whole: WholeEvent, user_id: int, people: dict[int, User]) -> str:
     person = people.get(user_id)
     if person is not None:
         return person.name
-    return next((e.user.name for e in whole.entrants if e.user.id == user_id), "?")
+    return next((shown_name(e.user.name) for e in whole.entrants if e.user.id == user_id), "?")
 
 
 def people_of(whole: WholeEvent) -> dict[int, User]:

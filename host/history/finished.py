@@ -25,6 +25,7 @@ from host.present.lists import paged_from
 from host.present.painting import NORMAL, SPEEDS, Painter, Speed
 from host.present.presenter import Presenter
 from host.present.words import move_number
+from host.privacy.names import shown_name
 from render.core import RenderContext
 
 #: Games on one page of `/history`.
@@ -262,7 +263,7 @@ class History:
                         "{players}: {n} move, each drawn.",
                         "{players}: {n} moves, each drawn.",
                         n=moves,
-                        players=" vs ".join(s.user.name for s in record.seats),
+                        players=" vs ".join(shown_name(s.user.name) for s in record.seats),
                     )
                 ),
                 image=gif,

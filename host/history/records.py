@@ -34,6 +34,7 @@ from engine.text import Text, t
 from host import catalog
 from host.model import ServiceError
 from host.play.live import UNDO, replay, start_state
+from host.privacy.names import shown_name
 from host.setup import GameSetup
 
 _HEADER = re.compile(r'^\[(?P<key>[A-Za-z0-9]+) "(?P<value>[^"\n]*)"\]$')
@@ -86,7 +87,7 @@ def write_record(
         ("Variant", record.variant or "-"),
         ("Start", record.start_position or "-"),
         ("Level", str(options.get("level", "-"))),
-        *((f"Seat{s.seat + 1}", s.user.name.replace('"', "'")) for s in record.seats),
+        *((f"Seat{s.seat + 1}", shown_name(s.user.name).replace('"', "'")) for s in record.seats),
         ("Result", ending[0] if ending else "*"),
     ]
     if ending:

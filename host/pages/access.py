@@ -4,12 +4,17 @@ and only as everyone in that server may see it."""
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable
+
 from data.repository import GameRecord
 from engine.text import t
 from host.model import Channel
 from host.pages.views import MEMBERS, PageNotFoundError, ServerInfo, SignInNeededError, Visitor
 from host.play.live import LiveGames, Loaded
 from host.settings import SettingsStore
+
+#: Whether the bot was removed from a server: its pages are gone with it.
+Gone = Callable[[int], Awaitable[bool]]
 
 
 def not_found() -> PageNotFoundError:
@@ -22,8 +27,12 @@ class Access:
         live: LiveGames,
         settings: SettingsStore,
         always_open: dict[int, str] | None = None,
+        *,
+        gone: Gone | None = None,
     ) -> None:
         self.live = live
+        #: Whether the bot was removed from a server (None: no server is ever gone).
+        self.gone = gone
         self.settings = settings
         #: Servers whose pages are open to anyone whatever their settings say, by name
         #: (the console's own games, for whoever runs it).
@@ -34,6 +43,8 @@ class Access:
         or members only and `visitor` is not one; SignInNeededError: not signed in)."""
         if guild_id in self.always_open:
             return ServerInfo(guild_id, self.always_open[guild_id], "public")
+        if self.gone is not None and await self.gone(guild_id):
+            raise not_found()
         settings = await self.settings.server(guild_id)
         if settings.web == "off":
             raise not_found()

@@ -14,7 +14,7 @@ from data.web import WebSessionRepository
 from engine.text import current_language
 from host import catalog
 from host.daily.service import DailyService
-from host.pages.access import Access
+from host.pages.access import Access, Gone
 from host.pages.games import GamePages
 from host.pages.local import LocalPlayers
 from host.pages.play import PlayPages
@@ -50,12 +50,14 @@ class WebPages:
         sessions: WebSessionRepository,
         events: EventRepository,
         always_open: dict[int, str] | None = None,
+        *,
+        gone: Gone | None = None,
     ) -> None:
         """Pages over the service's games and tournaments (`events`); `changes` announces
         each committed change of a game, to every process on the database; `always_open`
         names the servers whose pages anyone may see, whatever their settings (the
         console's own)."""
-        self.access = Access(service.live, service.settings, always_open)
+        self.access = Access(service.live, service.settings, always_open, gone=gone)
         self.games = GamePages(self.access, service.presenter, service.ratings, service.boards.away)
         self.tables = Tables(self.access, daily, ratings)
         #: Playing on the pages: the move builder, and moves made there.

@@ -15,6 +15,7 @@ from host.pages.access import Access, not_found, where
 from host.pages.games import history_row, visitor_user
 from host.pages.views import Card, DailyDay, HistoryView, ServerInfo, Visitor
 from host.play.live import game_of
+from host.privacy.names import shown_name
 from host.ratings.pages import RatingPages
 
 #: Nobody in particular: a reader who has not signed in has no row of their own.
@@ -96,7 +97,7 @@ class Tables:
         # A player whose newest game they resigned no longer holds its seat: their name
         # is read from the players' table.
         name = (
-            seat.user.name
+            shown_name(seat.user.name)
             if seat
             else (await self.ratings.repository.names([user_id])).get(user_id)
         )

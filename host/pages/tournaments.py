@@ -27,6 +27,7 @@ from host.pages.views import (
     Visitor,
 )
 from host.play.live import game_of
+from host.privacy.names import shown_name
 
 #: Games whose tournament (or whose having none) is remembered, so that a change of one is
 #: told as its tournament's without a read.
@@ -61,11 +62,11 @@ class TournamentPages:
         cross: list[list[str]] = []
         if event.format in ROUND_ROBINS and len(rows) > 1:
             cross = crosstable(rounds.entrants_of(whole), *rounds.results_of(whole))
-        names = {e.user.id: e.user.name for e in whole.entrants}
+        names = {e.user.id: shown_name(e.user.name) for e in whole.entrants}
         return TournamentView(
             server=server,
             line=_line(event),
-            entrants=tuple(e.user.name for e in whole.entrants),
+            entrants=tuple(shown_name(e.user.name) for e in whole.entrants),
             standings=tuple(_standing(r) for r in rows),
             cup=tuple(_cup_line(r) for r in rounds.cup_table(whole)) if cup else (),
             crosstable=tuple(tuple(row) for row in cross),

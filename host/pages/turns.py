@@ -25,6 +25,7 @@ from host.pages.views import (
 from host.play.live import game_of
 from host.present.waiting import Turn, acting_ids, deadline_words, soonest_first, turn_of
 from host.present.words import move_number
+from host.privacy.names import shown_name
 
 #: The most live games of a player read for their page: a bounded page of their seats.
 MOST_GAMES = 100
@@ -123,7 +124,9 @@ def _line(
     server = servers[record.guild_id or 0]
     assert server is not None
     game = game_of(record.game)
-    others = list(dict.fromkeys(s.user.name for s in record.seats if s.user.id != user_id))
+    others = list(
+        dict.fromkeys(shown_name(s.user.name) for s in record.seats if s.user.id != user_id)
+    )
     opponents = format_list(others, locale=current_language().replace("-", "_")) if others else ""
     when = int(turn.since)
     if record.status == "challenge":
@@ -149,5 +152,5 @@ def _line(
                 n=move_number(record),
             )
         ),
-        names=tuple(s.user.name for s in record.seats),
+        names=tuple(shown_name(s.user.name) for s in record.seats),
     )

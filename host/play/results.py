@@ -21,6 +21,7 @@ from engine.core import Game, Outcome
 from engine.text import Text, joined, t, tn
 from host.model import User
 from host.play.live import Loaded
+from host.privacy.names import shown_name
 
 #: A line's parts are joined with this (punctuation, not a word to translate).
 PARTS = " · "
@@ -84,14 +85,14 @@ def list_names(game: Game[Any], record: GameRecord) -> list[str]:
         if seat.left is not None:
             # A person who resigned from it: the game is theirs in the list, not the
             # computer's that took the seat over.
-            names.append(seat.left.name)
+            names.append(shown_name(seat.left.name))
         elif resigner is not None and result is not None and seat.seat in result.by:
-            names.append(resigner.name)
+            names.append(shown_name(resigner.name))
         elif seat.user.is_bot and not game.solo and seat.seat < len(game.seat_names):
             role = Text(game.seat_names[seat.seat])
             names.append(str(t("{name} ({role})", name=seat.user.name, role=role)))
         else:
-            names.append(seat.user.name)
+            names.append(shown_name(seat.user.name))
     return names
 
 

@@ -11,6 +11,7 @@ from engine.text import Text, t, tn
 from host.model import ECHO_CHARS, User
 from host.model import echoed as echoed  # told here too, beside `echoing`
 from host.play.live import Loaded
+from host.privacy.names import shown_name
 
 #: The computer's levels as players read them.
 LEVEL_WORDS = {"easy": t("easy"), "normal": t("normal"), "hard": t("hard")}
@@ -25,9 +26,9 @@ def names(loaded: Loaded) -> list[str]:
     later = [s for s in loaded.options.taken_over if seats[s].user.is_bot]
     computers = [s.seat for s in seats if s.user.is_bot and s.seat not in later] + later
     if len(computers) < 2:
-        return [s.user.name for s in seats]
+        return [shown_name(s.user.name) for s in seats]
     return [
-        f"{s.user.name} {computers.index(s.seat) + 1}" if s.user.is_bot else s.user.name
+        f"{s.user.name} {computers.index(s.seat) + 1}" if s.user.is_bot else shown_name(s.user.name)
         for s in seats
     ]
 

@@ -13,6 +13,7 @@ from host.model import Choice, Reply, User
 from host.payloads import Action, Payload
 from host.play.live import Loaded, user_of
 from host.present.words import Words, move_number
+from host.privacy.names import shown_name
 
 
 class Notices(Words):
@@ -59,7 +60,9 @@ class Notices(Words):
     def challenged(self, loaded: Loaded) -> Reply:
         """A direct message: a challenge waits for your answer, and where."""
         record = loaded.record
-        challenger = next(s.user.name for s in record.seats if s.user.id == record.created_by)
+        challenger = next(
+            shown_name(s.user.name) for s in record.seats if s.user.id == record.created_by
+        )
         line = t(
             "{name} challenges you to {game} in <#{channel}>: accept or decline there.",
             name=challenger,

@@ -15,6 +15,7 @@ from host.model import User
 from host.play import seats
 from host.play.live import Loaded, user_of
 from host.play.results import how_it_ended
+from host.privacy.names import shown_name
 from host.setup import GameOptions
 
 
@@ -104,13 +105,13 @@ class Words:
                         "Time to move runs out <t:{when}:R>; after that, {others} may claim "
                         "the win.",
                         when=when,
-                        others=", ".join(s.user.name for s in others),
+                        others=", ".join(shown_name(s.user.name) for s in others),
                     )
                 )
             ]
         if record.expired_at is not None:
             late = ", ".join(self.seat_label(loaded, s) for s in humans)
-            claiming = ", ".join(s.user.name for s in self.claimants(loaded))
+            claiming = ", ".join(shown_name(s.user.name) for s in self.claimants(loaded))
             if not claiming:
                 return [str(t("{late} ran out of time; the game waits.", late=late))]
             return [

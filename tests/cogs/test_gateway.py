@@ -57,6 +57,7 @@ COMMANDS = {
     "tournament",
     "away",
     "back",
+    "mydata",
 }
 
 
@@ -149,6 +150,7 @@ async def test_login_syncs_every_command_to_the_dev_guild_once(
     admin = next(c for c in sync.body if c["name"] == "admin")
     assert sorted(o["name"] for o in admin["options"] if o["type"] == 1) == [
         "end",
+        "forget-server",
         "settings",
         "start",
     ]

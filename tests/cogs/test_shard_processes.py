@@ -96,7 +96,8 @@ async def test_each_process_answers_its_own_servers_and_both_see_everything(
         text = table.message.text
         assert "alice" in text and "bob" in text
         profile = await fake.slash(alice, "profile", channel_id=channel)
-        [hokito, _daily] = profile.message.embeds[0]["fields"]
+        [hokito, here, _daily] = profile.message.embeds[0]["fields"]
         # This server's one game, and the global rating from both servers' (two wins).
+        assert here["name"] == "Games here" and "1 game: 1 win" in here["value"]
         assert "1 game: 1 win" in hokito["value"]
         assert "global 1779?" in hokito["value"], hokito["value"]

@@ -50,6 +50,8 @@ GROWING = {
     "event_seats",
     "digests",
     "away",
+    "guilds",
+    "forgetting",
 }
 #: Partial indexes that hold only work still to do (games to rate, deadlines and
 #: reminders due, challenges unanswered, daily runs still open or untold, tournaments
@@ -65,6 +67,7 @@ QUEUES = {
     "events_running",
     "event_tables_undecided",
     "away_ending",
+    "guilds_to_forget",
 }
 #: Statements that read nothing (or only what they write by key).
 _NOT_READS = re.compile(
@@ -168,6 +171,23 @@ async def test_no_command_reads_a_growing_table_whole(console: Console, storage:
             bot.close()
     output = console.stream.getvalue() if isinstance(console.stream, io.StringIO) else ""
     assert "Traceback" not in output and "! " not in output, output
+    reads = _reads(sent)
+    assert len(reads) > 40, "the commands sent too few statements to judge"
+    offenders = await _whole_reads(storage, reads)
+    assert not offenders, "\n\n".join(f"{sql}\n  -> {scans}" for sql, scans in offenders.items())
+
+
+async def test_mydata_reads_a_person_by_their_indexes(console: Console, storage: Storage) -> None:
+    """The copy and the forgetting find a person's rows in each table's index; the games
+    they are named in without a seat are read a bounded page at a time."""
+    for line in SEASON:
+        await console.run_line(line)
+    await console.service.settle_ratings()
+    with recording() as sent:
+        for line in ("alice /mydata export", "alice /mydata forget", "alice /press Forget me"):
+            await console.run_line(line)
+    output = console.stream.getvalue() if isinstance(console.stream, io.StringIO) else ""
+    assert "Everything stored about you is forgotten" in output, output
     reads = _reads(sent)
     assert len(reads) > 40, "the commands sent too few statements to judge"
     offenders = await _whole_reads(storage, reads)
