@@ -8,6 +8,7 @@ EXTENSIONS = (
     "cogs.events",
     "cogs.away",
     "cogs.mydata",
+    "cogs.privacy",
     "cogs.timers",
     "cogs.telling",
 )

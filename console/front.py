@@ -61,6 +61,7 @@ from host.face import (
     User,
     Where,
     command_names,
+    privacy,
     speaking,
     t,
     unreachable_database,
@@ -299,6 +300,7 @@ class Console:
             "back": lambda: self.house.away.back(channel, user),
             "mydata export": lambda: self.house.privacy.mydata_export(channel, user),
             "mydata forget": lambda: self.house.privacy.mydata_forget(channel, user),
+            "privacy": lambda: privacy(channel, user),
             "press": lambda: self.press(cmd, channel, user),
             "help": lambda: _ready(
                 [*svc.help(), Reply(title=str(t("Commands")), text=help_text(self.names))]

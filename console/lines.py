@@ -116,6 +116,7 @@ COMMANDS: dict[str, tuple[str, ...]] = {
     "back": (),
     "mydata export": (),
     "mydata forget": (),
+    "privacy": (),
     "press": ("button",),
     "help": (),
 }

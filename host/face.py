@@ -57,6 +57,7 @@ from host.pages.views import (
 from host.payloads import PATTERN, Payload
 from host.play.live import game_of
 from host.present.painting import SPEEDS
+from host.privacy.words import privacy, privacy_notice
 from host.ratings.pages import RatingPages
 from host.service import BOT_NAME, GameService
 from host.settings import WEB_ACCESS, ServerChange
@@ -137,6 +138,8 @@ __all__ = [
     "languages",
     "local_user",
     "locale_dir",
+    "privacy",
+    "privacy_notice",
     "seed_from_text",
     "speaking",
     "t",

@@ -29,6 +29,7 @@ from host.face import (
     WebPages,
     current_language,
     languages,
+    privacy_notice,
     speaking,
     t,
     tn,
@@ -184,6 +185,9 @@ class Site:
         if self.config.console:
             raise web.HTTPFound("/s/1")
         return self.render(request, visitor, "index.html", games=self.pages.game_names())
+
+    async def privacy(self, request: web.Request, visitor: Visitor) -> web.StreamResponse:
+        return self.render(request, visitor, "privacy.html", notice=privacy_notice())
 
     async def server(self, request: web.Request, visitor: Visitor) -> web.StreamResponse:
         view = await self.pages.server(page_id(request, "server"), visitor)
@@ -575,6 +579,7 @@ def _routes(site: Site, root: str) -> list[web.AbstractRouteDef]:
     page = site.page
     paths: list[tuple[str, str, Handler]] = [
         ("GET", "/", page(site.index)),
+        ("GET", "/privacy", page(site.privacy)),
         ("GET", "/s/{server}", page(site.server)),
         ("GET", "/s/{server}/history", page(site.history)),
         ("GET", "/s/{server}/leaderboard", page(site.leaderboard)),

@@ -58,6 +58,7 @@ COMMANDS = {
     "away",
     "back",
     "mydata",
+    "privacy",
 }
 
 

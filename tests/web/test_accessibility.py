@@ -79,6 +79,7 @@ async def a_busy_server(house: House) -> dict[str, str]:
         "profile": f"/s/{HILL}/u/{ALICE.id}",
         "daily": f"/s/{HILL}/daily",
         "tournament": f"/s/{HILL}/t/{event_id}",
+        "privacy": "/privacy",
         "not-found": f"/s/{UNKNOWN}",
         "signed-in-needed": "/me",
         # Signed in as alice from here on: her own page, and her move on the game's.
