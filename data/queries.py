@@ -228,6 +228,12 @@ INSERT_MEETINGS = (
     "INSERT INTO head_to_head (scope, user_id, other_id, game, wins, draws, losses,"
     " last_game_id, last_finished_at, last_outcome) VALUES ({})"
 )
+#: A recomputation keeps no rating of a former player (someone forgotten, whose seats
+#: still count for the others): their own rows go, in the same transaction.
+FORMER_RATINGS = tuple(
+    f"DELETE FROM {table} WHERE user_id IN (SELECT id FROM users WHERE former = 1)"
+    for table in ("ratings", "rating_changes", "head_to_head")
+)
 #: Adding one game to a pair's meetings, with placeholders for the ten columns
 #: (`meetings_of`).
 MEET = (

@@ -103,6 +103,15 @@ class ChangeFeed(Protocol):
         function that unsubscribes (calling it again does nothing)."""
         ...
 
+    def when_forgotten(self, hook: Callable[[int | None], None]) -> None:
+        """Call `hook(game_id)` for each game whose people a forgetting renamed, in any
+        process, while the feed listens: a process drops its copies of the game (and the
+        names in them), as none of its ordinary changes tells it. `hook(None)` when
+        such news may have been missed (the feed listens again): every game may have
+        been renamed. A feed of one process's own writes (SQLite) never calls it: the
+        forgetting process drops its own copies."""
+        ...
+
     async def close(self) -> None:
         """Stop listening: no listener is called again."""
         ...

@@ -181,13 +181,27 @@ def build_house(storage: Storage, settings: HouseSettings, front: FrontEnd) -> H
         front.open_pages,
         gone=servers.is_gone,
     )
+
+    def dropped(game_id: int | None) -> None:
+        """A forgetting renamed the game's people (None: any game's, news of it may have
+        been missed): what this process keeps of it (and the daily runs its pages keep)
+        is read again, with a former player."""
+        if game_id is None:
+            service.live.forget_every()
+        else:
+            service.live.forget(game_id)
+        pages.tables.drop_runs()
+
     privacy = Privacy(
         storage.privacy,
         storage.games,
         service.announcer.change,
         settings.clock,
-        drop=service.live.forget,
+        drop=dropped,
+        settle=service.settle_ratings,
     )
+    # Another process's forgetting drops the same here.
+    storage.changes.when_forgotten(dropped)
     # Forgettings a stopped process left midway are finished.
     tick_hooks.append(privacy.tick)
     buttons[Action.FORGET_ME] = privacy.pressed_forget

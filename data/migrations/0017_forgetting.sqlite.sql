@@ -37,3 +37,6 @@ CREATE INDEX head_to_head_by_other ON head_to_head (other_id);
 CREATE INDEX events_by_creator ON events (created_by);
 CREATE INDEX web_sessions_by_user ON web_sessions (user_id);
 CREATE INDEX console_buttons_by_owner ON console_buttons (owner);
+-- The console's buttons are read in the order they were shown, a page at a time, for
+-- those that hold a person forgotten.
+CREATE INDEX console_buttons_by_shown ON console_buttons (shown);

@@ -6,6 +6,10 @@ own, outside the pool, opened on the first subscription (a process that never
 subscribes opens none). When that connection is lost (the server restarted, the network
 failed), the feed connects again, waiting a little longer after each failure, and tells
 every listener that changes may have been missed.
+
+A forgetting (`data.privacy`) also announces, on the same channel, each game whose people
+it renamed (`FORGOTTEN`): its listeners hear the game changed, and the hooks of
+`when_forgotten` drop what their process keeps of it.
 """
 
 from __future__ import annotations
@@ -25,6 +29,9 @@ log = logging.getLogger(__name__)
 
 #: The channel the triggers announce on.
 CHANNEL = "hilltop_games"
+#: The start of a notice on the channel that a forgetting renamed a game's people (the
+#: game's id follows), told to the hooks of `when_forgotten`.
+FORGOTTEN = "forgotten "
 #: The application name of the listening connection (in pg_stat_activity).
 APPLICATION = "hilltop changes"
 #: Seconds to wait before connecting again after a loss: doubled after each failure,
@@ -45,6 +52,8 @@ class PgChangeFeed:
         self._listeners = Listeners()
         self._task: asyncio.Task[None] | None = None
         self._closed = False
+        #: Told each game a forgetting renamed (`when_forgotten`).
+        self._forgotten: list[Callable[[int | None], None]] = []
 
     def subscribe(self, listener: ChangeListener) -> Callable[[], None]:
         if self._closed:
@@ -55,6 +64,9 @@ class PgChangeFeed:
                 self._listen(), name="hilltop change feed"
             )
         return unsubscribe
+
+    def when_forgotten(self, hook: Callable[[int | None], None]) -> None:
+        self._forgotten.append(hook)
 
     async def close(self) -> None:
         self._closed = True
@@ -86,6 +98,7 @@ class PgChangeFeed:
             since = loop.time()
             try:
                 # Whatever changed while nobody listened.
+                self._tell_forgotten(None)
                 self._listeners.tell(None)
                 await _until_lost(conn)
             finally:
@@ -110,12 +123,23 @@ class PgChangeFeed:
         return conn
 
     def _notified(self, _conn: object, _pid: int, _channel: str, payload: object) -> None:
+        text = str(payload)
+        forgotten = text.startswith(FORGOTTEN)
         try:
-            game_id = int(str(payload))
+            game_id = int(text.removeprefix(FORGOTTEN))
         except ValueError:
             log.warning("the change feed ignored %r: not a game's id", payload)
             return
+        if forgotten:
+            self._tell_forgotten(game_id)
         self._listeners.tell(game_id)
+
+    def _tell_forgotten(self, game_id: int | None) -> None:
+        for hook in list(self._forgotten):
+            try:
+                hook(game_id)
+            except Exception:
+                log.exception("dropping game %s after a forgetting failed", game_id)
 
 
 async def _until_lost(conn: asyncpg.Connection) -> None:

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 
 from data.postgresql.db import PgDatabase, rowcount
 from data.postgresql.games import finished_in_order, unrated_finished
-from data.queries import INSERT_CHANGE, INSERT_MEETINGS, INSERT_RATING, MEET, marks
+from data.queries import FORMER_RATINGS, INSERT_CHANGE, INSERT_MEETINGS, INSERT_RATING, MEET, marks
 from data.rating_math import TALLY, changes_for, meetings_again, meetings_of, rated_again
 from data.ratings import Change, Rater, Skill, ToRate
 from data.repository import GameRecord
@@ -90,6 +90,8 @@ class PgRatingRepository(SharedRatingRepository[PgDatabase]):
             )
             await conn.executemany(INSERT_RATING.format(_TEN), tables)
             await conn.executemany(INSERT_MEETINGS.format(_TEN), meetings_again(rows))
+            for statement in FORMER_RATINGS:
+                await conn.execute(statement)
         return sum(1 for game, _ in rows if game.places)
 
     async def names(self, user_ids: Iterable[int]) -> dict[int, str]:

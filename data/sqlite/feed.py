@@ -54,6 +54,9 @@ class SqliteChangeFeed:
     def subscribe(self, listener: ChangeListener) -> Callable[[], None]:
         return self._listeners.add(listener)
 
+    def when_forgotten(self, hook: Callable[[int | None], None]) -> None:
+        """One process: the forgetting process drops its own copies of the games."""
+
     async def close(self) -> None:
         self._listeners.clear()
 

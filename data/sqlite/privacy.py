@@ -6,7 +6,8 @@ from __future__ import annotations
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 
-from data.privacy import PrivacyRepository, Tx
+from data.forgetting import Tx
+from data.privacy import PrivacyRepository
 from data.sqlite.db import Database
 from data.sqlite.events import SqliteTx
 

@@ -11,7 +11,7 @@ from collections.abc import Iterable, Mapping
 
 import aiosqlite
 
-from data.queries import INSERT_CHANGE, INSERT_MEETINGS, INSERT_RATING, MEET
+from data.queries import FORMER_RATINGS, INSERT_CHANGE, INSERT_MEETINGS, INSERT_RATING, MEET
 from data.rating_math import TALLY, changes_for, meetings_again, meetings_of, rated_again
 from data.ratings import Change, Rater, Skill, ToRate
 from data.repository import GameRecord
@@ -61,6 +61,8 @@ class SqliteRatingRepository(SharedRatingRepository[Database]):
             )
             await conn.executemany(INSERT_RATING.format(_TEN), tables)
             await conn.executemany(INSERT_MEETINGS.format(_TEN), meetings_again(rows))
+            for statement in FORMER_RATINGS:
+                await conn.execute(statement)
         return sum(1 for game, _ in rows if game.places)
 
     async def names(self, user_ids: Iterable[int]) -> dict[int, str]:

@@ -17,6 +17,7 @@ from host.present.lists import paged
 from host.present.presenter import Presenter
 from host.present.waiting import Turn, acting_ids, deadline_words, soonest_first, turn_of
 from host.present.words import move_number
+from host.privacy.names import shown_name
 
 #: Games on one page of `/games mine` and `/games here`.
 PAGE_SIZE = 8
@@ -119,7 +120,7 @@ class GameLists:
         """One game's line. Whose turn it is comes from the game's stored position: no
         game is loaded, locked or replayed to list it."""
         game = game_of(record.game)
-        names = " vs ".join(s.user.name for s in record.seats)
+        names = " vs ".join(shown_name(s.user.name) for s in record.seats)
         place = f"<#{record.channel_id}>"
         link = self.presenter.link(record)
         # Outside the f-string, so that the catalogue's extraction finds the word.

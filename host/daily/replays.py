@@ -15,6 +15,7 @@ from host.daily.par import DailyPar
 from host.history.finished import animate, frames_of
 from host.model import SCOPES, Channel, Reply, ServiceError, User
 from host.play.live import start_state
+from host.privacy.names import shown_name
 from host.service import GameService
 
 log = logging.getLogger(__name__)
@@ -148,7 +149,8 @@ class DailyReplays:
             raise ServiceError(t("The winning run of {day} is no longer stored.", day=key))
         record, moves = found
         start = start_state(GAME, record)
-        frames = frames_of(start, [(m.seat, m.text) for m in moves], (winner.name,))
+        name = shown_name(winner.name)
+        frames = frames_of(start, [(m.seat, m.text) for m in moves], (name,))
         gif = await animate(self.games.presenter.painter, frames)
         where = t("this server") if guild is not None else t("everyone")
         return Reply(
@@ -156,7 +158,7 @@ class DailyReplays:
             text=str(
                 t(
                     "{name}'s run, first of {where}: {result}.",
-                    name=winner.name,
+                    name=name,
                     where=where,
                     result=result_text(winner.score, winner.turns),
                 )

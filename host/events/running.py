@@ -31,6 +31,7 @@ from host.play.changes import Change, Kind
 from host.play.commit import Act, Commits
 from host.play.live import Loaded, user_of
 from host.play.playing import Claim
+from host.privacy.names import shown_name
 from host.service import GameService
 from host.setup import GameSetup
 
@@ -93,8 +94,10 @@ class Running:
             return []
         table = await self.repository.table(found.event_id, found.round, found.board)
         assert table is not None
-        names = {s.user.id: s.user.name for s in loaded.record.seats}
-        names |= {s.left.id: s.left.name for s in loaded.record.seats if s.left is not None}
+        names = {s.user.id: shown_name(s.user.name) for s in loaded.record.seats}
+        names |= {
+            s.left.id: shown_name(s.left.name) for s in loaded.record.seats if s.left is not None
+        }
         replies = [words.counted(event, table, [names.get(u, "?") for u in decided.absent])]
         current = event.state == "running" and event.round == found.round
         if current and not await self.repository.undecided(found.event_id, found.round):

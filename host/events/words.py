@@ -260,7 +260,7 @@ def _name(whole: WholeEvent, user_id: int, people: dict[int, User]) -> str:
 
 
 def people_of(whole: WholeEvent) -> dict[int, User]:
-    return {e.user.id: User(e.user.id, e.user.name) for e in whole.entrants}
+    return {e.user.id: User(e.user.id, shown_name(e.user.name)) for e in whole.entrants}
 
 
 def standings_reply(whole: WholeEvent, page: int = 0, *, edit: bool = False) -> Reply:

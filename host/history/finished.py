@@ -177,7 +177,7 @@ class History:
             if name is None and self.names is not None:
                 # Their newest game is one they resigned: a computer holds their seat.
                 name = (await self.names([owner_id])).get(owner_id)
-            whose = User(owner_id, name or "?")
+            whose = User(owner_id, "?" if name is None else shown_name(name))
         if cursor is None:
             number = 0
         return await self.page(channel, whose, game, number, cursor, edit=True, viewer=viewer)

@@ -39,7 +39,8 @@ from host.rating import Ratings, shown
 FRONT_LIVE = 24
 FRONT_RECENT = 10
 #: Pictures kept in memory (a board is 20-120 KB): the latest boards of the games being
-#: watched, and the frames of the replays being stepped through.
+#: watched, and the frames of the replays being stepped through. Kept by the game's
+#: `updated_at` as well as its ply: a forgetting renames a finished game's players.
 PICTURES = 256
 #: Games whose moves in words are kept in memory, by ply and language.
 WORDS = 256
@@ -288,7 +289,7 @@ class GamePages:
     async def board(self, game_id: int, visitor: Visitor) -> tuple[int, bytes]:
         """The game's latest board as everyone may see it, and its ply."""
         _, record = await self.access.game(game_id, visitor)
-        key = ("board", game_id, record.ply, record.status)
+        key = ("board", game_id, record.ply, record.status, record.updated_at)
         picture = self._pictures.get(key)
         if picture is None:
             loaded = await self.access.loaded(record)
@@ -300,7 +301,7 @@ class GamePages:
     async def frame(self, game_id: int, number: int, visitor: Visitor) -> bytes:
         """The picture of one position of the game's replay."""
         _, record = await self.access.game(game_id, visitor)
-        key = ("frame", game_id, number, record.ply, record.status)
+        key = ("frame", game_id, number, record.ply, record.status, record.updated_at)
         picture = self._pictures.get(key)
         if picture is None:
             frames = await self._frames(await self.access.loaded(record))
@@ -314,7 +315,7 @@ class GamePages:
     async def _frames(self, loaded: Loaded) -> list[Frame]:
         """Every position of the game as everyone sees it (kept for the few games being
         stepped through: each frame asked for would replay the game again)."""
-        key = (loaded.id, loaded.record.ply, loaded.record.status)
+        key = (loaded.id, loaded.record.ply, loaded.record.status, loaded.record.updated_at)
         kept = self._replays.get(key)
         if kept is None:
             kept = await self._replayed(loaded)

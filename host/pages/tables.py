@@ -60,7 +60,7 @@ class Tables:
             name = next((n for r in rows for uid, n in r.players if uid == player), None)
             if name is None:
                 name = (await self.ratings.repository.names([player])).get(player)
-            named = (player, name or str(player))
+            named = (player, str(player) if name is None else shown_name(name))
         games = tuple((listing.id, listing.game.name) for listing in catalog.all_listings())
         return HistoryView(
             server=server,
@@ -103,6 +103,7 @@ class Tables:
         )
         if name is None:
             raise not_found()
+        name = shown_name(name)
         who = User(user_id, name)
         reader = self._reader(visitor)
         reply = (await self.ratings.profile(where(server), reader, who, None))[0]
@@ -150,6 +151,11 @@ class Tables:
         while len(self._runs) > DAYS_KEPT:
             self._runs.popitem(last=False)
         return found
+
+    def drop_runs(self) -> None:
+        """A forgetting renamed someone: a run kept may show their name, or be theirs on
+        a server's board they are no longer on."""
+        self._runs.clear()
 
     @staticmethod
     def _reader(visitor: Visitor) -> User:

@@ -249,6 +249,12 @@ class LiveGames:
         if dropped is not None:
             self._unbind(dropped.record)
 
+    def forget_every(self) -> None:
+        """Drop every game from memory: another process may have changed any of them in
+        a way this one was not told of (news of it may have been missed)."""
+        self._cache.clear()
+        self._channels.clear()
+
     def _unbind(self, record: GameRecord) -> None:
         if record.channel_id is not None and self._channels.get(record.channel_id) == record.id:
             del self._channels[record.channel_id]

@@ -100,7 +100,7 @@ def how_it_ended(result: GameResult, labels: Sequence[str], reason: Text | None)
     """A sentence saying how a game ended. `labels` names the seats; `reason` is what the
     rules said (from the final position), for a game over by its rules."""
     by: Text | str = joined([_label(labels, s) for s in result.by])
-    actor = result.actor.name if result.actor is not None else None
+    actor = shown_name(result.actor.name) if result.actor is not None else None
     match result.ending:
         case Ending.RULES:
             return reason if reason is not None else t("The game ended by its rules.")
@@ -184,7 +184,7 @@ def _how_briefly(game: Game[Any], result: GameResult, labels: Sequence[str]) -> 
     """How it ended, as the second part of a short line (None: the scores say enough)."""
     by: Text | str = joined([_label(labels, s) for s in result.by])
     if result.ending is Ending.RESIGNED and result.actor is not None:
-        by = result.actor.name
+        by = shown_name(result.actor.name)
     match result.ending:
         case Ending.RULES:
             if not game.has_scores or game.solo or not result.scores:

@@ -43,6 +43,8 @@ class Forgotten(StrEnum):
     UNKNOWN = "unknown"
     #: The id is a former player's: someone forgotten already.
     ALREADY = "already"
+    #: The id is a computer player's (the bot's own): no person, nothing to forget.
+    COMPUTER = "computer"
 
 
 @dataclass(frozen=True, slots=True)
@@ -63,6 +65,7 @@ class Privacy:
         change: Change,
         clock: Callable[[], float],
         drop: Callable[[int], None] = lambda game_id: None,
+        settle: Callable[[], Awaitable[None]] | None = None,
     ) -> None:
         self.repository = repository
         self.games = games
@@ -71,14 +74,17 @@ class Privacy:
         #: Drops a game from this process's memory of games (it is read again, renamed);
         #: the other processes read each changed game again as its updated_at tells them.
         self.drop = drop
+        #: Rates the finished games not rated yet: a game of the person's rated after
+        #: their seats pass to the former player would rate the former player.
+        self.settle = settle
         #: Told the number of each step once it is committed (a test stops one midway).
         self.after_step: Callable[[int], Awaitable[None]] | None = None
 
     async def export(self, user_id: int) -> Export | None:
         """Everything stored about `user_id`, as one JSON file; None: nothing is (no such
-        person, or a former player)."""
+        person, a former player, or a computer player: the bot's own, no person's)."""
         stored = await self.repository.user(user_id)
-        if stored is None or stored.former:
+        if stored is None or stored.former or stored.is_bot:
             return None
         tables = await self.repository.export(user_id)
         for game in tables["games"]:
@@ -102,7 +108,11 @@ class Privacy:
                 return Forgotten.UNKNOWN
             if stored.former:
                 return Forgotten.ALREADY
+            if stored.is_bot:
+                return Forgotten.COMPUTER
             await self._leave_live_games(User(user.id, stored.name, stored.is_bot))
+            if self.settle is not None:
+                await self.settle()
         forgetting = await self.repository.begin(user.id, self.clock())
         if forgetting is None:
             return Forgotten.UNKNOWN
@@ -135,7 +145,7 @@ class Privacy:
         """`/mydata forget`: what forgetting does, and a button that does it."""
         stored = await self.repository.user(user.id)
         if stored is None or stored.former:
-            return [Reply(text=str(told(Forgotten.UNKNOWN)), ephemeral=True)]
+            return [Reply(text=str(told(Forgotten.UNKNOWN, yourself=True)), ephemeral=True)]
         confirm = Choice(Payload(Action.FORGET_ME, user.id, 0), str(t("Forget me")), "danger")
         return [
             Reply(
@@ -159,7 +169,7 @@ class Privacy:
         if payload.game_id != user.id:
             raise ServiceError(t("That button is someone else's: only they can press it."))
         outcome = await self.forget(user)
-        return [Reply(text=str(told(outcome)), ephemeral=True, edit=True)]
+        return [Reply(text=str(told(outcome, yourself=True)), ephemeral=True, edit=True)]
 
     async def tick(self, now: float) -> list[tuple[Where, list[Reply]]]:
         """Forgettings a stopped process left midway are finished (those begun a while
@@ -192,13 +202,17 @@ class Privacy:
                     log.info("game %s changed while its player was being forgotten", record.id)
 
 
-def told(outcome: Forgotten) -> Text:
-    """What the person (or the operator) is told of a forgetting."""
+def told(outcome: Forgotten, *, yourself: bool = False) -> Text:
+    """What the person (`yourself`) or the operator is told of a forgetting."""
     if outcome is Forgotten.DONE:
         return t(
             "Everything stored about you is forgotten. Your seats in games others played"
             " now read “a former player”."
         )
+    if yourself and outcome in (Forgotten.ALREADY, Forgotten.UNKNOWN):
+        return t("Nothing is stored about you.")
     if outcome is Forgotten.ALREADY:
         return t("That player is forgotten already: nothing is stored about them.")
+    if outcome is Forgotten.COMPUTER:
+        return t("That is a computer player, not a person: there is nothing to forget.")
     return t("Nothing is stored about that player: there is nothing to forget.")

@@ -27,6 +27,7 @@ from host.history.finished import finished_page
 from host.model import SCOPES, Channel, Reply, ServiceError, User
 from host.play.live import game_of
 from host.play.results import list_names, short_line
+from host.privacy.names import shown_name
 from host.rating import Ratings, shown
 
 log = logging.getLogger(__name__)
@@ -248,7 +249,8 @@ class RatingPages:
             lines.append(str(t("Streak: {streak}", streak=streak_text(standing.streak))))
         best = await self.repository.best_win(standing.user_id, where, standing.game)
         if best is not None:
-            known = await self.repository.names(best.others)
+            named = await self.repository.names(best.others)
+            known = {u: shown_name(name) for u, name in named.items()}
             quoted += known.values()
             names = ", ".join(known.get(u, "?") for u in best.others)
             # A game's number is shown only in its own server's profile: the global one

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import io
 import json
+import re
 from typing import Any
 
 import pytest
@@ -15,7 +16,10 @@ from console.front import Console
 from console.lines import console_user
 from data.privacy import USER_COLUMNS, as_dict
 from data.storage import Storage
+from host.play.playing import Resign
+from host.play.starting import Decline
 from host.privacy.service import Forgotten
+from host.rating import Ratings
 from tests.data.season import SEASON
 
 ALICE = console_user("alice")
@@ -96,6 +100,16 @@ async def _ratings_of_others(storage: Storage, *people: int) -> list[tuple[Any, 
     return [tuple(r) for r in rows if int(r[2]) in people]
 
 
+async def _meetings_of_others(storage: Storage, *people: int) -> list[tuple[Any, ...]]:
+    """Their head-to-head records, whoever the other is (a former player keeps the
+    forgotten person's place)."""
+    rows = await storage.database.fetch(
+        "SELECT scope, user_id, game, wins, draws, losses, last_game_id, last_outcome"
+        " FROM head_to_head ORDER BY scope, user_id, game, last_game_id"
+    )
+    return [tuple(r) for r in rows if int(r[1]) in people]
+
+
 async def test_a_forgotten_player_is_in_no_row_and_others_games_still_read(
     console: Console, storage: Storage
 ) -> None:
@@ -103,6 +117,8 @@ async def test_a_forgotten_player_is_in_no_row_and_others_games_still_read(
     carol = console_user("carol")
     before = await _ratings_of_others(storage, BOB.id, carol.id)
     assert before, "the season rates bob and carol"
+    met = await _meetings_of_others(storage, BOB.id, carol.id)
+    assert met, "bob met alice"
     assert await _mentions(storage, ALICE.id, "alice")
     console.stream = io.StringIO()
     await console.run_line("alice /mydata export")
@@ -118,6 +134,7 @@ async def test_a_forgotten_player_is_in_no_row_and_others_games_still_read(
     assert "Everything stored about you is forgotten" in console.stream.getvalue()
     assert await _mentions(storage, ALICE.id, "alice") == []
     assert await _ratings_of_others(storage, BOB.id, carol.id) == before
+    assert await _meetings_of_others(storage, BOB.id, carol.id) == met
     console.stream = io.StringIO()
     for line in ("bob /history", "bob /game id:1", "bob /replay id:1"):
         await console.run_line(line)
@@ -205,3 +222,99 @@ async def test_the_clock_finishes_a_forgetting_a_stopped_process_left(
     await privacy.tick(float(begun[0]) + 3600)
     assert await storage.privacy.unfinished() == []
     assert await _mentions(storage, ALICE.id, "alice") == []
+
+
+#: What others read after a forgetting: every list and page that names players.
+READ_AFTER = [
+    "bob /history",
+    "bob /history game:hokito",
+    "bob /game id:1",
+    "bob /replay id:1",
+    "bob /profile",
+    "bob /profile user:carol",
+    "bob /ratings game:hokito",
+    "bob /leaderboard",
+    "bob /leaderboard period:week",
+    "bob /leaderboard period:all scope:global",
+    "bob /games here",
+    "#second carol /history",
+    "#second carol /game id:2",
+    "#club bob /tournament standings id:1",
+    "#club bob /tournament pairings id:1",
+    "#club bob /tournament list",
+    "#club bob /tournament export id:1 file:trf",
+]
+#: A name's place left empty: a separator or a word that precedes a name, then at once
+#: the punctuation that follows one.
+EMPTY_NAME = re.compile(r"(\bvs|\bagainst|\bbeat|\bof|,) +[(:,·|]|\(\)|^\s*\d+\. *:")
+
+
+async def test_every_reply_that_names_a_former_player_says_so(
+    console: Console, storage: Storage
+) -> None:
+    await _play(console)
+    for line in ("alice /mydata forget", "alice /press Forget me"):
+        await console.run_line(line)
+    console.stream = io.StringIO()
+    for line in READ_AFTER:
+        console.stream.write(f"\n=== {line}\n")
+        await console.run_line(line)
+    shown = console.stream.getvalue()
+    assert "a former player" in shown and "alice" not in shown.lower()
+    empty = [line for line in shown.splitlines() if EMPTY_NAME.search(line)]
+    assert empty == []
+
+
+async def test_the_consoles_buttons_that_hold_a_forgotten_person_are_forgotten(
+    console: Console, storage: Storage
+) -> None:
+    await _play(console)
+    # A page of alice's finished games shown to bob, its buttons holding her id; and
+    # bob's own page, which holds nothing of hers.
+    pages_of_hers = [(f"history:{ALICE.id}:1:<5", "Older")]
+    pages_of_his = [(f"history:{BOB.id}:1:<5", "Older")]
+    await storage.console.remember("general", "bob", pages_of_hers)
+    await storage.console.remember("second", "bob", pages_of_his)
+    assert await console.house.privacy.forget(ALICE) is Forgotten.DONE
+    assert await _mentions(storage, ALICE.id, "alice") == []
+    assert await storage.console.visible("second", "bob") == pages_of_his
+
+
+async def test_a_game_of_theirs_not_yet_rated_leaves_the_former_player_no_rating(
+    console: Console, storage: Storage
+) -> None:
+    await _play(console)
+    privacy = console.house.privacy
+    for record in await storage.games.live_games_of_user(ALICE.id):
+        act = Decline(ALICE) if record.status == "challenge" else Resign(ALICE)
+        await privacy.change(record.id, act)
+    assert await storage.games.live_games_of_user(ALICE.id) == []
+    # Game 1 finished, but is not rated yet (a restart came between).
+    await storage.database.write("DELETE FROM rating_changes WHERE game_id = 1")
+    await storage.database.write("UPDATE games SET rated_at = NULL WHERE id = 1")
+    assert await console.house.privacy.forget(ALICE) is Forgotten.DONE
+    await console.service.settle_ratings()
+    for table in ("ratings", "rating_changes", "head_to_head"):
+        rows = await storage.database.fetch(
+            f"SELECT count(*) FROM {table} t JOIN users u ON u.id = t.user_id WHERE u.former = 1"
+        )
+        assert int(rows[0][0]) == 0, table
+
+
+async def test_ratings_computed_again_keep_none_for_a_former_player(
+    console: Console, storage: Storage
+) -> None:
+    await _play(console)
+    carol = console_user("carol")
+    assert await console.house.privacy.forget(ALICE) is Forgotten.DONE
+    before = await _ratings_of_others(storage, BOB.id, carol.id)
+    assert await Ratings(storage.ratings).recompute() > 0
+    for table in ("ratings", "rating_changes", "head_to_head"):
+        rows = await storage.database.fetch(
+            f"SELECT count(*) FROM {table} t JOIN users u ON u.id = t.user_id WHERE u.former = 1"
+        )
+        assert int(rows[0][0]) == 0, table
+    after = await _ratings_of_others(storage, BOB.id, carol.id)
+    assert len(after) == len(before)
+    for now, then in zip(after, before, strict=True):
+        assert now == pytest.approx(then)

@@ -13,10 +13,12 @@ from aiohttp.test_utils import TestClient, TestServer
 
 import bot
 from console.lines import console_channel, console_user
+from data.results import Actor, Ending, GameResult
 from data.storage import Storage, open_storage
 from host.face import FrontEnd
 from host.model import ServiceError, User
 from host.payloads import Action, Payload
+from host.play.results import how_it_ended
 from host.privacy.names import shown_name
 from host.privacy.service import Forgotten
 from tests.data.conftest import make_console
@@ -131,6 +133,13 @@ async def test_only_its_person_can_confirm_a_forgetting_and_a_former_player_is_f
                 console_channel("general"), ALICE, confirm.payload
             )
             assert "is forgotten" in done.text
+            # Asked again, or the old button pressed again: nothing is stored about her.
+            [again] = await privacy.mydata_forget(console_channel("general"), ALICE)
+            assert again.text == "Nothing is stored about you." and not again.actions
+            [twice] = await privacy.pressed_forget(
+                console_channel("general"), ALICE, confirm.payload
+            )
+            assert twice.text == "Nothing is stored about you."
             seat = await storage.database.fetch(
                 "SELECT user_id FROM seats WHERE game_id = 1 AND user_id <> ?", (bob.id,)
             )
@@ -164,3 +173,31 @@ async def test_the_web_pages_and_their_pictures_name_a_former_player(storage: St
             assert again.status == 200 and again.headers["ETag"] != picture.headers["ETag"]
     finally:
         house.close()
+
+
+def test_a_game_ended_by_a_former_player_says_who_in_words() -> None:
+    ended = GameResult(Ending.RESIGNED, winners=(0,), actor=Actor(-5, ""))
+    labels = ["bob (Black)", "carol (White)"]
+    assert str(how_it_ended(ended, labels, None)) == "a former player resigned."
+
+
+async def test_the_computer_players_id_is_no_person_to_forget_or_export(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    db = tmp_path / "hilltop.sqlite3"
+    await _played(db, tmp_path)
+    storage = await open_storage(db)
+    try:
+        async with make_console(storage, tmp_path / "out") as console:
+            await console.run_line("#third alice /play game:hokito opponent:hilltop seed:3")
+        computer = await storage.privacy.computer()
+    finally:
+        await storage.close()
+    assert computer is not None
+    before = await _dump(db)
+    out = tmp_path / "computer.json"
+    assert await _run("--db", str(db), "--export-user", str(computer.id), "--out", str(out)) == 2
+    assert not out.exists()
+    assert await _run("--db", str(db), "--forget-user", str(computer.id)) == 2
+    assert "a computer player, not a person" in capsys.readouterr().out
+    assert await _dump(db) == before
