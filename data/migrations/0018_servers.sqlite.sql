@@ -12,8 +12,10 @@ CREATE TABLE guilds (
 CREATE INDEX guilds_to_forget ON guilds (forget_at) WHERE forget_at IS NOT NULL;
 
 -- A server's ratings, and the head-to-head records last played in a game, are found
--- by what they are of when the server's data is deleted.
-CREATE INDEX ratings_of_scope ON ratings (scope);
+-- by what they are of when the server's data is deleted. The ratings' index is in the
+-- table's own order after its scope, so that a table read by game and scope is read in
+-- order from either index, never sorted whole.
+CREATE INDEX ratings_of_scope ON ratings (scope, game, mu DESC, games DESC, user_id);
 CREATE INDEX head_to_head_by_last_game ON head_to_head (last_game_id);
 
 -- The move log stays append-only, but for the games of a server whose data is being
