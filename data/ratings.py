@@ -10,7 +10,7 @@ database never rate a game twice nor from stale ratings.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Literal, Protocol
 
@@ -127,6 +127,14 @@ class RatingRepository(Protocol):
     async def rate(self, game: ToRate, rater: Rater, now: float) -> list[Change] | None:
         """Rate one game from the ratings as they stand in the same transaction, and mark
         it rated (None: it already was, by another process; nothing is written)."""
+        ...
+
+    async def rate_all(
+        self, games: Sequence[ToRate], rater: Rater, now: float
+    ) -> dict[int, list[Change]]:
+        """Rate `games` in their order, in one transaction, as `rate` rates each: what
+        each one rated here changed, by game id (a game another process rated first is
+        left out). One transaction for the lot: the writer is taken once, not per game."""
         ...
 
     async def finished_in_order(self) -> list[GameRecord]:

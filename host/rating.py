@@ -31,6 +31,9 @@ from host.setup import GameOptions
 SCALE = 60
 #: Games rated at once before the next batch is read.
 BATCH = 200
+#: Games rated in one transaction: a finished game waits for its pass, which holds the
+#: database's writer while it runs (a catching-up after a restart is cut into such).
+PASS = 20
 
 
 class OpenSkillRater:
@@ -106,19 +109,27 @@ class Ratings:
         self.clock = clock
         self.rater = rater or OpenSkillRater()
         self._lock = asyncio.Lock()
+        #: Passes of `settle` begun in this process.
+        self._begun = 0
 
     async def settle(self) -> dict[int, list[Change]]:
         """Rate every finished game not rated yet, in the order they finished: what each
         rated game changed, by game id. Safe to call from anywhere at any time: a game
         another process rated first is left alone."""
         done: dict[int, list[Change]] = {}
+        # A pass that begins after this call rates every game finished before it: callers
+        # that wait while one runs are all served by the next, one pass for the lot.
+        wanted = self._begun + 1
         async with self._lock:
+            if self._begun >= wanted:
+                return done
+            self._begun += 1
             while True:
                 batch = await self.repository.unrated_games(BATCH)
-                for record in batch:
-                    changes = await self.repository.rate(to_rate(record), self.rater, self.clock())
-                    if changes:
-                        done[record.id] = changes
+                for start in range(0, len(batch), PASS):
+                    games = [to_rate(record) for record in batch[start : start + PASS]]
+                    rated = await self.repository.rate_all(games, self.rater, self.clock())
+                    done.update((game, changes) for game, changes in rated.items() if changes)
                 if len(batch) < BATCH:
                     return done
 

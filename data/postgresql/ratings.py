@@ -10,7 +10,8 @@ claimed (marked rated) in the same transaction as its changes, so no game is rat
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+import asyncio
+from collections.abc import Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING
 
 from data.postgresql.db import PgDatabase, rowcount
@@ -46,20 +47,21 @@ class PgRatingRepository(SharedRatingRepository[PgDatabase]):
         it rated (None: it already was, by another process; nothing is written)."""
         async with self.db.transaction() as conn:
             await _lock(conn)
-            status = await conn.execute(
-                "UPDATE games SET rated_at = $1 WHERE id = $2 AND rated_at IS NULL",
-                now,
-                game.game_id,
-            )
-            if rowcount(status) != 1:
-                return None
-            changes: list[Change] = []
-            for scope in game.scopes if game.places else ():
-                current = await _skills(conn, game.game, scope, game.places, rater.start)
-                found = changes_for(game, scope, current, rater)
-                await _write(conn, game, found)
-                changes += found
-            return changes
+            return await _rate(conn, game, rater, now)
+
+    async def rate_all(
+        self, games: Sequence[ToRate], rater: Rater, now: float
+    ) -> dict[int, list[Change]]:
+        """Rate `games` in their order in one transaction, under the ratings lock taken
+        once (a game another process rated first is left out)."""
+        done: dict[int, list[Change]] = {}
+        async with self.db.transaction() as conn:
+            await _lock(conn)
+            for game in games:
+                changes = await _rate(conn, game, rater, now)
+                if changes is not None:
+                    done[game.game_id] = changes
+        return done
 
     async def recompute(self, games: Iterable[ToRate], rater: Rater, now: float) -> int:
         """Forget every rating and rate `games` again in their order, in one transaction:
@@ -100,6 +102,24 @@ class PgRatingRepository(SharedRatingRepository[PgDatabase]):
             "SELECT id, name FROM users WHERE id = ANY($1::bigint[])", (sorted(set(user_ids)),)
         )
         return {row[0]: row[1] for row in rows}
+
+
+async def _rate(conn: Connection, game: ToRate, rater: Rater, now: float) -> list[Change] | None:
+    """Claim `game` and write its changes, in the caller's transaction under the ratings
+    lock (None: another process rated it first)."""
+    status = await conn.execute(
+        "UPDATE games SET rated_at = $1 WHERE id = $2 AND rated_at IS NULL", now, game.game_id
+    )
+    if rowcount(status) != 1:
+        return None
+    changes: list[Change] = []
+    for scope in game.scopes if game.places else ():
+        current = await _skills(conn, game.game, scope, game.places, rater.start)
+        # The arithmetic beside the event loop, which goes on serving other channels.
+        found = await asyncio.to_thread(changes_for, game, scope, current, rater)
+        await _write(conn, game, found)
+        changes += found
+    return changes
 
 
 async def _lock(conn: Connection) -> None:

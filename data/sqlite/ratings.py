@@ -7,7 +7,8 @@ nor from stale ratings, even by several processes on one file.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+import asyncio
+from collections.abc import Iterable, Mapping, Sequence
 
 import aiosqlite
 
@@ -30,19 +31,18 @@ class SqliteRatingRepository(SharedRatingRepository[Database]):
 
     async def rate(self, game: ToRate, rater: Rater, now: float) -> list[Change] | None:
         async with self.db.transaction() as conn:
-            cur = await conn.execute(
-                "UPDATE games SET rated_at = ? WHERE id = ? AND rated_at IS NULL",
-                (now, game.game_id),
-            )
-            if cur.rowcount != 1:
-                return None
-            changes: list[Change] = []
-            for scope in game.scopes if game.places else ():
-                current = await _skills(conn, game.game, scope, game.places, rater.start)
-                found = changes_for(game, scope, current, rater)
-                await _write(conn, game, found)
-                changes += found
-            return changes
+            return await _rate(conn, game, rater, now)
+
+    async def rate_all(
+        self, games: Sequence[ToRate], rater: Rater, now: float
+    ) -> dict[int, list[Change]]:
+        done: dict[int, list[Change]] = {}
+        async with self.db.transaction() as conn:
+            for game in games:
+                changes = await _rate(conn, game, rater, now)
+                if changes is not None:
+                    done[game.game_id] = changes
+        return done
 
     async def recompute(self, games: Iterable[ToRate], rater: Rater, now: float) -> int:
         # Everything is computed first, so that the one transaction that replaces the
@@ -70,6 +70,27 @@ class SqliteRatingRepository(SharedRatingRepository[Database]):
         marks = ",".join("?" * len(wanted))
         rows = await self.db.fetch(f"SELECT id, name FROM users WHERE id IN ({marks})", wanted)
         return {row[0]: row[1] for row in rows}
+
+
+async def _rate(
+    conn: aiosqlite.Connection, game: ToRate, rater: Rater, now: float
+) -> list[Change] | None:
+    """Claim `game` and write its changes, in the caller's transaction (None: another
+    process rated it first)."""
+    cur = await conn.execute(
+        "UPDATE games SET rated_at = ? WHERE id = ? AND rated_at IS NULL", (now, game.game_id)
+    )
+    if cur.rowcount != 1:
+        return None
+    changes: list[Change] = []
+    for scope in game.scopes if game.places else ():
+        current = await _skills(conn, game.game, scope, game.places, rater.start)
+        # The rating's arithmetic is a few milliseconds a game: done beside the event
+        # loop, which goes on serving every other channel meanwhile.
+        found = await asyncio.to_thread(changes_for, game, scope, current, rater)
+        await _write(conn, game, found)
+        changes += found
+    return changes
 
 
 async def _skills(

@@ -414,7 +414,7 @@ async def test_a_rating_that_fails_costs_the_final_board_nothing(
     async def locked(*args: object) -> None:
         raise REFUSALS[storage.backend]()
 
-    monkeypatch.setattr(service.ratings.repository, "rate", locked)
+    monkeypatch.setattr(service.ratings.repository, "rate_all", locked)
     await service.start(HERE, ALICE, GameSetup("hokito", position=ENDGAME, seat="first"), [BOB])
     await service.accept(HERE, BOB)
     [over] = await service.move(HERE, ALICE, "a1-a2")
@@ -466,3 +466,43 @@ async def test_when_the_last_person_resigns_the_game_ends_there(service: GameSer
     # Nobody had sent a plan: aborted, and not rated (the order of those who resign is
     # rated in a game that was played; see the test before).
     assert game is not None and game.status == "aborted" and not to_rate(game).places
+
+
+async def test_finished_games_waiting_together_are_rated_in_one_pass(
+    storage: Storage, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Games finished while nothing rated them (a service without ratings), then ten
+    # finishing moves asking at once: one pass, one transaction, rates them all.
+    unrated = GameService(storage.games, bot_user=BOT, render_images=False)
+    for winner, loser in ((ALICE, BOB), (BOB, CAROL), (CAROL, ALICE)):
+        await won_by(unrated, winner, loser)
+    ratings = Ratings(storage.ratings)
+    transactions: list[list[int]] = []
+    rate_all = storage.ratings.rate_all
+
+    async def counted(games: list[ToRate], *rest: object) -> dict[int, list[Change]]:
+        transactions.append([g.game_id for g in games])
+        return await rate_all(games, *rest)  # type: ignore[arg-type]
+
+    reads: list[int] = []
+    unrated_games = storage.ratings.unrated_games
+
+    async def read(limit: int) -> list[GameRecord]:
+        reads.append(limit)
+        return await unrated_games(limit)
+
+    monkeypatch.setattr(storage.ratings, "rate_all", counted)
+    monkeypatch.setattr(storage.ratings, "unrated_games", read)
+    done = await asyncio.gather(*(ratings.settle() for _ in range(10)))
+    assert transactions == [[1, 2, 3]]
+    # The first asks alone; the nine who asked while it ran are served by one more pass.
+    assert len(reads) == 2
+    assert sorted(game for d in done for game in d) == [1, 2, 3]
+    # Rated in the order they finished, each from the one before.
+    first = {c.user_id: c for c in done[0][1] if c.scope == GLOBAL}
+    third = {c.user_id: c for c in done[0][3] if c.scope == GLOBAL}
+    assert third[ALICE.id].before == first[ALICE.id].after
+    # A game finished later is rated by the next pass.
+    await won_by(unrated, ALICE, CAROL)
+    assert list(await ratings.settle()) == [4]
+    assert transactions == [[1, 2, 3], [4]]
