@@ -23,6 +23,7 @@ from bench import (
     data_scale,
     discord_load,
     memory_load,
+    saturation,
     sharded_load,
     tournament_bench,
     web_load,
@@ -51,6 +52,7 @@ class Budget:
     play: web_play.WebPlayConfig
     data: data_scale.DataScaleConfig
     tournament: tournament_bench.TournamentConfig
+    saturation: saturation.SaturationConfig
 
 
 FULL = Budget(
@@ -66,6 +68,7 @@ FULL = Budget(
     web_play.WebPlayConfig(),
     data_scale.FULL,
     tournament_bench.TournamentConfig(),
+    saturation.SaturationConfig(),
 )
 QUICK = Budget(
     0.2,
@@ -80,6 +83,7 @@ QUICK = Budget(
     web_play.QUICK,
     data_scale.QUICK,
     tournament_bench.QUICK,
+    saturation.QUICK,
 )
 SMOKE = Budget(
     0.1,
@@ -94,6 +98,7 @@ SMOKE = Budget(
     web_play.SMOKE,
     data_scale.SMOKE,
     tournament_bench.SMOKE,
+    saturation.SMOKE,
 )
 
 
@@ -215,6 +220,7 @@ TABLES: dict[str, Callable[[Budget], None]] = {
     "play": lambda budget: web_play.run(budget.play),
     "data": lambda budget: data_scale.run(budget.data),
     "tournament": lambda budget: tournament_bench.run(budget.tournament),
+    "saturation": lambda budget: saturation.run(budget.saturation),
 }
 
 

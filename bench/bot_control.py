@@ -53,20 +53,28 @@ def shard_ids(shards: str | None, every: int = 1) -> list[int]:
 
 
 class BotProcess:
-    """`bench.bot_process` against `fake`, on the database `db` (an SQLite file, or a
-    PostgreSQL URL); its output goes to `log`. `env` is laid over the environment it is
-    given, e.g. HILLTOP_SHARDS="1/2" to hold shard 1 of 2. Its commands are synced to the
-    fake's guild when there is one, globally when there are several (so that they work in
-    every guild). It runs in a session of its own, so that killing it takes its worker
-    processes too."""
+    """`bench.bot_process` (or another `module` taking its arguments) against `fake`, on
+    the database `db` (an SQLite file, or a PostgreSQL URL); its output goes to `log`.
+    `env` is laid over the environment it is given, e.g. HILLTOP_SHARDS="1/2" to hold
+    shard 1 of 2. Its commands are synced to the fake's guild when there is one, globally
+    when there are several (so that they work in every guild). It runs in a session of
+    its own, so that killing it takes its worker processes too."""
 
     def __init__(
-        self, fake: FakeDiscord, db: Path | str, log: Path, env: dict[str, str] | None = None
+        self,
+        fake: FakeDiscord,
+        db: Path | str,
+        log: Path,
+        env: dict[str, str] | None = None,
+        *,
+        module: str = "bench.bot_process",
     ) -> None:
         self.fake = fake
         self.db = db
         self.log = log
         self.env = dict(env or {})
+        #: The module run as the bot: the real one, or `bench.minimal_bot` for the floor.
+        self.module = module
         self._process: subprocess.Popen[bytes] | None = None
 
     def _environment(self) -> dict[str, str]:
@@ -96,7 +104,7 @@ class BotProcess:
 
     def launch(self) -> None:
         env = self._environment()
-        command = [sys.executable, "-m", "bench.bot_process"]
+        command = [sys.executable, "-m", self.module]
         with self.log.open("ab") as log:
             self._process = subprocess.Popen(
                 [*command, self.fake.api_url, self.fake.gateway_url],

@@ -4,11 +4,13 @@
 
 discord.py is told to use the given REST base and gateway; everything else is `bot.main()`
 as deployed, configured by the environment the caller sets (DISCORD_TOKEN, DEV_GUILD_ID,
-HILLTOP_DB, HILLTOP_DAILY_SECRET).
+HILLTOP_DB, HILLTOP_DAILY_SECRET). With HILLTOP_BENCH_TRACE=<file>, the process notes
+where its time goes into that file (`bench.bot_trace`).
 """
 
 from __future__ import annotations
 
+import os
 import sys
 from collections.abc import Sequence
 
@@ -24,6 +26,10 @@ def main(argv: Sequence[str]) -> None:
     api_url, gateway_url = argv
     discord.http.Route.BASE = api_url
     discord.gateway.DiscordWebSocket.DEFAULT_GATEWAY = yarl.URL(gateway_url)
+    if trace := os.environ.get("HILLTOP_BENCH_TRACE"):
+        from bench import bot_trace
+
+        bot_trace.install(trace)
     bot.main([])
 
 

@@ -86,6 +86,20 @@ FIGURES: dict[str, dict[str, int]] = {
         "tournament, PostgreSQL, 2 shard processes: a whole event": 1,
         "Swiss pairing of": 1,
     },
+    # Every channel moving as fast as the bot answers: the bot, then a minimal bot on the
+    # same stack, in one sitting; and a burst of game starts while other channels play.
+    "saturation": {
+        "saturation, the bot: moves/s": 1,
+        "saturation, a minimal bot on the same stack: moves/s": 1,
+        "saturation: the bot's /move p99 against": 1,
+        "saturation: the bot's moves/s over": 1,
+        "saturation, the bot: failed interactions": 1,
+        "saturation, the minimal bot: failed interactions": 1,
+        "saturation, the bot: plies lost": 1,
+        "burst: the other channels' /move p99": 1,
+        "burst: the started games' first answer": 1,
+        "burst: the other channels' failed interactions": 1,
+    },
 }
 
 
