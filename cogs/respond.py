@@ -29,6 +29,7 @@ from host.face import (
     Text,
     User,
     Where,
+    serving,
     speaking,
     t,
     unreachable_database,
@@ -102,7 +103,12 @@ async def respond(
 ) -> None:
     """Run `call` and send its replies, in the user's language; `public` says how to
     defer if it is slow."""
-    with speaking(language_of(interaction)):
+    # The server (or the direct messages' channel) takes its turn at what every server
+    # shares: the database's writer, the workers drawing boards.
+    with (
+        speaking(language_of(interaction)),
+        serving(interaction.guild_id or interaction.channel_id),
+    ):
         await _note_languages(interaction)
         await _respond(interaction, call, public=public)
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from data.console import ConsoleMemoryError
 from data.events import FORMATS
+from data.fair import serving
 from data.repository import DatabaseUnavailableError, GameRecord, OneServer, Shards
 from engine.rng import seed_from_text
 from engine.text import ENGLISH, Text, current_language, languages, speaking, t, tn
@@ -141,6 +142,7 @@ __all__ = [
     "privacy",
     "privacy_notice",
     "seed_from_text",
+    "serving",
     "speaking",
     "t",
     "timezone_choices",

@@ -38,6 +38,7 @@ from typing import Any
 
 import aiosqlite
 
+from data.fair import FairGate
 from data.migrations import migrations
 from data.repository import (
     DatabaseUnusableError,
@@ -173,8 +174,9 @@ class Database:
         self._writer = writer
         self._reader = reader
         self.path = path
-        #: Held by writes only; readers never wait for it.
-        self._write_lock = asyncio.Lock()
+        #: Held by writes only; readers never wait for it. Servers take turns at it: no
+        #: server's moves wait behind another's burst of writes.
+        self._write_lock = FairGate()
         #: The games the writer's committed statements change.
         self.changes = SqliteChangeFeed()
 

@@ -23,6 +23,7 @@ from typing import Any, TypeVar
 
 from PIL import Image
 
+from data.fair import FairGate
 from engine.core import GameState
 from engine.text import current_language, speaking
 from host.catalog import listing_of
@@ -183,10 +184,16 @@ class Painter:
     replay, seconds for a long Everest game) run in an executor of their own, made on
     first use, so that no move's board waits behind them."""
 
-    def __init__(self, executor: Executor, long_work: Callable[[], Executor]) -> None:
+    def __init__(
+        self, executor: Executor, long_work: Callable[[], Executor], workers: int = 1
+    ) -> None:
         self._executor = executor
         self._make_long_work = long_work
         self._long_work: Executor | None = None
+        #: The workers' places, which servers take by turns: a burst of one server's boards
+        #: waits its turn behind each other server's next board, not the other way round.
+        #: One more than the workers, so that a worker finds its next board already queued.
+        self._gate = FairGate(workers + 1)
 
     async def board(
         self, state: GameState[Any], ctx: RenderContext, chooser: int | None, steps: bool = True
@@ -222,7 +229,9 @@ class Painter:
         # The words in a picture are in the language of whoever asked for it: the
         # executor's thread or process does not share this task's context.
         job = (current_language(), fn, *args)
-        return await asyncio.get_running_loop().run_in_executor(self._executor, in_language, *job)
+        async with self._gate:
+            loop = asyncio.get_running_loop()
+            return await loop.run_in_executor(self._executor, in_language, *job)
 
     def close(self) -> None:
         self._executor.shutdown(wait=False, cancel_futures=True)
@@ -246,7 +255,7 @@ class ProcessPainter(Painter):
         pool = worker_pool(workers, warm=warm_up)
         # Replays are drawn in a worker of their own, at background priority: the boards
         # of moves go first.
-        super().__init__(pool, lambda: worker_pool(1, background=True, warm=warm_up))
+        super().__init__(pool, lambda: worker_pool(1, background=True, warm=warm_up), workers)
         # Start the workers now, not on the first move: spawning takes a second.
         for _ in range(workers):
             pool.submit(warm_up)

@@ -1,0 +1,98 @@
+"""Servers take turns at what they share: a burst of one server's work waits behind each
+other server's next piece of work, never the other way round."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Hashable
+
+import pytest
+
+from data.fair import PARTY, FairGate, serving
+
+
+async def entered_in_order(gate: FairGate, parties: list[Hashable]) -> list[str]:
+    """Waiters of `parties` queued (in that order) while the gate is full; the order in
+    which they get in, each as "party:n" (its n-th waiter)."""
+    order: list[str] = []
+    seen: dict[Hashable, int] = {}
+
+    async def wait(name: str, party: Hashable) -> None:
+        with serving(party):
+            async with gate:
+                order.append(name)
+                await asyncio.sleep(0)
+
+    await gate.acquire()  # the gate is busy while they queue
+    tasks = []
+    for party in parties:
+        seen[party] = seen.get(party, 0) + 1
+        tasks.append(asyncio.create_task(wait(f"{party}:{seen[party]}", party)))
+    await asyncio.sleep(0)
+    assert gate.waiting == len(parties)
+    gate.release()
+    await asyncio.gather(*tasks)
+    return order
+
+
+async def test_a_burst_of_one_server_takes_turns_with_the_others() -> None:
+    order = await entered_in_order(FairGate(), ["b", "b", "b", "b", "a", "c", "a"])
+    assert order == ["b:1", "a:1", "c:1", "b:2", "a:2", "b:3", "b:4"]
+
+
+async def test_one_servers_work_keeps_its_order() -> None:
+    order = await entered_in_order(FairGate(), ["a"] * 5)
+    assert order == [f"a:{n}" for n in range(1, 6)]
+
+
+async def test_a_gate_lets_in_as_many_as_it_has_room_for() -> None:
+    gate = FairGate(2)
+    await gate.acquire()
+    await gate.acquire()
+    third = asyncio.create_task(gate.acquire())
+    await asyncio.sleep(0)
+    assert not third.done() and gate.waiting == 1
+    gate.release()
+    await asyncio.wait_for(third, 1)
+    gate.release()
+    gate.release()
+    with pytest.raises(RuntimeError):
+        gate.release()
+
+
+async def test_a_waiter_that_gives_up_holds_nobody_back() -> None:
+    gate = FairGate()
+    await gate.acquire()
+    quitter = asyncio.create_task(gate.acquire())
+    patient = asyncio.create_task(gate.acquire())
+    await asyncio.sleep(0)
+    quitter.cancel()
+    await asyncio.sleep(0)
+    gate.release()
+    await asyncio.wait_for(patient, 1)
+    assert gate.waiting == 0
+    gate.release()
+
+
+async def test_a_waiter_let_in_but_cancelled_passes_its_place_on() -> None:
+    gate = FairGate()
+    await gate.acquire()
+    first = asyncio.create_task(gate.acquire())
+    second = asyncio.create_task(gate.acquire())
+    await asyncio.sleep(0)
+    gate.release()  # the first is let in ...
+    first.cancel()  # ... and cancelled before it runs
+    await asyncio.wait_for(second, 1)
+    with pytest.raises(asyncio.CancelledError):
+        await first
+    gate.release()
+    await asyncio.wait_for(gate.acquire(), 1)  # nobody holds it after
+    gate.release()
+
+
+async def test_the_party_is_that_of_the_command_and_of_the_tasks_it_starts() -> None:
+    assert PARTY.get() is None
+    with serving(7):
+        inner = asyncio.create_task(asyncio.sleep(0, PARTY.get()))
+        assert await inner == 7
+    assert PARTY.get() is None
