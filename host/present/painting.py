@@ -179,6 +179,11 @@ def draw_panel(
     return listing_of(state).renderer.panel(state, seat, prefix, tokens, ctx)
 
 
+#: Boards handed to each drawing worker ahead of time: what one server's burst can have
+#: queued in front of another server's next board.
+QUEUED_PER_WORKER = 4
+
+
 class Painter:
     """Runs the drawing functions above in an executor. Long drawings (a whole game's
     replay, seconds for a long Everest game) run in an executor of their own, made on
@@ -192,8 +197,9 @@ class Painter:
         self._long_work: Executor | None = None
         #: The workers' places, which servers take by turns: a burst of one server's boards
         #: waits its turn behind each other server's next board, not the other way round.
-        #: One more than the workers, so that a worker finds its next board already queued.
-        self._gate = FairGate(workers + 1)
+        #: A few boards queued for each worker, so that none waits for the event loop to
+        #: hand it its next (the loop is busiest just when the workers are).
+        self._gate = FairGate(QUEUED_PER_WORKER * workers)
 
     async def board(
         self, state: GameState[Any], ctx: RenderContext, chooser: int | None, steps: bool = True
