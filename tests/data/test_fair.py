@@ -96,3 +96,36 @@ async def test_the_party_is_that_of_the_command_and_of_the_tasks_it_starts() -> 
         inner = asyncio.create_task(asyncio.sleep(0, PARTY.get()))
         assert await inner == 7
     assert PARTY.get() is None
+
+
+async def test_a_server_whose_work_is_long_gets_its_share_of_time_not_of_turns(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # A burst of starts (30 ms each at the gate) beside a server's moves (1 ms each): the
+    # moves get as much of the gate's time as the starts, so many moves go between two
+    # starts, not one.
+    now = [100.0]
+    monkeypatch.setattr("data.fair.time.monotonic", lambda: now[0])
+    gate = FairGate()
+    order: list[str] = []
+
+    async def work(party: str, seconds: float) -> None:
+        with serving(party):
+            async with gate:
+                order.append(party)
+                now[0] += seconds
+                await asyncio.sleep(0)
+
+    # Each is seen once: the gate learns how long their work holds it.
+    await work("starts", 0.030)
+    await work("moves", 0.001)
+    order.clear()
+    await gate.acquire()
+    tasks = [asyncio.create_task(work("starts", 0.030)) for _ in range(3)]
+    tasks += [asyncio.create_task(work("moves", 0.001)) for _ in range(40)]
+    await asyncio.sleep(0)
+    gate.release()
+    await asyncio.gather(*tasks)
+    first, second = [n for n, party in enumerate(order) if party == "starts"][:2]
+    assert second - first - 1 >= 20, order
+    assert order.count("moves") == 40 and order.count("starts") == 3
