@@ -7,6 +7,9 @@ wait behind all of it. A `FairGate` keeps a line per party instead (the server a
 came from, set by the front-end with `serving`) and lets the parties in by turns: each
 party's work in the order it came, the parties one after the other. Work of no party
 (the clock's, a start-up's) is a party of its own.
+
+A piece of work may need the whole gate (`whole`): the database's transactions, which no
+single statement may come between, while single statements go several at a time.
 """
 
 from __future__ import annotations
@@ -14,8 +17,8 @@ from __future__ import annotations
 import asyncio
 import time
 from collections import deque
-from collections.abc import Hashable, Iterator
-from contextlib import contextmanager
+from collections.abc import AsyncIterator, Hashable, Iterator
+from contextlib import asynccontextmanager, contextmanager
 from contextvars import ContextVar
 from types import TracebackType
 
@@ -42,98 +45,131 @@ def serving(party: Hashable) -> Iterator[None]:
 class FairGate:
     """Up to `room` holders at once (1: a lock). Waiters are let in fairly by time: each
     party's work in the order it came, and among the parties the one that has had least of
-    the gate's time lately goes first (start-time fair queueing, each piece of work's cost
-    guessed from how long that party's last ones held the gate). A party that comes with a
-    burst of long work gets the gate's time in equal share with the others waiting, never
-    all of it first."""
+    the gate's time lately goes first (start-time fair queueing). Each party is charged
+    the time its work really held the gate, once it leaves: a party that comes with a
+    burst of long work, even work never seen before, gets the gate's time in equal share
+    with the others waiting, never all of it first. Work that needs the whole gate waits
+    at the head of the line until all who are inside have left, and nobody overtakes it
+    meanwhile."""
 
     def __init__(self, room: int = 1) -> None:
         if room < 1:
             raise ValueError("a gate lets at least one in")
         self._room = room
         self._inside = 0
-        #: The waiting, by party: each with the virtual time its work may start at.
-        self._lines: dict[Hashable, deque[tuple[float, asyncio.Future[None]]]] = {}
+        #: The waiting, by party, in the order they came: the places each needs.
+        self._lines: dict[Hashable, deque[tuple[int, asyncio.Future[float]]]] = {}
         #: The virtual time: the start of the work let in last.
         self._now = 0.0
-        #: When each party's work queued so far will have had its share, in virtual time.
+        #: The latest any party's share ends: where the virtual time goes on from after
+        #: the gate was idle, so that no party's past counts against it once all was done.
+        self._latest = 0.0
+        #: When each party's work let in so far will have had its share, in virtual time:
+        #: guessed as it goes in, put right by what it took as it leaves.
         self._finish: dict[Hashable, float] = {}
-        #: How long each party's work holds the gate, as seen lately (seconds).
-        self._cost: dict[Hashable, float] = {}
-        #: Who holds the gate, by task: their party and since when.
-        self._holders: dict[asyncio.Task[object] | None, tuple[Hashable, float]] = {}
+        #: How long each party's work of so many places holds the gate, as seen lately.
+        self._cost: dict[tuple[Hashable, int], float] = {}
+        #: Who holds the gate, by task: their party, since when, how many places, and the
+        #: time they were charged for going in.
+        self._holders: dict[asyncio.Task[object] | None, tuple[Hashable, float, int, float]] = {}
 
     @property
     def waiting(self) -> int:
         return sum(len(line) for line in self._lines.values())
 
-    def _tag(self, party: Hashable) -> float:
-        """The virtual time the party's next piece of work starts at, noted as queued."""
+    def _admit(self, party: Hashable, places: int) -> float:
+        """Let the party's next work in: the time it is charged for it (a guess)."""
+        if self._inside == 0 and not self._lines:
+            self._now = max(self._now, self._latest)
         start = max(self._now, self._finish.get(party, 0.0))
-        self._finish[party] = start + self._cost.get(party, FIRST_COST)
-        return start
+        self._now = start
+        guess = self._cost.get((party, places), FIRST_COST)
+        self._finish[party] = start + guess
+        self._latest = max(self._latest, start + guess)
+        self._inside += places
+        return guess
 
-    async def acquire(self) -> None:
+    async def acquire(self, *, whole: bool = False) -> None:
+        """Wait for a place (for every place, if `whole`) and take it; `release` from the
+        same task gives it back."""
         party = PARTY.get()
-        if self._inside < self._room and not self._lines:
-            self._now = self._tag(party)
-            self._enter(party)
-            return
-        turn: asyncio.Future[None] = asyncio.get_running_loop().create_future()
-        self._lines.setdefault(party, deque()).append((self._tag(party), turn))
-        try:
-            await turn
-        except asyncio.CancelledError:
-            if turn.done() and not turn.cancelled():
-                # Let in, then cancelled before it could go in: the place is passed on.
-                self._inside -= 1
+        places = self._room if whole else 1
+        if self._inside + places <= self._room and not self._lines:
+            guess = self._admit(party, places)
+        else:
+            turn: asyncio.Future[float] = asyncio.get_running_loop().create_future()
+            self._lines.setdefault(party, deque()).append((places, turn))
+            try:
+                guess = await turn
+            except asyncio.CancelledError:
+                if turn.done() and not turn.cancelled():
+                    # Let in, then cancelled before it could go in: the places are passed
+                    # on, and the party is not charged for them.
+                    self._inside -= places
+                    self._finish[party] -= turn.result()
+                else:
+                    self._leave_line(party, turn)
+                # Who waited behind it (for the whole gate) may go in.
                 self._let_in()
-            else:
-                self._leave_line(party, turn)
-            raise
-        self._holders[asyncio.current_task()] = (party, time.monotonic())
+                raise
+        self._holders[asyncio.current_task()] = (party, time.monotonic(), places, guess)
 
-    def _enter(self, party: Hashable) -> None:
-        self._inside += 1
-        self._holders[asyncio.current_task()] = (party, time.monotonic())
+    @asynccontextmanager
+    async def whole(self) -> AsyncIterator[None]:
+        """The whole gate, for the block: nobody else is inside meanwhile."""
+        await self.acquire(whole=True)
+        try:
+            yield
+        finally:
+            self.release()
 
     def release(self) -> None:
         if self._inside <= 0:
             raise RuntimeError("the gate was released more often than entered")
-        self._inside -= 1
         held = self._holders.pop(asyncio.current_task(), None)
-        if held is not None:
-            party, since = held
+        if held is None:
+            self._inside -= 1
+        else:
+            party, since, places, guess = held
+            self._inside -= places
             spent = time.monotonic() - since
-            cost = self._cost.get(party, spent)
-            self._cost[party] = cost + (spent - cost) * COST_WEIGHT
+            # Charged what it took, not what was guessed.
+            finish = self._finish[party] = self._finish.get(party, self._now) + spent - guess
+            self._latest = max(self._latest, finish)
+            cost = self._cost.get((party, places), spent)
+            self._cost[(party, places)] = cost + (spent - cost) * COST_WEIGHT
         self._let_in()
         self._forget_idle()
 
     def _let_in(self) -> None:
-        """Fill the free places, each with the work of the earliest virtual start."""
-        while self._inside < self._room and self._lines:
-            party = min(self._lines, key=lambda p: self._lines[p][0][0])
+        """Fill the free places, each with the next work of the party whose share of the
+        gate's time is least had; work that needs more places than are free waits for
+        them, and so does all behind it."""
+        while self._lines:
+            party = min(self._lines, key=lambda p: max(self._now, self._finish.get(p, 0.0)))
             line = self._lines[party]
-            start, turn = line.popleft()
+            places, turn = line[0]
+            if not turn.done() and self._inside + places > self._room:
+                return
+            line.popleft()
             if not line:
                 del self._lines[party]
             if not turn.done():
-                self._now = max(self._now, start)
-                self._inside += 1
-                turn.set_result(None)
+                turn.set_result(self._admit(party, places))
 
     def _forget_idle(self) -> None:
         """Parties whose share is all had and who wait for nothing are forgotten, so that
         what the gate keeps does not grow with every server it ever served."""
         if len(self._finish) <= len(self._lines) + self._room + KEPT_PARTIES:
             return
+        inside = {held[0] for held in self._holders.values()}
         for party in [p for p, end in self._finish.items() if end <= self._now]:
-            if party not in self._lines:
+            if party not in self._lines and party not in inside:
                 del self._finish[party]
-                self._cost.pop(party, None)
+                for places in {1, self._room}:
+                    self._cost.pop((party, places), None)
 
-    def _leave_line(self, party: Hashable, turn: asyncio.Future[None]) -> None:
+    def _leave_line(self, party: Hashable, turn: asyncio.Future[float]) -> None:
         line = self._lines.get(party)
         if line is None:
             return

@@ -11,9 +11,20 @@ import pytest
 from data.fair import PARTY, FairGate, serving
 
 
-async def entered_in_order(gate: FairGate, parties: list[Hashable]) -> list[str]:
-    """Waiters of `parties` queued (in that order) while the gate is full; the order in
-    which they get in, each as "party:n" (its n-th waiter)."""
+@pytest.fixture
+def clock(monkeypatch: pytest.MonkeyPatch) -> list[float]:
+    """The gate's clock, which only the test moves on."""
+    now = [100.0]
+    monkeypatch.setattr("data.fair.time.monotonic", lambda: now[0])
+    return now
+
+
+async def entered_in_order(
+    gate: FairGate, parties: list[Hashable], clock: list[float]
+) -> list[str]:
+    """Waiters of `parties` queued (in that order) while the gate is full, each holding
+    it a millisecond; the order in which they get in, each as "party:n" (its n-th
+    waiter)."""
     order: list[str] = []
     seen: dict[Hashable, int] = {}
 
@@ -21,6 +32,7 @@ async def entered_in_order(gate: FairGate, parties: list[Hashable]) -> list[str]
         with serving(party):
             async with gate:
                 order.append(name)
+                clock[0] += 0.001
                 await asyncio.sleep(0)
 
     await gate.acquire()  # the gate is busy while they queue
@@ -35,13 +47,13 @@ async def entered_in_order(gate: FairGate, parties: list[Hashable]) -> list[str]
     return order
 
 
-async def test_a_burst_of_one_server_takes_turns_with_the_others() -> None:
-    order = await entered_in_order(FairGate(), ["b", "b", "b", "b", "a", "c", "a"])
+async def test_a_burst_of_one_server_takes_turns_with_the_others(clock: list[float]) -> None:
+    order = await entered_in_order(FairGate(), ["b", "b", "b", "b", "a", "c", "a"], clock)
     assert order == ["b:1", "a:1", "c:1", "b:2", "a:2", "b:3", "b:4"]
 
 
-async def test_one_servers_work_keeps_its_order() -> None:
-    order = await entered_in_order(FairGate(), ["a"] * 5)
+async def test_one_servers_work_keeps_its_order(clock: list[float]) -> None:
+    order = await entered_in_order(FairGate(), ["a"] * 5, clock)
     assert order == [f"a:{n}" for n in range(1, 6)]
 
 
@@ -129,3 +141,76 @@ async def test_a_server_whose_work_is_long_gets_its_share_of_time_not_of_turns(
     first, second = [n for n, party in enumerate(order) if party == "starts"][:2]
     assert second - first - 1 >= 20, order
     assert order.count("moves") == 40 and order.count("starts") == 3
+
+
+async def test_a_burst_of_long_work_never_seen_before_still_gets_only_its_share(
+    clock: list[float],
+) -> None:
+    # Thirty starts come at once from a server the gate has not seen, each holding it
+    # 10 ms, beside another server's moves of 1 ms: what it is charged is what its work
+    # took, so its first start is not followed by all the others.
+    gate = FairGate()
+    order: list[str] = []
+
+    async def work(party: str, seconds: float) -> None:
+        with serving(party):
+            async with gate:
+                order.append(party)
+                clock[0] += seconds
+                await asyncio.sleep(0)
+
+    await work("moves", 0.001)
+    order.clear()
+    await gate.acquire()
+    tasks = [asyncio.create_task(work("starts", 0.010)) for _ in range(30)]
+    tasks += [asyncio.create_task(work("moves", 0.001)) for _ in range(60)]
+    await asyncio.sleep(0)
+    gate.release()
+    await asyncio.gather(*tasks)
+    # In the first 100 ms of the gate's time, about half went to each server.
+    spent = {"starts": 0.0, "moves": 0.0}
+    for party in order:
+        if sum(spent.values()) >= 0.100:
+            break
+        spent[party] += 0.010 if party == "starts" else 0.001
+    assert 0.035 <= spent["moves"] <= 0.065, order
+
+
+async def test_work_that_needs_the_whole_gate_waits_for_all_inside_and_is_not_overtaken(
+    clock: list[float],
+) -> None:
+    gate = FairGate(3)
+    await gate.acquire()
+    await gate.acquire()  # two single places taken
+    whole = asyncio.create_task(gate.acquire(whole=True))
+    await asyncio.sleep(0)
+    later = asyncio.create_task(gate.acquire())  # a free place, but the whole comes first
+    await asyncio.sleep(0)
+    assert not whole.done() and not later.done() and gate.waiting == 2
+    gate.release()
+    await asyncio.sleep(0)
+    assert not whole.done() and not later.done()
+    gate.release()
+    await asyncio.wait_for(whole, 1)
+    await asyncio.sleep(0)
+    assert not later.done()  # nobody beside the whole
+    gate.release()
+    await asyncio.wait_for(later, 1)
+    gate.release()
+
+
+async def test_single_places_go_several_at_once_and_a_whole_waiter_giving_up_frees_them(
+    clock: list[float],
+) -> None:
+    gate = FairGate(3)
+    await gate.acquire()
+    whole = asyncio.create_task(gate.acquire(whole=True))
+    await asyncio.sleep(0)
+    singles = [asyncio.create_task(gate.acquire()) for _ in range(2)]
+    await asyncio.sleep(0)
+    assert not any(t.done() for t in singles)
+    whole.cancel()
+    await asyncio.wait_for(asyncio.gather(*singles), 1)  # both in beside the first
+    assert gate.waiting == 0
+    for _ in range(3):
+        gate.release()
