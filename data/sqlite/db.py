@@ -5,7 +5,10 @@ A `Database` owns two aiosqlite connections to one file, each with its own threa
 - the writer. SQLite allows one writer at a time, and a connection shared by coroutines
   must not interleave two transactions, so writes are serialised here: a single-statement
   write (`write`, one round trip to the connection's thread) or a multi-statement
-  `transaction()`. Only writers wait for each other.
+  `transaction()`. Single statements go to the thread several at a time (it runs them
+  one after another): the thread goes from one to the next without waiting for the
+  event loop to hand it each, which under load is most of a statement's time. A
+  transaction has the writer to itself. Only writers wait for each other.
 - the reader, for `read()`. Nothing is locked: WAL gives every statement a consistent view
   of the last committed state while the writer works, and the connection's thread runs
   the statements of all readers one after another. It is opened `query_only`.
@@ -31,10 +34,10 @@ import fcntl
 import os
 import re
 import sqlite3
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from contextlib import asynccontextmanager
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import aiosqlite
 
@@ -56,6 +59,9 @@ _LOCK_NAME = re.compile(r"[^A-Za-z0-9_.-]")
 BUSY_SECONDS = 5.0
 #: Seconds between tries of that switch while another process holds the lock.
 _WAL_RETRY = 0.01
+#: Single-statement writes handed to the writer's thread at once: enough that it never
+#: waits for the event loop between them, few enough that a server's turn comes soon.
+WRITES_IN_FLIGHT = 4
 
 
 async def _connect(target: Path, *, query_only: bool, deadline: float) -> aiosqlite.Connection:
@@ -175,8 +181,9 @@ class Database:
         self._reader = reader
         self.path = path
         #: Held by writes only; readers never wait for it. Servers take turns at it: no
-        #: server's moves wait behind another's burst of writes.
-        self._write_lock = FairGate()
+        #: server's moves wait behind another's burst of writes. A transaction holds all
+        #: of it.
+        self._write_lock = FairGate(WRITES_IN_FLIGHT)
         #: The games the writer's committed statements change.
         self.changes = SqliteChangeFeed()
 
@@ -254,36 +261,37 @@ class Database:
     async def write(self, sql: str, params: Sequence[Any] = ()) -> list[sqlite3.Row]:
         """One statement, atomic on its own, in one round trip; its RETURNING rows."""
         async with self._write_lock:
-            try:
-                return list(await self._writer.execute_fetchall(sql, params))
-            except Exception:
-                self.changes.rolled_back()  # the statement failed: SQLite undid it
-                raise
-            finally:
-                # Committed; or its caller was cancelled while it ran, and it may have
-                # committed all the same: a change announced that did not happen only
-                # has a page read the game again, one not announced leaves it behind.
-                self.changes.committed()
+            return await self._in_writer(_statement, sql, tuple(params))
 
     @asynccontextmanager
     async def transaction(self) -> AsyncIterator[aiosqlite.Connection]:
         """A write transaction of several statements: committed on success, rolled back
         on any exception."""
-        async with self._write_lock:
+        async with self._write_lock.whole():
             await self._writer.execute("BEGIN IMMEDIATE")
             try:
                 yield self._writer
             except BaseException:
-                self.changes.rolled_back()
-                await self._writer.execute("ROLLBACK")
+                await self._in_writer(_roll_back)
                 raise
-            try:
-                await self._writer.execute("COMMIT")
-            except Exception:
-                self.changes.rolled_back()  # the commit failed: nothing was committed
-                raise
-            finally:
-                self.changes.committed()  # (or cancelled while it ran: as in `write`)
+            await self._in_writer(_commit)
+
+    async def _in_writer(self, call: _InWriter[T], *args: Any) -> T:
+        """`call(connection, feed, *args)` in the writer's thread, whose statements it
+        runs; the games its committed statements changed are then announced. Announced
+        even if the caller is cancelled meanwhile, since the thread goes on with it: a
+        change announced has a page read the game again, one not announced would leave
+        it behind."""
+        # aiosqlite's own way into its thread, as each of its statements takes.
+        queue: Callable[..., Awaitable[tuple[T, list[int]]]] = self._writer._execute
+        ran = asyncio.ensure_future(queue(call, self._writer._conn, self.changes, *args))
+        ran.add_done_callback(self._announce)
+        result, _ = await asyncio.shield(ran)
+        return result
+
+    def _announce(self, ran: asyncio.Future[tuple[Any, list[int]]]) -> None:
+        if not ran.cancelled() and ran.exception() is None:
+            self.changes.committed(ran.result()[1])
 
     async def fetch(self, sql: str, params: Sequence[Any] = ()) -> list[sqlite3.Row]:
         """The rows of one query, in one round trip, without waiting for any writer."""
@@ -356,6 +364,41 @@ def _hold_file(path: str, shards: Shards | None) -> SqliteShardHold:
         os.close(fd)
         raise
     return SqliteShardHold(fd)
+
+
+T = TypeVar("T")
+#: What runs in the writer's thread: its result, and the games its committed statements
+#: changed (`SqliteChangeFeed.take`).
+_InWriter = Callable[..., tuple[T, list[int]]]
+
+
+def _statement(
+    conn: sqlite3.Connection, feed: SqliteChangeFeed, sql: str, params: tuple[Any, ...]
+) -> tuple[list[sqlite3.Row], list[int]]:
+    """One statement (committed on its own); its rows. In the writer's thread."""
+    try:
+        rows = conn.execute(sql, params).fetchall()
+    except BaseException:
+        feed.take()  # the statement failed: SQLite undid it
+        raise
+    return rows, feed.take()
+
+
+def _commit(conn: sqlite3.Connection, feed: SqliteChangeFeed) -> tuple[None, list[int]]:
+    """End the transaction begun, keeping what it did. In the writer's thread."""
+    try:
+        conn.execute("COMMIT")
+    except BaseException:
+        feed.take()  # the commit failed: nothing was committed
+        raise
+    return None, feed.take()
+
+
+def _roll_back(conn: sqlite3.Connection, feed: SqliteChangeFeed) -> tuple[None, list[int]]:
+    """End the transaction begun, undoing what it did. In the writer's thread."""
+    feed.take()
+    conn.execute("ROLLBACK")
+    return None, []
 
 
 def _split_sql(script: str) -> list[str]:

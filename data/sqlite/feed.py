@@ -48,7 +48,8 @@ class SqliteChangeFeed:
 
     def __init__(self) -> None:
         self._listeners = Listeners()
-        #: Games changed by the statement or transaction running now, in order, once each.
+        #: Games changed by the statement or transaction running now in the writer's
+        #: thread, in order, once each; only that thread touches it.
         self._noted: dict[int, None] = {}
 
     def subscribe(self, listener: ChangeListener) -> Callable[[], None]:
@@ -64,16 +65,17 @@ class SqliteChangeFeed:
         """A trigger's call, in the writer's thread, as its statement runs."""
         self._noted[game_id] = None
 
-    def committed(self) -> None:
-        """What was noted is committed: tell the listeners, each in its own turn of the
-        event loop, after the writer's caller has its answer."""
-        changed, self._noted = self._noted, {}
+    def take(self) -> list[int]:
+        """The games noted since last taken, in the writer's thread, as the statement or
+        transaction that changed them ends (committed, or undone: then dropped)."""
+        changed, self._noted = list(self._noted), {}
+        return changed
+
+    def committed(self, changed: list[int]) -> None:
+        """The games `changed` by what was committed: tell the listeners, each in its own
+        turn of the event loop, after the writer's caller has its answer."""
         if changed and self._listeners:
             _tell_soon(self._listeners, changed)
-
-    def rolled_back(self) -> None:
-        """What was noted never happened."""
-        self._noted = {}
 
 
 def _tell_soon(listeners: Listeners, changed: Iterable[int]) -> None:

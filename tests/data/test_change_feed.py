@@ -116,6 +116,31 @@ async def test_a_committed_move_is_announced_with_its_game(storage: Storage) -> 
     assert listener.nothing_more()
 
 
+async def test_writes_sent_at_once_are_each_announced_and_a_refused_one_among_them_is_not(
+    storage: Storage,
+) -> None:
+    # Single statements go to the database several at a time: each that commits is
+    # announced, whichever of them fails.
+    games = [await storage.games.create_game(new_game(20 + n), now=1.0) for n in range(6)]
+    listener = await listening(storage)
+    refused = games[2].id
+    results = await asyncio.gather(
+        *(
+            storage.games.append_move(
+                g.id, 5 if g.id == refused else 0, 0, ALICE.id, "c2-e4", "s1", now=2.0
+            )
+            for g in games
+        ),
+        return_exceptions=True,
+    )
+    assert [isinstance(r, StalePlyError) for r in results] == [g.id == refused for g in games]
+    last = await marker(storage)
+    heard = await listener.until(last.id)
+    assert sorted(h for h in heard if h != last.id) == sorted(
+        g.id for g in games if g.id != refused
+    )
+
+
 async def test_refused_and_rolled_back_writes_announce_nothing(storage: Storage) -> None:
     games = storage.games
     game = await games.create_game(new_game(10), now=1.0)

@@ -20,6 +20,7 @@ import asyncpg
 
 from console.front import Console
 from data.repository import Shards
+from data.sqlite import db as sqlite_db
 from data.storage import Storage
 from data.web import token_hash
 from host.service import GameService
@@ -109,6 +110,15 @@ def recording() -> Iterator[list[tuple[str, tuple[Any, ...]]]]:
 
     for name in ("execute", "execute_fetchall"):
         wrap_sqlite(name)
+    # Single-statement writes go to the writer's thread without these methods.
+    write = sqlite_db.Database.write
+
+    async def writing(self: Any, sql: str, params: Any = ()) -> Any:
+        sent.append((sql, tuple(params)))
+        return await write(self, sql, params)
+
+    patched.append((sqlite_db.Database, "write", write))
+    sqlite_db.Database.write = writing  # type: ignore[method-assign]
     for name in ("fetch", "fetchval", "fetchrow", "execute", "executemany"):
         wrap_pg(name)
     try:
