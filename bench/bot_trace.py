@@ -32,6 +32,8 @@ import time
 from collections.abc import Callable
 from typing import Any, Literal, TypeVar
 
+from data.fair import FairGate
+
 T = TypeVar("T")
 
 #: The interaction whose work is running (tasks inherit it from the one that parsed it).
@@ -211,16 +213,9 @@ def _trace_product() -> None:
             note("respond", start, time.perf_counter())
 
     _replace(cogs.respond, "respond", timed_respond)
-    move = GameService.move
-
-    async def timed_move(service: GameService, *args: Any, **kwargs: Any) -> Any:
-        start = time.perf_counter()
-        try:
-            return await move(service, *args, **kwargs)
-        finally:
-            note("service", start, time.perf_counter())
-
-    _replace(GameService, "move", timed_move)
+    # A move's service call, and a game's start's (/play, a challenge).
+    for name in ("move", "start"):
+        _replace(GameService, name, _timed_service(getattr(GameService, name)))
 
     async def timed_paint(painter: painting.Painter, fn: Callable[..., T], *args: Any) -> T:
         job = (current_language(), timed, fn, *args)
@@ -239,13 +234,24 @@ def _trace_product() -> None:
 
     def traced_init(database: db.Database, *args: Any, **kwargs: Any) -> None:
         opened(database, *args, **kwargs)
-        database._write_lock = TracedLock()
+        database._write_lock = TracedGate(db.WRITES_IN_FLIGHT)
         roles[id(database._writer)] = "writer"
         roles[id(database._reader)] = "reader"
 
     _replace(db.Database, "__init__", traced_init)
     _trace_statements(roles)
     _trace_game_locks()
+
+
+def _timed_service(call: Callable[..., Any]) -> Callable[..., Any]:
+    async def timed(service: Any, *args: Any, **kwargs: Any) -> Any:
+        start = time.perf_counter()
+        try:
+            return await call(service, *args, **kwargs)
+        finally:
+            note("service", start, time.perf_counter())
+
+    return timed
 
 
 def _trace_statements(roles: dict[int, str]) -> None:
@@ -312,4 +318,25 @@ class TracedLock(asyncio.Lock):
 
     def release(self) -> None:
         note(self.name, self._asked, self._since, time.perf_counter(), detail=self._who)
+        super().release()
+
+
+class TracedGate(FairGate):
+    """The database writer's gate, noting how long each holder waited for it and held
+    it; it lets them in as the bot's own does (by turns among the servers, several
+    single statements at once, a transaction alone)."""
+
+    def __init__(self, room: int) -> None:
+        super().__init__(room)
+        self._noted: dict[asyncio.Task[Any] | None, tuple[str, float, float]] = {}
+
+    async def acquire(self, *, whole: bool = False) -> None:
+        who = _caller()
+        asked = time.perf_counter()
+        await super().acquire(whole=whole)
+        self._noted[asyncio.current_task()] = (who, asked, time.perf_counter())
+
+    def release(self) -> None:
+        who, asked, since = self._noted.pop(asyncio.current_task(), ("?", 0.0, 0.0))
+        note("write", asked, since, time.perf_counter(), detail=who)
         super().release()
