@@ -13,16 +13,18 @@ however loaded a machine.
    moves per second, /move p50 / p95 / p99 / max, failures, every game's stored ply
    against the moves answered as accepted.
 2. A burst: 30 games started at once (/play against the computer in 30 new channels of
-   a second server) while 30 other channels (of the first) play on in a closed loop; the
-   others' /move p99 while the starts are answered, against their p99 in the same loop
-   without a burst.
+   a second server) while 30 other channels (of the first) play on in a closed loop,
+   five times, 5 s apart; the others' /move p99 while the starts are answered (the
+   moves in flight during the five bursts together, some 500), against their p99 in the
+   same loop without bursts.
 
 With `--trace DIR`, both bots note where each interaction's time went (`bench.bot_trace`)
 and the table ends with the slowest hundredth of the real bot's moves taken apart
-(`bench.tail`).
+(`bench.tail`), of the saturation run and of the others' moves during the bursts.
 
     python -m bench.saturation              # 60 channels, 30 s each
     python -m bench.saturation --trace var/t # and where the slowest moves' time went
+    python -m bench.saturation --only-burst # the burst alone (and the loop without it)
     python -m bench --table saturation      # as part of `make bench`
 """
 
@@ -36,7 +38,7 @@ import tempfile
 import time
 import traceback
 from collections.abc import Awaitable, Callable, Iterator, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from bench import tail
@@ -60,11 +62,16 @@ class SaturationConfig:
     seconds: float = 30.0
     #: An unmeasured closed loop first, so that caches and worker pools are warm.
     warm_seconds: float = 5.0
-    #: The burst: channels playing on, games started at once, and when in the run.
+    #: The burst: channels playing on, games started at once, when in the run the first
+    #: comes, how many come and how far apart.
     burst_channels: int = 30
     burst_games: int = 30
-    burst_seconds: float = 20.0
-    burst_at: float = 5.0
+    burst_seconds: float = 28.0
+    burst_at: float = 3.0
+    bursts: int = 5
+    burst_every: float = 5.0
+    #: Measure only the burst (and the same loop without it), not the saturation runs.
+    only_burst: bool = False
     #: A folder to note where each interaction's time goes in (a file per bot), and to
     #: take the slowest moves apart from; None: not noted.
     trace: Path | None = None
@@ -72,12 +79,12 @@ class SaturationConfig:
 
 QUICK = SaturationConfig(
     channels=20, seconds=5.0, warm_seconds=2.0, burst_channels=10, burst_games=10,
-    burst_seconds=5.0, burst_at=1.5,
+    burst_seconds=5.0, burst_at=1.5, bursts=2, burst_every=2.0,
 )  # fmt: skip
 #: The least that still measures every figure: the tests run it to see that it runs.
 SMOKE = SaturationConfig(
     channels=4, seconds=1.5, warm_seconds=0.5, burst_channels=3, burst_games=3,
-    burst_seconds=2.0, burst_at=0.5,
+    burst_seconds=2.0, burst_at=0.5, bursts=2, burst_every=0.8,
 )  # fmt: skip
 
 
@@ -150,25 +157,33 @@ class ClosedLoop(Driver):
 
 @dataclass(slots=True)
 class Burst:
-    """Games started at once in new channels of one server, while others play on."""
+    """Games started at once in new channels of one server, while others play on; again
+    every `every` seconds, so that the others' moves in flight during a burst are enough
+    to take a p99 of."""
 
     games: int
     at: float
-    starts: list[Exchange]
-    #: When the starts were dispatched and when the last of them was answered.
-    began: float = 0.0
-    ended: float = 0.0
+    every: float
+    times: int
+    starts: list[Exchange] = field(default_factory=list)
+    #: When each burst's starts were dispatched and when the last of them was answered.
+    spans: list[tuple[float, float]] = field(default_factory=list)
     failed: int = 0
 
     async def __call__(self, driver: ClosedLoop, run: Run) -> None:
-        await asyncio.sleep(self.at)
+        began = time.perf_counter()
+        for n in range(self.times):
+            await asyncio.sleep(max(0.0, began + self.at + n * self.every - time.perf_counter()))
+            await self.once(driver)
+
+    async def once(self, driver: ClosedLoop) -> None:
         fake = driver.fake
         stamp = len(fake.channels)
         server = fake.guild_ids[-1]
         channels = [fake.text_channel(f"burst-{stamp}-{i}", server) for i in range(self.games)]
         person = driver.people["carol"]
-        self.began = fake.now()
-        self.starts = list(
+        began = fake.now()
+        starts = list(
             await asyncio.gather(
                 *(
                     fake.dispatch_slash(
@@ -183,22 +198,20 @@ class Burst:
                 )
             )
         )
-        settled = await asyncio.gather(*(driver._settle(e, START_WITHIN) for e in self.starts))
-        self.ended = fake.now()
-        self.failed = sum(
-            not ok or e.reply_ephemeral for ok, e in zip(settled, self.starts, strict=True)
-        )
+        settled = await asyncio.gather(*(driver._settle(e, START_WITHIN) for e in starts))
+        self.spans.append((began, fake.now()))
+        self.starts.extend(starts)
+        answered = zip(settled, starts, strict=True)
+        self.failed += sum(not ok or e.reply_ephemeral for ok, e in answered)
 
-    def during(self, run: Run) -> list[float]:
-        """Latencies of the others' accepted moves in flight while the starts were
-        answered."""
+    def during(self, run: Run) -> list[Exchange]:
+        """The others' accepted moves in flight while a burst's starts were answered."""
         return [
-            e.latency
+            e
             for e, _ in run.moves
             if run.ok(e)
             and not e.reply_ephemeral
-            and e.sent_at <= self.ended
-            and e.sent_at + e.latency >= self.began
+            and any(e.sent_at <= b and e.sent_at + e.latency >= a for a, b in self.spans)
         ]
 
 
@@ -260,22 +273,24 @@ def saturation_rows(product: Run, minimal: Run, pauses: dict[int, float]) -> Ite
 
 
 def burst_rows(calm: Run, busy: Run, burst: Burst) -> Iterator[str]:
-    during = burst.during(busy)
+    during = [e.latency for e in burst.during(busy)]
     before, now = quantile(calm.move_latencies(), 0.99), quantile(during, 0.99)
     starts = [e.latency for e in burst.starts if e.replied_at is not None]
+    spans = [end - begin for begin, end in burst.spans]
     conditions = where(
         busy,
         f"{burst.games} games started at once (/play against the computer in new channels "
-        f"of another server) {burst.at:g} s in",
+        f"of another server), {burst.times} times, {burst.every:g} s apart from {burst.at:g} s "
+        "in",
     )
     yield row(
         "burst: the other channels' /move p99 while the starts are answered, against it "
         "without a burst",
         conditions,
         f"{ms(now)} against {ms(before)} ({now / before:.1f}×; {len(during)} moves in flight "
-        f"in the {burst.ended - burst.began:.1f} s of the burst; whole run with the burst p99 "
-        f"{ms(quantile(busy.move_latencies(), 0.99))}, {busy.achieved:.1f} moves/s, without "
-        f"{calm.achieved:.1f})",
+        f"during the bursts, each {min(spans, default=0):.1f}–{max(spans, default=0):.1f} s "
+        f"long; whole run with the bursts p99 {ms(quantile(busy.move_latencies(), 0.99))}, "
+        f"{busy.achieved:.1f} moves/s, without {calm.achieved:.1f})",
         f"≤ {TARGET_BURST:g}×",
         _met(now <= TARGET_BURST * before),
     )
@@ -283,7 +298,7 @@ def burst_rows(calm: Run, busy: Run, burst: Burst) -> Iterator[str]:
         "burst: the started games' first answer, p50 / max",
         conditions,
         f"{ms(quantile(starts, 0.5))} / {ms(quantile(starts, 1.0))} ({burst.failed} of "
-        f"{burst.games} failed)",
+        f"{burst.games * burst.times} failed)",
         "0 failed",
         _met(burst.failed == 0),
     )
@@ -304,30 +319,31 @@ async def _product(
     config: SaturationConfig,
     fake: FakeDiscord,
     tmp: Path,
-    minimal: Run,
-    pauses: dict[int, float],
+    minimal: tuple[Run, dict[int, float]] | None,
     emit: Callable[[str], None],
 ) -> None:
-    """The real bot: warm-up, saturation (against the `minimal` bot's), then the burst
-    and the same loop without it."""
+    """The real bot: warm-up, saturation (against the `minimal` bot's, unless only the
+    burst is measured), then the burst and the same loop without it."""
     driver = ClosedLoop(fake, tmp / "product.sqlite3", seed=11)
     bot = await _bot(fake, driver, tmp, "product", "bench.bot_process", config.trace)
     try:
         channels = [fake.text_channel(f"saturated-{i}") for i in range(config.channels)]
         tables = await driver.open_tables(channels, [HOKITO] * len(channels))
         await driver.saturate(tables, config.warm_seconds, bot)
-        saturated = await driver.saturate(tables, config.seconds, bot)
-        for line in saturation_rows(saturated, minimal, driver.pauses | pauses):
-            emit(line)
-        emit(check_row(check_plies(Path(bot.db), tables), len(tables), "saturation, the bot"))
-        if config.trace:
-            tail.keep(config.trace / "product.moves", saturated)
-            for line in tail.rows(config.trace / "product.trace", saturated):
+        if minimal is not None:
+            saturated = await driver.saturate(tables, config.seconds, bot)
+            floor, pauses = minimal
+            for line in saturation_rows(saturated, floor, driver.pauses | pauses):
                 emit(line)
+            emit(check_row(check_plies(Path(bot.db), tables), len(tables), "saturation, the bot"))
+            if config.trace:
+                tail.keep(config.trace / "product.moves", saturated)
+                for line in tail.rows(config.trace / "product.trace", saturated):
+                    emit(line)
         try:
             others = tables[: config.burst_channels]
             calm = await driver.saturate(others, config.burst_seconds, bot)
-            burst = Burst(config.burst_games, config.burst_at, [])
+            burst = Burst(config.burst_games, config.burst_at, config.burst_every, config.bursts)
             busy = await driver.saturate(
                 others, config.burst_seconds, bot, meanwhile=lambda run: burst(driver, run)
             )
@@ -336,7 +352,12 @@ async def _product(
             if config.trace:
                 tail.keep(config.trace / "calm.moves", calm)
                 tail.keep(config.trace / "busy.moves", busy)
-                (config.trace / "burst").write_text(f"{burst.began} {burst.ended}\n")
+                tail.keep(config.trace / "burst.starts", busy, burst.starts)
+                during = burst.during(busy)
+                label = "the others' moves during the bursts"
+                trace = config.trace / "product.trace"
+                for line in tail.rows(trace, busy, only=during, label=label):
+                    emit(line)
         except Exception as exc:
             traceback.print_exc()
             emit(not_measured("burst", exc))
@@ -366,8 +387,8 @@ async def measure(config: SaturationConfig, emit: Callable[[str], None]) -> None
         await fake.start()
         try:
             # The floor first, then the bot: both measured in this one sitting.
-            minimal, pauses = await _minimal(config, fake, Path(tmp))
-            await _product(config, fake, Path(tmp), minimal, pauses, emit)
+            minimal = None if config.only_burst else await _minimal(config, fake, Path(tmp))
+            await _product(config, fake, Path(tmp), minimal, emit)
         except Exception as exc:
             traceback.print_exc()
             emit(not_measured("saturation", exc))
@@ -397,12 +418,17 @@ def main(argv: Sequence[str] | None = None) -> None:
     )
     parser.add_argument("--seconds", type=float, help="length of each saturation run (30)")
     parser.add_argument("--channels", type=int, help="channels in the closed loop (60)")
+    parser.add_argument(
+        "--only-burst", action="store_true", help="only the burst and the loop without it"
+    )
     args = parser.parse_args(argv)
     if args.trace:
         args.trace.mkdir(parents=True, exist_ok=True)
         for old in args.trace.glob("*.trace"):
             old.unlink()
-    config = replace(QUICK if args.quick else SaturationConfig(), trace=args.trace)
+    config = replace(
+        QUICK if args.quick else SaturationConfig(), trace=args.trace, only_burst=args.only_burst
+    )
     changes = {k: v for k in ("seconds", "channels") if (v := getattr(args, k)) is not None}
     run(replace(config, **changes))
 

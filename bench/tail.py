@@ -92,11 +92,13 @@ def _add(steps: Steps, label: str, rest: list[str]) -> None:
         steps.sql.setdefault(rest[-1], []).append((times[0], times[1]))
 
 
-def keep(path: Path, run: Run) -> None:
-    """The run's accepted moves, for a closer look: id, dispatched at, seconds taken."""
+def keep(path: Path, run: Run, only: list[Exchange] | None = None) -> None:
+    """The run's accepted moves (or `only` those interactions), for a closer look: id,
+    dispatched at, seconds taken."""
+    chosen = only if only is not None else [e for e, _ in run.moves]
     lines = [
         f"{e.id} {e.sent_at:.6f} {e.latency:.6f}"
-        for e, _ in run.moves
+        for e in chosen
         if run.ok(e) and not e.reply_ephemeral
     ]
     path.write_text("\n".join(lines) + "\n")
@@ -139,12 +141,20 @@ def parts(trace: Trace, exchange_id: int, sent: float, shown: float) -> dict[str
     return found
 
 
-def rows(path: Path, run: Run, share: float = 0.01) -> Iterator[str]:
-    """The slowest `share` of the run's accepted moves against the middle tenth."""
+def rows(
+    path: Path,
+    run: Run,
+    share: float = 0.01,
+    *,
+    only: list[Exchange] | None = None,
+    label: str = "the bot's saturation run",
+) -> Iterator[str]:
+    """The slowest `share` of the run's accepted moves (or of `only` those) against the
+    middle tenth."""
     trace = read(path)
+    chosen = only if only is not None else [e for e, _ in run.moves]
     moves = sorted(
-        (e for e, _ in run.moves if run.ok(e) and not e.reply_ephemeral),
-        key=lambda e: e.latency,
+        (e for e in chosen if run.ok(e) and not e.reply_ephemeral), key=lambda e: e.latency
     )
     if not moves:
         return
@@ -159,9 +169,7 @@ def rows(path: Path, run: Run, share: float = 0.01) -> Iterator[str]:
         return {k: statistics.fmean(t.get(k, 0.0) for t in taken) for k in names}
 
     slow, usual = mean(slowest), mean(middle)
-    where = (
-        f"the bot's saturation run, {count} slowest of {len(moves)} moves against the median tenth"
-    )
+    where = f"{label}, {count} slowest of {len(moves)} moves against the median tenth"
     for name, seconds in slow.items():
         median = ms(usual.get(name, 0.0))
         yield row(f"tail: {name}", where, f"{ms(seconds)} (median moves: {median})", "report", "")
