@@ -59,9 +59,9 @@ class SqliteGameRepository(SharedGameRepository[Database]):
 
     # --- writes -----------------------------------------------------------------------
     async def create_game(self, new: NewGame, now: float) -> GameRecord:
-        async with self.db.transaction() as conn:
-            game_id = await insert_game(conn, new, now)
-            return await load_game(conn, game_id)
+        # One hand-over to the writer's thread: a burst of starts holds the writer
+        # for their statements only.
+        return await self.db.atomic(_create_game, new, now)
 
     async def append_move(
         self,
@@ -252,48 +252,85 @@ class SqliteGameRepository(SharedGameRepository[Database]):
         return _records(rows), int(next(iter(count))[0])
 
 
+#: A person (or computer) as last seen: their name is kept up to date.
+_UPSERT_USER = (
+    "INSERT INTO users (id, name, is_bot) VALUES (?,?,?)"
+    " ON CONFLICT (id) DO UPDATE SET name = excluded.name, is_bot = excluded.is_bot"
+)
+_INSERT_GAME = (
+    "INSERT INTO games (game, kind, guild_id, channel_id, status, seed, variant,"
+    " rules_version, start_position, ply, snapshot, options, created_by,"
+    " created_at, updated_at, deadline_at, deadline_from, remind_at)"
+    " VALUES (?,?,?,?,?,?,?,?,?,0,?,?,?,?,?,?,?,?)"
+)
+_INSERT_SEAT = "INSERT INTO seats (game_id, seat, user_id, is_bot, accepted) VALUES (?,?,?,?,?)"
+
+
+def _user_row(user: UserRecord) -> tuple[int, str, int]:
+    return (user.id, user.name, int(user.is_bot))
+
+
+def _game_row(new: NewGame, now: float) -> tuple[Any, ...]:
+    return (
+        new.game,
+        new.kind,
+        new.guild_id,
+        new.channel_id,
+        new.status,
+        new.seed,
+        new.variant,
+        new.rules_version,
+        new.start_position,
+        new.snapshot,
+        json.dumps(new.options, sort_keys=True),
+        new.created_by.id,
+        now,
+        now,
+        *timer_values(new.timer),
+    )
+
+
+def _seat_rows(game_id: int, new: NewGame) -> list[tuple[int, int, int, int, int]]:
+    return [
+        (game_id, seat, user.id, int(user.is_bot), int(accepted))
+        for seat, (user, accepted) in enumerate(new.seats)
+    ]
+
+
+def _live_game_exists(exc: sqlite3.IntegrityError, new: NewGame) -> Exception:
+    """What a refused insert of `new` means: its channel has a live game, or a fault."""
+    if "UNIQUE" in str(exc):
+        return LiveGameExistsError(f"channel {new.channel_id} has a live game")
+    return exc
+
+
 async def insert_game(conn: aiosqlite.Connection, new: NewGame, now: float) -> int:
     """Insert a game and its seats inside the caller's transaction; returns its id."""
-    for user, _accepted in new.seats:
-        await upsert_user(conn, user)
-    await upsert_user(conn, new.created_by)
+    await conn.executemany(_UPSERT_USER, [_user_row(u) for u in _people(new)])
     try:
-        cur = await conn.execute(
-            "INSERT INTO games (game, kind, guild_id, channel_id, status, seed, variant,"
-            " rules_version, start_position, ply, snapshot, options, created_by,"
-            " created_at, updated_at, deadline_at, deadline_from, remind_at)"
-            " VALUES (?,?,?,?,?,?,?,?,?,0,?,?,?,?,?,?,?,?)",
-            (
-                new.game,
-                new.kind,
-                new.guild_id,
-                new.channel_id,
-                new.status,
-                new.seed,
-                new.variant,
-                new.rules_version,
-                new.start_position,
-                new.snapshot,
-                json.dumps(new.options, sort_keys=True),
-                new.created_by.id,
-                now,
-                now,
-                *timer_values(new.timer),
-            ),
-        )
+        cur = await conn.execute(_INSERT_GAME, _game_row(new, now))
     except sqlite3.IntegrityError as exc:
-        if "UNIQUE" in str(exc):
-            raise LiveGameExistsError(f"channel {new.channel_id} has a live game") from exc
-        raise
+        raise _live_game_exists(exc, new) from exc
     game_id = cast(int, cur.lastrowid)
-    await conn.executemany(
-        "INSERT INTO seats (game_id, seat, user_id, is_bot, accepted) VALUES (?,?,?,?,?)",
-        [
-            (game_id, seat, user.id, int(user.is_bot), int(accepted))
-            for seat, (user, accepted) in enumerate(new.seats)
-        ],
-    )
+    await conn.executemany(_INSERT_SEAT, _seat_rows(game_id, new))
     return game_id
+
+
+def _create_game(conn: sqlite3.Connection, new: NewGame, now: float) -> GameRecord:
+    """`insert_game` then `load_game`, in the writer's thread (`Database.atomic`)."""
+    conn.executemany(_UPSERT_USER, [_user_row(u) for u in _people(new)])
+    try:
+        cur = conn.execute(_INSERT_GAME, _game_row(new, now))
+    except sqlite3.IntegrityError as exc:
+        raise _live_game_exists(exc, new) from exc
+    game_id = cast(int, cur.lastrowid)
+    conn.executemany(_INSERT_SEAT, _seat_rows(game_id, new))
+    return _records(conn.execute(_select("g.id = ?"), (game_id,)).fetchall())[0]
+
+
+def _people(new: NewGame) -> list[UserRecord]:
+    """Everyone a new game names: its seats' players, then whoever made it."""
+    return [user for user, _accepted in new.seats] + [new.created_by]
 
 
 async def _seat(
@@ -310,11 +347,7 @@ async def _seat(
 
 
 async def upsert_user(conn: aiosqlite.Connection, user: UserRecord) -> None:
-    await conn.execute(
-        "INSERT INTO users (id, name, is_bot) VALUES (?,?,?)"
-        " ON CONFLICT (id) DO UPDATE SET name = excluded.name, is_bot = excluded.is_bot",
-        (user.id, user.name, int(user.is_bot)),
-    )
+    await conn.execute(_UPSERT_USER, _user_row(user))
 
 
 async def load_game(conn: aiosqlite.Connection, game_id: int) -> GameRecord:

@@ -275,6 +275,27 @@ async def test_sqlite_announces_from_its_writer_alone(sqlite_storage: Storage) -
         other.close()
 
 
+async def test_sqlite_work_done_at_once_in_the_writer_is_all_or_nothing(
+    sqlite_storage: Storage,
+) -> None:
+    db = sqlite_storage.database
+    listener = await listening(sqlite_storage)
+    game = await sqlite_storage.games.create_game(new_game(10), now=1.0)
+    assert await listener.until(game.id) == [game.id]
+
+    def half_done(conn: sqlite3.Connection) -> None:
+        conn.execute("UPDATE games SET status = 'aborted' WHERE id = ?", (game.id,))
+        raise RuntimeError("a fault after the first statement")
+
+    with pytest.raises(RuntimeError):
+        await db.atomic(half_done)
+    [row] = await db.fetch("SELECT status FROM games WHERE id = ?", (game.id,))
+    assert row["status"] == "active"
+    # Nothing was announced of it: the next change heard is the marker's.
+    last = await marker(sqlite_storage)
+    assert await listener.until(last.id) == [last.id]
+
+
 # --- PostgreSQL: several processes, one connection that may be lost ------------------
 
 
