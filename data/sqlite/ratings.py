@@ -7,10 +7,8 @@ nor from stale ratings, even by several processes on one file.
 
 from __future__ import annotations
 
-import asyncio
+import sqlite3
 from collections.abc import Iterable, Mapping, Sequence
-
-import aiosqlite
 
 from data.queries import FORMER_RATINGS, INSERT_CHANGE, INSERT_MEETINGS, INSERT_RATING, MEET
 from data.rating_math import TALLY, changes_for, meetings_again, meetings_of, rated_again
@@ -30,19 +28,14 @@ class SqliteRatingRepository(SharedRatingRepository[Database]):
         return await finished_in_order(self.db)
 
     async def rate(self, game: ToRate, rater: Rater, now: float) -> list[Change] | None:
-        async with self.db.transaction() as conn:
-            return await _rate(conn, game, rater, now)
+        return await self.db.atomic(_rate, game, rater, now)
 
     async def rate_all(
         self, games: Sequence[ToRate], rater: Rater, now: float
     ) -> dict[int, list[Change]]:
-        done: dict[int, list[Change]] = {}
-        async with self.db.transaction() as conn:
-            for game in games:
-                changes = await _rate(conn, game, rater, now)
-                if changes is not None:
-                    done[game.game_id] = changes
-        return done
+        # One hand-over to the writer's thread for the lot: its reads, the arithmetic
+        # (a few milliseconds a game, beside the event loop) and its writes.
+        return await self.db.atomic(_rate_all, games, rater, now)
 
     async def recompute(self, games: Iterable[ToRate], rater: Rater, now: float) -> int:
         # Everything is computed first, so that the one transaction that replaces the
@@ -72,36 +65,43 @@ class SqliteRatingRepository(SharedRatingRepository[Database]):
         return {row[0]: row[1] for row in rows}
 
 
-async def _rate(
-    conn: aiosqlite.Connection, game: ToRate, rater: Rater, now: float
-) -> list[Change] | None:
-    """Claim `game` and write its changes, in the caller's transaction (None: another
-    process rated it first)."""
-    cur = await conn.execute(
+def _rate_all(
+    conn: sqlite3.Connection, games: Sequence[ToRate], rater: Rater, now: float
+) -> dict[int, list[Change]]:
+    done: dict[int, list[Change]] = {}
+    for game in games:
+        changes = _rate(conn, game, rater, now)
+        if changes is not None:
+            done[game.game_id] = changes
+    return done
+
+
+def _rate(conn: sqlite3.Connection, game: ToRate, rater: Rater, now: float) -> list[Change] | None:
+    """Claim `game` and write its changes, in the caller's transaction, in the writer's
+    thread (None: another process rated it first)."""
+    cur = conn.execute(
         "UPDATE games SET rated_at = ? WHERE id = ? AND rated_at IS NULL", (now, game.game_id)
     )
     if cur.rowcount != 1:
         return None
     changes: list[Change] = []
     for scope in game.scopes if game.places else ():
-        current = await _skills(conn, game.game, scope, game.places, rater.start)
-        # The rating's arithmetic is a few milliseconds a game: done beside the event
-        # loop, which goes on serving every other channel meanwhile.
-        found = await asyncio.to_thread(changes_for, game, scope, current, rater)
-        await _write(conn, game, found)
+        current = _skills(conn, game.game, scope, game.places, rater.start)
+        found = changes_for(game, scope, current, rater)
+        _write(conn, game, found)
         changes += found
     return changes
 
 
-async def _skills(
-    conn: aiosqlite.Connection, game: str, scope: int, places: Mapping[int, int], start: Skill
+def _skills(
+    conn: sqlite3.Connection, game: str, scope: int, places: Mapping[int, int], start: Skill
 ) -> dict[int, Skill]:
     marks = ",".join("?" * len(places))
-    rows = await conn.execute_fetchall(
+    rows = conn.execute(
         f"SELECT user_id, mu, sigma FROM ratings WHERE game = ? AND scope = ?"
         f" AND user_id IN ({marks})",
         (game, scope, *places),
-    )
+    ).fetchall()
     found = dict.fromkeys(places, start)
     for user, mu, sigma in rows:
         found[user] = (mu, sigma)
@@ -112,10 +112,10 @@ _TEN = ",".join("?" * 10)
 _INSERT_CHANGE = INSERT_CHANGE.format(",".join("?" * 13))
 
 
-async def _write(conn: aiosqlite.Connection, game: ToRate, changes: list[Change]) -> None:
-    await conn.executemany(_INSERT_CHANGE, [change_row(game, c) for c in changes])
-    await conn.executemany(MEET.format(_TEN), meetings_of(game, changes))
-    await conn.executemany(
+def _write(conn: sqlite3.Connection, game: ToRate, changes: list[Change]) -> None:
+    conn.executemany(_INSERT_CHANGE, [change_row(game, c) for c in changes])
+    conn.executemany(MEET.format(_TEN), meetings_of(game, changes))
+    conn.executemany(
         "INSERT INTO ratings (game, scope, user_id, mu, sigma, games, wins, draws, losses,"
         " streak) VALUES (?,?,?,?,?,1,?,?,?,?)"
         " ON CONFLICT (game, scope, user_id) DO UPDATE SET mu = excluded.mu,"
