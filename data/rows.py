@@ -15,7 +15,7 @@ from typing import Any, Protocol
 from data.console import Button
 from data.daily import BoardRow, DailyRecord, DailyRun
 from data.ratings import Change, RatedResult, Standing, ToRate
-from data.repository import GameRecord, SeatRecord, Timer, UserRecord
+from data.repository import GameRecord, NewGame, SeatRecord, Timer, UserRecord
 from data.results import load_result
 
 
@@ -161,6 +161,30 @@ def change_of(row: Any) -> Change:
         (row["mu_after"], row["sigma_after"]),
         row["others_mu"],
         tuple(json.loads(row["others"])),
+    )
+
+
+def new_game_values(new: NewGame, now: float) -> tuple[Any, ...]:
+    """A new game as stored: the values of the columns both backends insert, in order
+    (game, kind, guild_id, channel_id, status, seed, variant, rules_version,
+    start_position, snapshot, options, created_by, created_at, updated_at, and the
+    timer's deadline_at, deadline_from, remind_at)."""
+    return (
+        new.game,
+        new.kind,
+        new.guild_id,
+        new.channel_id,
+        new.status,
+        new.seed,
+        new.variant,
+        new.rules_version,
+        new.start_position,
+        new.snapshot,
+        json.dumps(new.options, sort_keys=True),
+        new.created_by.id,
+        now,
+        now,
+        *timer_values(new.timer),
     )
 
 

@@ -47,7 +47,7 @@ from data.repository import (
     settings_paths,
 )
 from data.results import GameResult, dump_result
-from data.rows import dump_json, game_record, seat_records, timer_values
+from data.rows import dump_json, game_record, new_game_values, seat_records, timer_values
 from data.shared import SharedGameRepository
 
 if TYPE_CHECKING:
@@ -303,22 +303,9 @@ async def insert_game(conn: Connection, new: NewGame, now: float) -> int:
             "INSERT INTO games (game, kind, guild_id, channel_id, status, seed, variant,"
             " rules_version, start_position, ply, snapshot, options, created_by,"
             " created_at, updated_at, deadline_at, deadline_from, remind_at)"
-            " VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, 0, $10, $11, $12, $13, $13,"
-            " $14, $15, $16) RETURNING id",
-            new.game,
-            new.kind,
-            new.guild_id,
-            new.channel_id,
-            new.status,
-            new.seed,
-            new.variant,
-            new.rules_version,
-            new.start_position,
-            new.snapshot,
-            json.dumps(new.options, sort_keys=True),
-            new.created_by.id,
-            now,
-            *timer_values(new.timer),
+            " VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, 0, $10, $11, $12, $13, $14,"
+            " $15, $16, $17) RETURNING id",
+            *new_game_values(new, now),
         )
     except asyncpg.UniqueViolationError as exc:
         if exc.constraint_name == LIVE_GAME_INDEX:

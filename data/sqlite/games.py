@@ -38,7 +38,7 @@ from data.repository import (
     settings_paths,
 )
 from data.results import GameResult, dump_result
-from data.rows import dump_json, game_record, seat_records, timer_values
+from data.rows import dump_json, game_record, new_game_values, seat_records, timer_values
 from data.shared import SharedGameRepository
 from data.sqlite.db import Database
 
@@ -270,26 +270,6 @@ def _user_row(user: UserRecord) -> tuple[int, str, int]:
     return (user.id, user.name, int(user.is_bot))
 
 
-def _game_row(new: NewGame, now: float) -> tuple[Any, ...]:
-    return (
-        new.game,
-        new.kind,
-        new.guild_id,
-        new.channel_id,
-        new.status,
-        new.seed,
-        new.variant,
-        new.rules_version,
-        new.start_position,
-        new.snapshot,
-        json.dumps(new.options, sort_keys=True),
-        new.created_by.id,
-        now,
-        now,
-        *timer_values(new.timer),
-    )
-
-
 def _seat_rows(game_id: int, new: NewGame) -> list[tuple[int, int, int, int, int]]:
     return [
         (game_id, seat, user.id, int(user.is_bot), int(accepted))
@@ -308,7 +288,7 @@ async def insert_game(conn: aiosqlite.Connection, new: NewGame, now: float) -> i
     """Insert a game and its seats inside the caller's transaction; returns its id."""
     await conn.executemany(_UPSERT_USER, [_user_row(u) for u in _people(new)])
     try:
-        cur = await conn.execute(_INSERT_GAME, _game_row(new, now))
+        cur = await conn.execute(_INSERT_GAME, new_game_values(new, now))
     except sqlite3.IntegrityError as exc:
         raise _live_game_exists(exc, new) from exc
     game_id = cast(int, cur.lastrowid)
@@ -320,7 +300,7 @@ def _create_game(conn: sqlite3.Connection, new: NewGame, now: float) -> GameReco
     """`insert_game` then `load_game`, in the writer's thread (`Database.atomic`)."""
     conn.executemany(_UPSERT_USER, [_user_row(u) for u in _people(new)])
     try:
-        cur = conn.execute(_INSERT_GAME, _game_row(new, now))
+        cur = conn.execute(_INSERT_GAME, new_game_values(new, now))
     except sqlite3.IntegrityError as exc:
         raise _live_game_exists(exc, new) from exc
     game_id = cast(int, cur.lastrowid)

@@ -110,34 +110,41 @@ async def test_the_party_is_that_of_the_command_and_of_the_tasks_it_starts() -> 
     assert PARTY.get() is None
 
 
+async def burst_beside_moves(
+    gate: FairGate, clock: list[float], starts: tuple[int, float], moves: int, seen: list[str]
+) -> list[str]:
+    """`starts` (so many, each holding the gate so long) of one server and `moves` of
+    another (1 ms each), all queued at once while the gate is busy, after each party in
+    `seen` was seen once; the parties in the order they got in."""
+    order: list[str] = []
+    hold = {"starts": starts[1], "moves": 0.001}
+
+    async def work(party: str) -> None:
+        with serving(party):
+            async with gate:
+                order.append(party)
+                clock[0] += hold[party]
+                await asyncio.sleep(0)
+
+    for party in seen:  # the gate learns how long their work holds it
+        await work(party)
+    order.clear()
+    await gate.acquire()
+    tasks = [asyncio.create_task(work("starts")) for _ in range(starts[0])]
+    tasks += [asyncio.create_task(work("moves")) for _ in range(moves)]
+    await asyncio.sleep(0)
+    gate.release()
+    await asyncio.gather(*tasks)
+    return order
+
+
 async def test_a_server_whose_work_is_long_gets_its_share_of_time_not_of_turns(
-    monkeypatch: pytest.MonkeyPatch,
+    clock: list[float],
 ) -> None:
     # A burst of starts (30 ms each at the gate) beside a server's moves (1 ms each): the
     # moves get as much of the gate's time as the starts, so many moves go between two
     # starts, not one.
-    now = [100.0]
-    monkeypatch.setattr("data.fair.time.monotonic", lambda: now[0])
-    gate = FairGate()
-    order: list[str] = []
-
-    async def work(party: str, seconds: float) -> None:
-        with serving(party):
-            async with gate:
-                order.append(party)
-                now[0] += seconds
-                await asyncio.sleep(0)
-
-    # Each is seen once: the gate learns how long their work holds it.
-    await work("starts", 0.030)
-    await work("moves", 0.001)
-    order.clear()
-    await gate.acquire()
-    tasks = [asyncio.create_task(work("starts", 0.030)) for _ in range(3)]
-    tasks += [asyncio.create_task(work("moves", 0.001)) for _ in range(40)]
-    await asyncio.sleep(0)
-    gate.release()
-    await asyncio.gather(*tasks)
+    order = await burst_beside_moves(FairGate(), clock, (3, 0.030), 40, ["starts", "moves"])
     first, second = [n for n, party in enumerate(order) if party == "starts"][:2]
     assert second - first - 1 >= 20, order
     assert order.count("moves") == 40 and order.count("starts") == 3
@@ -149,24 +156,7 @@ async def test_a_burst_of_long_work_never_seen_before_still_gets_only_its_share(
     # Thirty starts come at once from a server the gate has not seen, each holding it
     # 10 ms, beside another server's moves of 1 ms: what it is charged is what its work
     # took, so its first start is not followed by all the others.
-    gate = FairGate()
-    order: list[str] = []
-
-    async def work(party: str, seconds: float) -> None:
-        with serving(party):
-            async with gate:
-                order.append(party)
-                clock[0] += seconds
-                await asyncio.sleep(0)
-
-    await work("moves", 0.001)
-    order.clear()
-    await gate.acquire()
-    tasks = [asyncio.create_task(work("starts", 0.010)) for _ in range(30)]
-    tasks += [asyncio.create_task(work("moves", 0.001)) for _ in range(60)]
-    await asyncio.sleep(0)
-    gate.release()
-    await asyncio.gather(*tasks)
+    order = await burst_beside_moves(FairGate(), clock, (30, 0.010), 60, ["moves"])
     # In the first 100 ms of the gate's time, about half went to each server.
     spent = {"starts": 0.0, "moves": 0.0}
     for party in order:
