@@ -7,8 +7,9 @@ A `Database` owns two aiosqlite connections to one file, each with its own threa
   write (`write`, one round trip to the connection's thread) or a multi-statement
   `transaction()`. Single statements go to the thread several at a time (it runs them
   one after another): the thread goes from one to the next without waiting for the
-  event loop to hand it each, which under load is most of a statement's time. A
-  transaction has the writer to itself. Only writers wait for each other.
+  event loop to hand it each, which under load is most of a statement's time. So does
+  work done in the thread as one transaction (`atomic`). A transaction of several round
+  trips has the writer to itself. Only writers wait for each other.
 - the reader, for `read()`. Nothing is locked: WAL gives every statement a consistent view
   of the last committed state while the writer works, and the connection's thread runs
   the statements of all readers one after another. It is opened `query_only`.
@@ -281,8 +282,10 @@ class Database:
         writer's thread as one transaction: committed if it returns, rolled back if it
         raises. For writes with nothing to await between their statements: the writer is
         held for one hand-over to its thread, not one for each statement, which under
-        load is what a transaction's time is made of."""
-        async with self._write_lock.whole():
+        load is what a transaction's time is made of. Nothing can come between its
+        statements (the thread runs one call at a time), so it goes beside the single
+        statements, one of the places at the writer, not all of them."""
+        async with self._write_lock:
             return await self._in_writer(_atomically, work, *args)
 
     async def _in_writer(self, call: _InWriter[T], *args: Any) -> T:
