@@ -3,21 +3,9 @@ transactions."""
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
-
 from data.away import AwayRepository
-from data.events import Tx
-from data.postgresql.db import PgDatabase
-from data.postgresql.events import PgTx
+from data.postgresql.events import PgTransactions
 
 
-class PgAwayRepository(AwayRepository):
-    def __init__(self, db: PgDatabase) -> None:
-        super().__init__(db)
-        self.database = db
-
-    @asynccontextmanager
-    async def _transaction(self) -> AsyncIterator[Tx]:
-        async with self.database.transaction() as conn:
-            yield PgTx(conn)
+class PgAwayRepository(PgTransactions, AwayRepository):
+    """Away time, in the pool's transactions."""

@@ -34,16 +34,21 @@ class PgTx:
         await upsert_user(self.conn, user)
 
 
-class PgEventRepository(EventRepository):
-    def __init__(self, db: PgDatabase) -> None:
-        super().__init__(db)
-        self.database = db
+class PgTransactions:
+    """A shared repository's transactions (events, away time, servers, a person's data),
+    each a `PgTx` on a connection of the pool. Named first among a repository's bases."""
+
+    #: The repository's database (the shared base sets it): a `PgDatabase`.
+    db: Any
 
     @asynccontextmanager
     async def _transaction(self) -> AsyncIterator[Tx]:
-        async with self.database.transaction() as conn:
+        database: PgDatabase = self.db
+        async with database.transaction() as conn:
             yield PgTx(conn)
 
+
+class PgEventRepository(PgTransactions, EventRepository):
     def _of_shards(self, shards: TimeKeeping | None, p: Params, column: str = "guild_id") -> str:
         if shards is None:
             return ""

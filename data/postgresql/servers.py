@@ -3,21 +3,9 @@ transactions."""
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
-
-from data.events import Tx
-from data.postgresql.db import PgDatabase
-from data.postgresql.events import PgTx
+from data.postgresql.events import PgTransactions
 from data.servers import ServerRepository
 
 
-class PgServerRepository(ServerRepository):
-    def __init__(self, db: PgDatabase) -> None:
-        super().__init__(db)
-        self.database = db
-
-    @asynccontextmanager
-    async def _transaction(self) -> AsyncIterator[Tx]:
-        async with self.database.transaction() as conn:
-            yield PgTx(conn)
+class PgServerRepository(PgTransactions, ServerRepository):
+    """The servers' rows, in the pool's transactions."""

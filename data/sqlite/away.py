@@ -2,21 +2,9 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
-
 from data.away import AwayRepository
-from data.events import Tx
-from data.sqlite.db import Database
-from data.sqlite.events import SqliteTx
+from data.sqlite.events import SqliteTransactions
 
 
-class SqliteAwayRepository(AwayRepository):
-    def __init__(self, db: Database) -> None:
-        super().__init__(db)
-        self.database = db
-
-    @asynccontextmanager
-    async def _transaction(self) -> AsyncIterator[Tx]:
-        async with self.database.transaction() as conn:
-            yield SqliteTx(conn)
+class SqliteAwayRepository(SqliteTransactions, AwayRepository):
+    """Away time, in SQLite's transactions."""

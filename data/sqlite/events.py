@@ -32,16 +32,21 @@ class SqliteTx:
         await upsert_user(self.conn, user)
 
 
-class SqliteEventRepository(EventRepository):
-    def __init__(self, db: Database) -> None:
-        super().__init__(db)
-        self.database = db
+class SqliteTransactions:
+    """A shared repository's transactions (events, away time, servers, a person's data),
+    each a `SqliteTx` on the writer. Named first among a repository's bases."""
+
+    #: The repository's database (the shared base sets it): a `Database`.
+    db: Any
 
     @asynccontextmanager
     async def _transaction(self) -> AsyncIterator[Tx]:
-        async with self.database.transaction() as conn:
+        database: Database = self.db
+        async with database.transaction() as conn:
             yield SqliteTx(conn)
 
+
+class SqliteEventRepository(SqliteTransactions, EventRepository):
     def _of_shards(self, shards: TimeKeeping | None, p: Params, column: str = "guild_id") -> str:
         if shards is None:
             return ""
