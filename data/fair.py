@@ -46,9 +46,9 @@ class FairGate:
     """Up to `room` holders at once (1: a lock). Waiters are let in fairly by time: each
     party's work in the order it came, and among the parties the one that has had least of
     the gate's time lately goes first (start-time fair queueing). Each party is charged
-    the time its work really held the gate, once it leaves: a party that comes with a
-    burst of long work, even work never seen before, gets the gate's time in equal share
-    with the others waiting, never all of it first. Work that needs the whole gate waits
+    the time its work holds the gate, learned from each piece as it leaves: a party that
+    comes with a burst of long work, even work never seen before, gets the gate's time in
+    equal share with the others waiting, never all of it first. Work that needs the whole gate waits
     at the head of the line until all who are inside have left, and nobody overtakes it
     meanwhile."""
 
@@ -133,11 +133,15 @@ class FairGate:
             party, since, places, guess = held
             self._inside -= places
             spent = time.monotonic() - since
-            # Charged what it took, not what was guessed.
-            finish = self._finish[party] = self._finish.get(party, self._now) + spent - guess
+            # Charged what such work of the party takes, learned from what this piece
+            # took, not the guess it went in with: a party's work that is longer than
+            # thought is charged in full once it is seen to be, while one piece held up by
+            # a pause of the whole process (a collection, the loop busy elsewhere) is not
+            # charged all of the pause, which would have the party wait rounds for it.
+            seen = self._cost.get((party, places), spent)
+            cost = self._cost[(party, places)] = seen + (spent - seen) * COST_WEIGHT
+            finish = self._finish[party] = self._finish.get(party, self._now) + cost - guess
             self._latest = max(self._latest, finish)
-            cost = self._cost.get((party, places), spent)
-            self._cost[(party, places)] = cost + (spent - cost) * COST_WEIGHT
         self._let_in()
         self._forget_idle()
 

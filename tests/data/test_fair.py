@@ -204,3 +204,36 @@ async def test_single_places_go_several_at_once_and_a_whole_waiter_giving_up_fre
     assert gate.waiting == 0
     for _ in range(3):
         gate.release()
+
+
+async def test_one_piece_held_up_by_a_pause_does_not_cost_its_party_rounds(
+    clock: list[float],
+) -> None:
+    # Two servers whose work holds the gate 1 ms; one piece of "a" is held up 40 ms (a
+    # collection, the loop busy elsewhere). "a"'s next piece then waits behind some of
+    # "b"'s, not behind forty of them. A third party holds the gate's other place all
+    # along: the gate is never idle, which would forgive every party's past.
+    gate = FairGate(2)
+    with serving("c"):
+        await gate.acquire()
+
+    async def work(party: str, hold: float) -> None:
+        with serving(party):
+            async with gate:
+                order.append(party)
+                clock[0] += hold
+                await asyncio.sleep(0)
+
+    order: list[str] = []
+    for _ in range(8):  # the gate learns that both servers' work takes 1 ms
+        await work("a", 0.001)
+        await work("b", 0.001)
+    await work("a", 0.040)
+    order.clear()
+    await gate.acquire()
+    tasks = [asyncio.create_task(work("b", 0.001)) for _ in range(40)]
+    tasks.append(asyncio.create_task(work("a", 0.001)))
+    await asyncio.sleep(0)
+    gate.release()
+    await asyncio.gather(*tasks)
+    assert order.index("a") <= 15, order
