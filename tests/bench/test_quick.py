@@ -96,9 +96,12 @@ FIGURES: dict[str, dict[str, int]] = {
         "saturation, the bot: failed interactions": 1,
         "saturation, the minimal bot: failed interactions": 1,
         "saturation, the bot: plies lost": 1,
-        "burst: the other channels' /move p99": 1,
-        "burst: the started games' first answer": 1,
-        "burst: the other channels' failed interactions": 1,
+        "burst, the others each in a server of their own: their /move p99": 1,
+        "burst, the others each in a server of their own: the started games'": 1,
+        "burst, the others each in a server of their own: their failed": 1,
+        "burst, the others all in one server: their /move p99": 1,
+        "burst, the others all in one server: the started games'": 1,
+        "burst, the others all in one server: their failed": 1,
     },
 }
 
