@@ -6,14 +6,12 @@ it was read. (A game's clock stopped for away time is the games' own:
 
 from __future__ import annotations
 
-from abc import ABC, abstractmethod
 from collections.abc import Sequence
-from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass
 from typing import Any
 
 from data.events import Db, Tx
-from data.queries import Params
+from data.queries import SharedStatements
 from data.repository import UserRecord
 
 
@@ -41,16 +39,7 @@ class AwayRecord:
 _COLUMNS = "user_id, balance, credited, away_from, away_until, days"
 
 
-class AwayRepository(ABC):
-    def __init__(self, db: Db) -> None:
-        self.db = db
-
-    @abstractmethod
-    def _transaction(self) -> AbstractAsyncContextManager[Tx]: ...
-
-    def _params(self) -> Params:
-        return Params(self.db.mark)
-
+class AwayRepository(SharedStatements[Db, Tx]):
     async def get(self, user_id: int) -> AwayRecord | None:
         p = self._params()
         rows = await self.db.fetch(

@@ -10,13 +10,12 @@ is stored with the table's link to it in one transaction, so it is started once.
 
 from __future__ import annotations
 
-from abc import ABC, abstractmethod
+from abc import abstractmethod
 from collections.abc import Sequence
-from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass
 from typing import Any, Literal, Protocol
 
-from data.queries import Params
+from data.queries import Params, SharedStatements
 from data.repository import GameRecord, NewGame, TimeKeeping, UserRecord
 
 Format = Literal["swiss", "round-robin", "double-round-robin", "cup"]
@@ -187,21 +186,12 @@ class _Abandoned(Exception):
     """A guarded write found its condition gone: the transaction is rolled back."""
 
 
-class EventRepository(ABC):
+class EventRepository(SharedStatements[Db, Tx]):
     """Events on either backend."""
-
-    def __init__(self, db: Db) -> None:
-        self.db = db
-
-    @abstractmethod
-    def _transaction(self) -> AbstractAsyncContextManager[Tx]: ...
 
     @abstractmethod
     def _of_shards(self, shards: TimeKeeping | None, p: Params, column: str = "guild_id") -> str:
         """The condition for rows whose server (`column`) is one of `shards`'."""
-
-    def _params(self) -> Params:
-        return Params(self.db.mark)
 
     # --- reads ------------------------------------------------------------------------
     async def get(self, event_id: int) -> EventRecord | None:

@@ -18,14 +18,12 @@ removed by the last step, with the person's own users row.
 from __future__ import annotations
 
 import secrets
-from abc import ABC, abstractmethod
 from collections.abc import Awaitable, Callable, Sequence
-from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass
 from typing import Any, Protocol
 
 from data.forgetting import STEPS, Forgetting, Step, Tx
-from data.queries import Params
+from data.queries import SharedStatements
 
 #: The columns that hold a person's id, in every table that has one. `users.id` is the
 #: person; the console remembers its buttons by its person's name (`owner`).
@@ -80,22 +78,13 @@ def as_dict(row: Any) -> dict[str, Any]:
     return dict(zip(row.keys(), tuple(row), strict=True))
 
 
-class PrivacyRepository(ABC):
+class PrivacyRepository(SharedStatements[Db, Tx]):
     """A person's stored data on either backend."""
 
     #: The statement that tells every process on the database, once its step commits,
     #: that a game's people were renamed (`{game}`); None: one process, which drops its
     #: own copies.
     ANNOUNCE: str | None = None
-
-    def __init__(self, db: Db) -> None:
-        self.db = db
-
-    @abstractmethod
-    def _transaction(self) -> AbstractAsyncContextManager[Tx]: ...
-
-    def _params(self) -> Params:
-        return Params(self.db.mark)
 
     # --- reads ------------------------------------------------------------------------
     async def user(self, user_id: int) -> StoredUser | None:

@@ -8,8 +8,10 @@ both styles accept.
 
 from __future__ import annotations
 
+from abc import ABC, abstractmethod
 from collections.abc import Callable, Sequence
-from typing import Any
+from contextlib import AbstractAsyncContextManager
+from typing import Any, Generic, Protocol, TypeVar
 
 #: How a backend writes the placeholder of the n-th parameter (from 1).
 Mark = Callable[[int], str]
@@ -26,6 +28,31 @@ class Params:
     def __call__(self, value: Any) -> str:
         self.values.append(value)
         return self.mark(len(self.values))
+
+
+class Marked(Protocol):
+    """A connection whose placeholders a statement is written with."""
+
+    def mark(self, n: int) -> str: ...
+
+
+DbT = TypeVar("DbT", bound=Marked)
+TxT = TypeVar("TxT")
+
+
+class SharedStatements(ABC, Generic[DbT, TxT]):
+    """A repository whose statements are written once for both backends: its connection
+    (`db`), a statement's parameters in that connection's placeholders (`_params`), and
+    the backend's own write transaction (`_transaction`)."""
+
+    def __init__(self, db: DbT) -> None:
+        self.db = db
+
+    @abstractmethod
+    def _transaction(self) -> AbstractAsyncContextManager[TxT]: ...
+
+    def _params(self) -> Params:
+        return Params(self.db.mark)
 
 
 def marks(mark: Mark, count: int) -> list[str]:

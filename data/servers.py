@@ -11,13 +11,11 @@ deleted: the log is append-only for every other game.
 
 from __future__ import annotations
 
-from abc import ABC, abstractmethod
 from collections.abc import Iterable, Sequence
-from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass
 
 from data.events import Tx
-from data.queries import Params
+from data.queries import SharedStatements
 from data.shared import Statements
 
 #: A server the bot left is deleted this long after (seconds), unless it comes back.
@@ -63,17 +61,8 @@ class ServerContents:
         return not (self.games or self.results or self.ratings or self.members or self.events)
 
 
-class ServerRepository(ABC):
+class ServerRepository(SharedStatements[Statements, Tx]):
     """The servers' rows, and their deletion, on either backend."""
-
-    def __init__(self, db: Statements) -> None:
-        self.db = db
-
-    @abstractmethod
-    def _transaction(self) -> AbstractAsyncContextManager[Tx]: ...
-
-    def _params(self) -> Params:
-        return Params(self.db.mark)
 
     # --- the bot comes and goes ---------------------------------------------------------
     async def get(self, guild_id: int) -> ServerRecord | None:
