@@ -373,13 +373,19 @@ async def _product(
                 for line in tail.rows(config.trace / "product.trace", saturated):
                     emit(line)
         # The others each in a server of their own (the servers after the first, but the
-        # last, where the bursts come), then all in the first.
+        # last, where the bursts come), then as many all in the first. The second layout
+        # runs on a bot that has seen the bursting server's starts: it is only reported.
         servers = fake.guild_ids[1 : 1 + config.burst_channels]
-        spread = [fake.text_channel(f"spread-{i}", server) for i, server in enumerate(servers)]
-        spread_tables = await driver.open_tables(spread, [HOKITO] * len(spread))
-        await driver.saturate(spread_tables, config.warm_seconds, bot)
-        for layout, others in ((SPREAD, spread_tables), (TOGETHER, tables[: len(spread)])):
-            await _burst(config, driver, bot, others, layout, emit)
+        try:
+            spread = [fake.text_channel(f"spread-{i}", s) for i, s in enumerate(servers)]
+            spread_tables = await driver.open_tables(spread, [HOKITO] * len(spread))
+            await driver.saturate(spread_tables, config.warm_seconds, bot)
+        except Exception as exc:
+            traceback.print_exc()
+            emit(not_measured(f"burst, {SPREAD.label}", exc))
+        else:
+            await _burst(config, driver, bot, spread_tables, SPREAD, emit)
+        await _burst(config, driver, bot, tables[: config.burst_channels], TOGETHER, emit)
     finally:
         bot.stop()
 
@@ -480,7 +486,11 @@ def main(argv: Sequence[str] | None = None) -> None:
         QUICK if args.quick else SaturationConfig(), trace=args.trace, only_burst=args.only_burst
     )
     changes = {k: v for k in ("seconds", "channels") if (v := getattr(args, k)) is not None}
-    run(replace(config, **changes))
+    config = replace(config, **changes)
+    if config.channels < config.burst_channels:
+        # Both layouts of the burst play on as many channels, of the saturated ones too.
+        parser.error(f"--channels: at least {config.burst_channels} (the burst's others)")
+    run(config)
 
 
 if __name__ == "__main__":

@@ -46,10 +46,15 @@ class FairGate:
     """Up to `room` holders at once (1: a lock). Waiters are let in fairly by time: each
     party's work in the order it came, and among the parties the one that has had least of
     the gate's time lately goes first (start-time fair queueing). Each party is charged
-    the time its work holds the gate, learned from each piece as it leaves: a party that
-    comes with a burst of long work, even work never seen before, gets the gate's time in
-    equal share with the others waiting, never all of it first. Work that needs the whole gate waits
-    at the head of the line until all who are inside have left, and nobody overtakes it
+    what its work takes, learned from each piece as it leaves (a moving average): a
+    party that comes with a burst of long work, even work never seen before, gets the
+    gate's time in about equal share with the others waiting, never all of it first. The
+    average pays for a piece held up by a pause of the whole process (a collection, the
+    loop busy elsewhere) over the party's next pieces, a little on each, rather than all on
+    the next one, which would have that one wait rounds; for the same reason a party that
+    turns from short work to long is charged a little less than its time at first (at most
+    `1 / COST_WEIGHT - 1` times the difference). Work that needs the whole gate waits at
+    the head of the line until all who are inside have left, and nobody overtakes it
     meanwhile."""
 
     def __init__(self, room: int = 1) -> None:
@@ -65,7 +70,7 @@ class FairGate:
         #: the gate was idle, so that no party's past counts against it once all was done.
         self._latest = 0.0
         #: When each party's work let in so far will have had its share, in virtual time:
-        #: guessed as it goes in, put right by what it took as it leaves.
+        #: guessed as it goes in, put right by the party's average as it leaves.
         self._finish: dict[Hashable, float] = {}
         #: How long each party's work of so many places holds the gate, as seen lately.
         self._cost: dict[tuple[Hashable, int], float] = {}
@@ -133,11 +138,10 @@ class FairGate:
             party, since, places, guess = held
             self._inside -= places
             spent = time.monotonic() - since
-            # Charged what such work of the party takes, learned from what this piece
-            # took, not the guess it went in with: a party's work that is longer than
-            # thought is charged in full once it is seen to be, while one piece held up by
-            # a pause of the whole process (a collection, the loop busy elsewhere) is not
-            # charged all of the pause, which would have the party wait rounds for it.
+            # Charged the party's average with this piece in it, not the guess it went in
+            # with: what a piece took beyond the average is paid over the party's next
+            # pieces (see the class's docstring); the first piece of a party never seen
+            # is charged what it took.
             seen = self._cost.get((party, places), spent)
             cost = self._cost[(party, places)] = seen + (spent - seen) * COST_WEIGHT
             finish = self._finish[party] = self._finish.get(party, self._now) + cost - guess

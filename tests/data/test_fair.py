@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Hashable
+from itertools import pairwise
 
 import pytest
 
@@ -206,16 +207,18 @@ async def test_single_places_go_several_at_once_and_a_whole_waiter_giving_up_fre
         gate.release()
 
 
-async def test_one_piece_held_up_by_a_pause_does_not_cost_its_party_rounds(
-    clock: list[float],
-) -> None:
-    # Two servers whose work holds the gate 1 ms; one piece of "a" is held up 40 ms (a
-    # collection, the loop busy elsewhere). "a"'s next piece then waits behind some of
-    # "b"'s, not behind forty of them. A third party holds the gate's other place all
-    # along: the gate is never idle, which would forgive every party's past.
+async def after_short_work(
+    clock: list[float], before: list[float], pieces: tuple[int, float]
+) -> list[int]:
+    """Two servers whose work has held the gate 1 ms a piece; then "a"'s pieces that took
+    `before` each, one after the other; then, queued at once, `pieces` of "a" (so many,
+    each holding it so long) and 250 of "b" (1 ms each). How many of "b"'s went in before
+    each of "a"'s. A third party holds the gate's other place all along: the gate is
+    never idle, which would forgive every party's past."""
     gate = FairGate(2)
     with serving("c"):
         await gate.acquire()
+    order: list[str] = []
 
     async def work(party: str, hold: float) -> None:
         with serving(party):
@@ -224,16 +227,40 @@ async def test_one_piece_held_up_by_a_pause_does_not_cost_its_party_rounds(
                 clock[0] += hold
                 await asyncio.sleep(0)
 
-    order: list[str] = []
-    for _ in range(8):  # the gate learns that both servers' work takes 1 ms
+    for _ in range(8):
         await work("a", 0.001)
         await work("b", 0.001)
-    await work("a", 0.040)
+    for hold in before:
+        await work("a", hold)
     order.clear()
     await gate.acquire()
-    tasks = [asyncio.create_task(work("b", 0.001)) for _ in range(40)]
-    tasks.append(asyncio.create_task(work("a", 0.001)))
+    tasks = [asyncio.create_task(work("a", pieces[1])) for _ in range(pieces[0])]
+    tasks += [asyncio.create_task(work("b", 0.001)) for _ in range(250)]
     await asyncio.sleep(0)
     gate.release()
     await asyncio.gather(*tasks)
-    assert order.index("a") <= 15, order
+    return [order[:n].count("b") for n, party in enumerate(order) if party == "a"]
+
+
+async def test_a_piece_held_up_by_a_pause_is_paid_for_a_little_on_each_next_piece(
+    clock: list[float],
+) -> None:
+    # One piece of "a" held up 40 ms (a collection, the loop busy elsewhere): its next
+    # piece does not wait behind forty of "b"'s, nor does any after it behind many...
+    ahead = await after_short_work(clock, [0.040], (12, 0.001))
+    assert ahead[0] <= 15, ahead
+    assert all(later - earlier <= 15 for earlier, later in pairwise(ahead)), ahead
+    # ... but the pause is still paid for over them: without it, "b" would have had only
+    # about one piece between two of "a"'s.
+    assert ahead[-1] >= 40, ahead
+
+
+async def test_a_server_that_turns_to_long_work_is_charged_nearly_all_of_it(
+    clock: list[float],
+) -> None:
+    # "a" has done 1 ms pieces; now ten of 20 ms each. Charged its time in full, it would
+    # let about twenty of "b"'s in between two of its own (some 180 before its last);
+    # the average it is charged by falls short of that by at most three times the
+    # difference (19 ms) in all.
+    ahead = await after_short_work(clock, [], (10, 0.020))
+    assert 180 - 3 * 19 - 10 <= ahead[-1] <= 200, ahead
