@@ -294,9 +294,7 @@ class Database:
         even if the caller is cancelled meanwhile, since the thread goes on with it: a
         change announced has a page read the game again, one not announced would leave
         it behind."""
-        # aiosqlite's own way into its thread, as each of its statements takes.
-        queue: Callable[..., Awaitable[tuple[T, list[int]]]] = self._writer._execute
-        ran = asyncio.ensure_future(queue(call, self._writer._conn, self.changes, *args))
+        ran = asyncio.ensure_future(in_thread(self._writer, call, self.changes, *args))
         ran.add_done_callback(self._announce)
         result, _ = await asyncio.shield(ran)
         return result
@@ -379,6 +377,16 @@ def _hold_file(path: str, shards: Shards | None) -> SqliteShardHold:
 
 
 T = TypeVar("T")
+
+
+def in_thread(conn: aiosqlite.Connection, call: Callable[..., T], *args: Any) -> Awaitable[T]:
+    """`call(connection, *args)`, a plain function of the sqlite3 connection, in `conn`'s
+    own thread, after the statements queued there before it: aiosqlite's own way into
+    its thread, as each of its statements takes."""
+    queue: Callable[..., Awaitable[T]] = conn._execute
+    return queue(call, conn._conn, *args)
+
+
 #: What runs in the writer's thread: its result, and the games its committed statements
 #: changed (`SqliteChangeFeed.take`).
 _InWriter = Callable[..., tuple[T, list[int]]]

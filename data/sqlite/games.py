@@ -40,7 +40,7 @@ from data.repository import (
 from data.results import GameResult, dump_result
 from data.rows import dump_json, game_record, new_game_values, seat_records, timer_values
 from data.shared import SharedGameRepository
-from data.sqlite.db import Database
+from data.sqlite.db import Database, in_thread
 
 
 class SqliteGameRepository(SharedGameRepository[Database]):
@@ -286,18 +286,11 @@ def _live_game_exists(exc: sqlite3.IntegrityError, new: NewGame) -> Exception:
 
 async def insert_game(conn: aiosqlite.Connection, new: NewGame, now: float) -> int:
     """Insert a game and its seats inside the caller's transaction; returns its id."""
-    await conn.executemany(_UPSERT_USER, [_user_row(u) for u in _people(new)])
-    try:
-        cur = await conn.execute(_INSERT_GAME, new_game_values(new, now))
-    except sqlite3.IntegrityError as exc:
-        raise _live_game_exists(exc, new) from exc
-    game_id = cast(int, cur.lastrowid)
-    await conn.executemany(_INSERT_SEAT, _seat_rows(game_id, new))
-    return game_id
+    return await in_thread(conn, _insert_game, new, now)
 
 
-def _create_game(conn: sqlite3.Connection, new: NewGame, now: float) -> GameRecord:
-    """`insert_game` then `load_game`, in the writer's thread (`Database.atomic`)."""
+def _insert_game(conn: sqlite3.Connection, new: NewGame, now: float) -> int:
+    """`insert_game`, in the connection's thread."""
     conn.executemany(_UPSERT_USER, [_user_row(u) for u in _people(new)])
     try:
         cur = conn.execute(_INSERT_GAME, new_game_values(new, now))
@@ -305,6 +298,12 @@ def _create_game(conn: sqlite3.Connection, new: NewGame, now: float) -> GameReco
         raise _live_game_exists(exc, new) from exc
     game_id = cast(int, cur.lastrowid)
     conn.executemany(_INSERT_SEAT, _seat_rows(game_id, new))
+    return game_id
+
+
+def _create_game(conn: sqlite3.Connection, new: NewGame, now: float) -> GameRecord:
+    """`insert_game` then `load_game`, in the writer's thread (`Database.atomic`)."""
+    game_id = _insert_game(conn, new, now)
     return _records(conn.execute(_select("g.id = ?"), (game_id,)).fetchall())[0]
 
 
